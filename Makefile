@@ -1,0 +1,189 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# ura: build, test and install. Plain make: `make`, `make check`, `make check-root`,
+# `make install PREFIX=/usr DESTDIR=...`. Switches: WERROR=1, SANITIZE=address,undefined, V=1.
+
+VERSION := 0.1.0
+LIB_SOVERSION := 0
+
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+LOCALSTATEDIR ?= /var/lib
+
+CC ?= cc
+AR ?= ar
+PKG_CONFIG ?= pkg-config
+CFLAGS ?= -O2 -g
+INSTALL ?= install
+
+WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
+	-Wno-unused-parameter
+WARN += $(if $(filter 1,$(WERROR)),-Werror)
+SAN := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer)
+
+TRACE_PKGS := libtracefs libtraceevent libtracecmd
+TRACE_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(TRACE_PKGS))
+TRACE_LIBS = $(shell $(PKG_CONFIG) --libs $(TRACE_PKGS))
+CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
+CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check)
+
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -Isrc \
+	-DURA_VERSION='"$(VERSION)"' -DURA_LOCALSTATEDIR='"$(LOCALSTATEDIR)"' \
+	-fvisibility=hidden -MMD -MP $(WARN) $(SAN) $(CFLAGS)
+ALL_LDFLAGS = $(SAN) $(LDFLAGS)
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
+endif
+
+# libura: the pack format only; needs no tracing library.
+LIB_OBJS := src/pack.o src/crc32c.o
+LIB_PIC_OBJS := $(LIB_OBJS:.o=.pic.o)
+LIB_A := libura.a
+LIB_SO := libura.so.$(LIB_SOVERSION)
+
+# Modules shared by the tools.
+COMMON_OBJS := src/log.o src/util.o
+
+# Per tool: main() (option parsing) plus the modules it wires together.
+DUMP_OBJS := src/ura-dump.o src/dump.o
+TRACE_OBJS := src/ura-trace.o src/tracer.o src/mountinfo.o src/resolve.o src/pageset.o \
+	src/record.o src/blockdev.o
+REPLAY_OBJS := src/ura-replay.o src/replay.o src/mountinfo.o src/blockdev.o
+
+# Objects that need the tracing libraries' headers.
+TRACING_OBJS := src/ura-trace.o src/tracer.o src/record.o
+
+PROGS := ura-trace ura-replay ura-dump
+MAN8 := man/ura-trace.8 man/ura-replay.8 man/ura-dump.8
+MAN5 := man/ura-pack.5
+UNITS := $(wildcard systemd/*.service systemd/*.timer)
+
+# Unit tests: one Check runner; each test-<module>.c adds a suite.
+UNIT_SRCS := $(wildcard tests/unit/test-*.c)
+UNIT_OBJS := $(UNIT_SRCS:.c=.o) tests/unit/runner.o
+UNIT_DEPS := src/log.o src/util.o src/dump.o src/mountinfo.o src/resolve.o src/pageset.o \
+	src/replay.o src/blockdev.o src/cli-trace.o src/cli-replay.o src/cli-dump.o
+FUZZ_TARGETS := tests/fuzz/fuzz-pack tests/fuzz/fuzz-mountinfo
+
+all: $(LIB_A) $(LIB_SO) $(PROGS) pkgconfig/libura.pc
+
+%.o: %.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(if $(filter $@,$(TRACING_OBJS)),$(TRACE_CFLAGS)) -c -o $@ $<
+
+%.pic.o: %.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
+
+$(LIB_A): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(LIB_SO): $(LIB_PIC_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,$(LIB_SO) -o $@ $^
+	$(Q)ln -sf $(LIB_SO) libura.so
+
+ura-dump: src/cli-dump.o $(DUMP_OBJS) $(COMMON_OBJS) $(LIB_A)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+ura-trace: src/cli-trace.o $(TRACE_OBJS) $(COMMON_OBJS) $(LIB_A)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TRACE_LIBS) -lpthread
+
+ura-replay: src/cli-replay.o $(REPLAY_OBJS) $(COMMON_OBJS) $(LIB_A)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lpthread
+
+pkgconfig/libura.pc: pkgconfig/libura.pc.in Makefile
+	$(call msg,GEN,$@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+# ---- tests ----
+
+tests/unit/runner: $(UNIT_OBJS) $(UNIT_DEPS) $(LIB_A)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CHECK_LIBS) -lpthread
+
+tests/unit/%.o: tests/unit/%.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -DTEST_DATA_DIR='"$(CURDIR)/tests/data"' -c -o $@ $<
+
+# Without libFuzzer each fuzz target gets a main() that replays its corpus.
+tests/fuzz/fuzz-pack: tests/fuzz/fuzz-pack.o tests/fuzz/fuzz-main.o src/dump.o src/util.o \
+		src/log.o $(LIB_A)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+tests/fuzz/fuzz-mountinfo: tests/fuzz/fuzz-mountinfo.o tests/fuzz/fuzz-main.o \
+		src/mountinfo.o src/util.o src/log.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+check: all tests/unit/runner $(FUZZ_TARGETS)
+	$(call msg,TEST,unit)
+	$(Q)tests/unit/runner
+	$(call msg,TEST,fuzz corpus)
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		$$t tests/fuzz/corpus/$${t##*/fuzz-}/* || exit 1; done
+	$(call msg,TEST,tools)
+	$(Q)prove -f tests/tools/*.t
+
+# Integration tests against the real kernel: need root and tracefs, skip otherwise.
+check-root: all
+	$(call msg,TEST,root)
+	$(Q)prove -f tests/integration/*.t
+
+# libFuzzer builds (clang): `make fuzz`, then run e.g. tests/fuzz/fuzz-pack-libfuzzer CORPUS
+FUZZ_CC ?= clang
+fuzz:
+	$(Q)for t in pack mountinfo; do \
+		$(FUZZ_CC) $(filter-out -MMD -MP -fvisibility=hidden,$(ALL_CFLAGS)) -fsanitize=fuzzer,address,undefined \
+			-o tests/fuzz/fuzz-$$t-libfuzzer tests/fuzz/fuzz-$$t.c \
+			$$(case $$t in pack) echo src/pack.c src/crc32c.c src/dump.c src/util.c src/log.c;; \
+			mountinfo) echo src/mountinfo.c src/util.c src/log.c;; esac) || exit 1; \
+	done
+
+# ---- install ----
+
+install: all
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/ura \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5
+	$(INSTALL) -m 0755 $(PROGS) $(DESTDIR)$(SBINDIR)/
+	$(INSTALL) -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(LIB_SO) $(DESTDIR)$(LIBDIR)/libura.so
+	$(INSTALL) -m 0644 include/ura/pack.h $(DESTDIR)$(INCLUDEDIR)/ura/
+	$(INSTALL) -m 0644 pkgconfig/libura.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	$(INSTALL) -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8/
+	$(INSTALL) -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
+	$(if $(UNITS),$(INSTALL) -d $(DESTDIR)$(SYSTEMDUNITDIR) && \
+		$(INSTALL) -m 0644 $(UNITS) $(DESTDIR)$(SYSTEMDUNITDIR)/)
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(PROGS))
+	rm -f $(DESTDIR)$(LIBDIR)/$(LIB_A) $(DESTDIR)$(LIBDIR)/$(LIB_SO) $(DESTDIR)$(LIBDIR)/libura.so
+	rm -f $(DESTDIR)$(INCLUDEDIR)/ura/pack.h $(DESTDIR)$(PKGCONFIGDIR)/libura.pc
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
+	rm -f $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS)))
+
+clean:
+	rm -f src/*.o src/*.d tests/unit/*.o tests/unit/*.d tests/fuzz/*.o tests/fuzz/*.d \
+		$(PROGS) $(LIB_A) $(LIB_SO) libura.so pkgconfig/libura.pc tests/unit/runner \
+		$(FUZZ_TARGETS) tests/fuzz/*-libfuzzer bench/*.o $(BENCH_PROGS)
+
+.PHONY: all check check-root fuzz install uninstall clean
+
+-include $(wildcard src/*.d tests/unit/*.d tests/fuzz/*.d)

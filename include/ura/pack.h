@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* libura: read, build and write ura pack files (the format is in ura-pack(5)) */
+#ifndef URA_PACK_H
+#define URA_PACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef URA_API
+#define URA_API __attribute__((visibility("default")))
+#endif
+
+#define URA_PACK_VERSION_MAJOR 1
+#define URA_PACK_VERSION_MINOR 0
+
+/* Returned by an index field when the record refers to nothing. */
+#define URA_PACK_NO_INDEX UINT32_MAX
+
+/* struct ura_pack_fs.flags */
+#define URA_PACK_FS_HAS_UUID		(1u << 0)	/* uuid[] holds the filesystem UUID */
+
+/* struct ura_pack_file.flags */
+#define URA_PACK_FILE_HAS_GENERATION	(1u << 0)	/* generation is the inode generation */
+#define URA_PACK_FILE_HAS_BTIME		(1u << 1)	/* btime_ns is the birth time */
+
+/* struct ura_pack_range.flags */
+#define URA_PACK_RANGE_DEMANDED		(1u << 0)	/* the traced run used these pages */
+
+/* struct ura_pack_info.flags */
+#define URA_PACK_INFO_NO_ACCESS_EVENTS	(1u << 0)	/* kernel had no access events: all demanded */
+#define URA_PACK_INFO_SYSTEM		(1u << 1)	/* system-wide trace (boot) */
+#define URA_PACK_INFO_COLD		(1u << 2)	/* page cache was dropped before tracing */
+
+/* A filesystem the pack refers to. Strings are NUL-terminated and owned by the pack. */
+struct ura_pack_fs {
+	uint32_t major;			/* st_dev of the filesystem (full 20-bit minor) */
+	uint32_t minor;
+	const char *mount_point;	/* absolute, as seen by the tracer (or relative to --root) */
+	const char *fstype;		/* "ext4", ... ("" if unknown) */
+	const char *source;		/* mount source, e.g. "/dev/sda1" ("" if unknown) */
+	uint32_t flags;			/* URA_PACK_FS_* */
+	uint32_t read_ahead_kb;		/* backing device's read_ahead_kb during the trace, 0 unknown */
+	uint8_t uuid[16];		/* valid with URA_PACK_FS_HAS_UUID */
+};
+
+/* A file the pack refers to. */
+struct ura_pack_file {
+	uint32_t fs_index;		/* index into the filesystem table */
+	uint32_t flags;			/* URA_PACK_FILE_* */
+	const char *path;		/* relative to the mount point, no leading '/' */
+	size_t path_len;		/* strlen(path) */
+	uint64_t ino;
+	uint64_t size;			/* bytes, at trace time */
+	int64_t mtime_ns;		/* ns since the epoch, at trace time */
+	uint64_t generation;		/* with URA_PACK_FILE_HAS_GENERATION */
+	int64_t btime_ns;		/* with URA_PACK_FILE_HAS_BTIME */
+};
+
+/* Pages of one file, in units of 4096-byte pages. */
+struct ura_pack_range {
+	uint32_t file_index;		/* index into the file table */
+	uint32_t flags;			/* URA_PACK_RANGE_* */
+	uint64_t first_page;
+	uint32_t page_count;		/* > 0 */
+	uint64_t first_access_ns;	/* since the trace began */
+};
+
+/* Filesystem metadata read through a block device's own page cache. */
+struct ura_pack_meta {
+	uint32_t fs_index;		/* filesystem on that device, or URA_PACK_NO_INDEX */
+	uint32_t major;			/* the block device */
+	uint32_t minor;
+	uint64_t offset;		/* bytes into the block device, page aligned */
+	uint64_t length;		/* bytes, > 0 */
+	uint64_t first_access_ns;
+};
+
+/* What is known about the trace that made the pack. */
+struct ura_pack_info {
+	int64_t created_ns;		/* wall clock, ns since the epoch */
+	uint64_t duration_ns;		/* length of the trace */
+	uint64_t lost_events;		/* events the ring buffer dropped */
+	uint64_t unresolved_inodes;	/* inodes that could not be named */
+	uint64_t unresolved_bytes;
+	uint32_t flags;			/* URA_PACK_INFO_* */
+	uint32_t read_ahead_kb;		/* forced with --read-ahead-kb, 0 if the device default */
+	const char *kernel_release;	/* uname -r ("" if unknown) */
+	const char *command;		/* the traced command line, or "" */
+};
+
+struct ura_pack;
+struct ura_pack_builder;
+
+/**
+ * ura_pack_open() - read and validate a pack file
+ * @path: file to read
+ * @ret: on success, the pack; free with ura_pack_free()
+ *
+ * Return: 0, or -errno: -ENOENT (and the other open(2) errors), -EBADMSG for a
+ * corrupt or truncated pack, -EOPNOTSUPP for a pack needing a newer reader,
+ * -EFBIG for a file too large to be a pack, -ENOMEM.
+ */
+URA_API int ura_pack_open(const char *path, struct ura_pack **ret);
+
+/**
+ * ura_pack_parse() - validate a pack held in memory
+ * @data: the bytes of a pack file; copied, the caller keeps ownership
+ * @len: their count
+ * @ret: on success, the pack; free with ura_pack_free()
+ *
+ * Return: 0, -EBADMSG, -EOPNOTSUPP or -ENOMEM, as ura_pack_open().
+ */
+URA_API int ura_pack_parse(const void *data, size_t len, struct ura_pack **ret);
+
+/**
+ * ura_pack_error() - what was wrong with the last pack that failed to parse
+ *
+ * Return: a static, human-readable reason for the last -EBADMSG or -EOPNOTSUPP
+ * of ura_pack_open() or ura_pack_parse() in this thread ("bad magic", ...).
+ */
+URA_API const char *ura_pack_error(void);
+
+/** ura_pack_free() - release a pack; NULL is allowed */
+URA_API void ura_pack_free(struct ura_pack *pack);
+
+/* Counts of the tables. */
+URA_API size_t ura_pack_fs_count(const struct ura_pack *pack);
+URA_API size_t ura_pack_file_count(const struct ura_pack *pack);
+URA_API size_t ura_pack_range_count(const struct ura_pack *pack);
+URA_API size_t ura_pack_meta_count(const struct ura_pack *pack);
+
+/**
+ * ura_pack_get_fs() - decode one record (likewise _get_file, _get_range, _get_meta)
+ * @pack: a parsed pack
+ * @index: 0 .. count - 1
+ * @ret: filled on success; its strings point into @pack and live as long as it
+ *
+ * Ranges come in first-access order. Records are decoded from the file image on
+ * each call, nothing is copied ahead of time.
+ *
+ * Return: 0, or -ERANGE when @index is past the end.
+ */
+URA_API int ura_pack_get_fs(const struct ura_pack *pack, size_t index, struct ura_pack_fs *ret);
+URA_API int ura_pack_get_file(const struct ura_pack *pack, size_t index, struct ura_pack_file *ret);
+URA_API int ura_pack_get_range(const struct ura_pack *pack, size_t index,
+			       struct ura_pack_range *ret);
+URA_API int ura_pack_get_meta(const struct ura_pack *pack, size_t index,
+			      struct ura_pack_meta *ret);
+
+/** ura_pack_get_info() - trace metadata; strings live as long as @pack */
+URA_API void ura_pack_get_info(const struct ura_pack *pack, struct ura_pack_info *ret);
+
+/** ura_pack_version() - format version of a parsed pack */
+URA_API void ura_pack_version(const struct ura_pack *pack, unsigned *major, unsigned *minor);
+
+/**
+ * ura_pack_builder_new() - start an empty pack in memory
+ * Return: 0 or -ENOMEM.
+ */
+URA_API int ura_pack_builder_new(struct ura_pack_builder **ret);
+
+/** ura_pack_builder_free() - release a builder; NULL is allowed */
+URA_API void ura_pack_builder_free(struct ura_pack_builder *b);
+
+/**
+ * ura_pack_builder_add_fs() - append a filesystem; strings are copied
+ * @ret_index: if not NULL, its index for ura_pack_file.fs_index
+ * Return: 0, -EINVAL (NULL mount point), -ENOMEM.
+ */
+URA_API int ura_pack_builder_add_fs(struct ura_pack_builder *b, const struct ura_pack_fs *fs,
+				    uint32_t *ret_index);
+
+/**
+ * ura_pack_builder_add_file() - append a file; the path is copied
+ * Return: 0, -EINVAL (fs_index unknown, path empty, absolute or with a NUL), -ENOMEM.
+ */
+URA_API int ura_pack_builder_add_file(struct ura_pack_builder *b, const struct ura_pack_file *f,
+				      uint32_t *ret_index);
+
+/**
+ * ura_pack_builder_add_range() - append pages of a file
+ * Ranges may be added in any order; the pack stores them by first access.
+ * Return: 0, -EINVAL (unknown file, no pages, page overflow), -ENOMEM.
+ */
+URA_API int ura_pack_builder_add_range(struct ura_pack_builder *b, const struct ura_pack_range *r);
+
+/**
+ * ura_pack_builder_add_meta() - append a block-device metadata range
+ * Return: 0, -EINVAL (unknown filesystem, empty or unaligned), -ENOMEM.
+ */
+URA_API int ura_pack_builder_add_meta(struct ura_pack_builder *b, const struct ura_pack_meta *m);
+
+/** ura_pack_builder_set_info() - trace metadata; strings are copied. Return: 0 or -ENOMEM. */
+URA_API int ura_pack_builder_set_info(struct ura_pack_builder *b, const struct ura_pack_info *info);
+
+/**
+ * ura_pack_builder_serialize() - encode the pack
+ * @ret_data: on success a malloc()ed buffer the caller frees
+ * @ret_len: its length
+ * Return: 0, -E2BIG (a table beyond the format's limits), -ENOMEM.
+ */
+URA_API int ura_pack_builder_serialize(struct ura_pack_builder *b, void **ret_data, size_t *ret_len);
+
+/**
+ * ura_pack_builder_write() - write the pack atomically
+ * @path: destination; replaced only once the new pack is complete on disk
+ * @mode: permission bits of the new file (e.g. 0644)
+ *
+ * Writes a temporary file in the same directory, fsyncs it, renames it over
+ * @path and fsyncs the directory. On failure @path is untouched and no
+ * temporary file is left.
+ *
+ * Return: 0 or -errno (-ENOSPC, -EIO, -EFBIG, -EACCES, ...).
+ */
+URA_API int ura_pack_builder_write(struct ura_pack_builder *b, const char *path, unsigned mode);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

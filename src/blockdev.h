@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Block devices by number: sysfs queue attributes and safe opening */
+#ifndef URA_BLOCKDEV_H
+#define URA_BLOCKDEV_H
+
+#include <stdbool.h>
+
+/*
+ * The queue attributes live on the whole disk: for a partition, these look up
+ * its parent (via /sys/dev/block/MAJ:MIN). All return 0 or -errno
+ * (-ENOENT when the device or the attribute does not exist).
+ */
+int blockdev_get_read_ahead_kb(unsigned major, unsigned minor, unsigned *ret);
+int blockdev_set_read_ahead_kb(unsigned major, unsigned minor, unsigned kb);
+int blockdev_is_rotational(unsigned major, unsigned minor, bool *ret);
+int blockdev_max_sectors_kb(unsigned major, unsigned minor, unsigned *ret);
+
+/*
+ * blockdev_open() - open block device MAJ:MIN read-only, found by number
+ *
+ * Opens /dev/block/MAJ:MIN (or the node sysfs names) with O_RDONLY | O_NONBLOCK |
+ * O_CLOEXEC | O_NOCTTY and checks with fstat that it is a block device with that
+ * st_rdev. Never opens a path that came from a pack.
+ *
+ * Return: a file descriptor, or -errno (-ENODEV if nothing matches).
+ */
+int blockdev_open(unsigned major, unsigned minor);
+
+#endif

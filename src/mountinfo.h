@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* /proc/self/mountinfo: parse it, find the mount that names a device's files */
+#ifndef URA_MOUNTINFO_H
+#define URA_MOUNTINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct mount_entry {
+	unsigned id, parent_id;
+	unsigned major, minor;	/* full 20-bit minor, as st_dev */
+	char *root;		/* root of the mount within its filesystem ("/" for the whole fs) */
+	char *mount_point;	/* octal escapes (\040 ...) decoded */
+	char *fstype;
+	char *source;
+	char *options;		/* per-mount options */
+};
+
+struct mount_table {
+	struct mount_entry *entries;
+	size_t count;
+};
+
+/* Parse mountinfo text. Malformed lines make it fail with -EBADMSG. */
+int mountinfo_parse(const char *text, size_t len, struct mount_table *ret);
+
+/* Read and parse a mountinfo file (usually "/proc/self/mountinfo"). */
+int mountinfo_read(const char *path, struct mount_table *ret);
+
+void mountinfo_free(struct mount_table *t);
+
+/*
+ * The mount through which files of device major:minor are best reached: one
+ * whose root is "/" if there is one (the whole filesystem is visible there),
+ * else the one with the shortest root; among equals the shortest mount point.
+ * Bind mounts and btrfs subvolumes share a device, so this matters.
+ * NULL when the device is not mounted.
+ */
+const struct mount_entry *mountinfo_find_dev(const struct mount_table *t, unsigned major,
+					     unsigned minor);
+
+/* Pseudo and memory filesystems whose pages are not worth recording (proc, tmpfs, ...). */
+bool mountinfo_is_pseudo_fs(const char *fstype);
+
+#endif

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* On-disk layout of a ura pack, version 1 (specified in man/ura-pack.5); never installed */
+#ifndef URA_PACK_INTERNAL_H
+#define URA_PACK_INTERNAL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define PACK_MAGIC		"URAPACK\0"
+#define PACK_MAGIC_LEN		8
+
+/* Header: all fields little-endian, offsets in bytes from the start of the file. */
+#define HDR_MAGIC		0	/* u8[8] */
+#define HDR_MAJOR		8	/* u16 */
+#define HDR_MINOR		10	/* u16 */
+#define HDR_SIZE		12	/* u32 header_size */
+#define HDR_COMPAT		16	/* u32 compatible feature flags */
+#define HDR_INCOMPAT		20	/* u32 incompatible feature flags */
+#define HDR_CRC			24	/* u32 CRC32C of the file, this field read as zero */
+#define HDR_NSECTIONS		28	/* u32 entries in the section table */
+#define HDR_FILE_SIZE		32	/* u64 */
+#define HDR_SECTIONS_OFF	40	/* u64 offset of the section table */
+#define HDR_CREATED		48	/* s64 ns since the epoch */
+#define HDR_V1_SIZE		96	/* 56..95 reserved, zero */
+
+/* Feature flags known to this reader (none yet in version 1). */
+#define PACK_COMPAT_KNOWN	0u
+#define PACK_INCOMPAT_KNOWN	0u
+
+/* Section table entry */
+#define SEC_TYPE		0	/* u32 */
+#define SEC_FLAGS		4	/* u32 */
+#define SEC_OFFSET		8	/* u64, 8-aligned */
+#define SEC_SIZE		16	/* u64 bytes */
+#define SEC_COUNT		24	/* u32 records */
+#define SEC_ENTRY_SIZE		28	/* u32 bytes per record, >= the size below */
+#define SEC_ENT_SIZE		32
+
+#define SEC_FLAG_REQUIRED	(1u << 0)	/* a reader that does not know the type must refuse */
+
+enum {
+	SEC_STRINGS = 1,
+	SEC_FILESYSTEMS = 2,
+	SEC_FILES = 3,
+	SEC_RANGES = 4,
+	SEC_METADATA = 5,
+	SEC_TRACE_INFO = 6,
+	SEC_MAX_KNOWN = SEC_TRACE_INFO,
+};
+
+/* Filesystem record */
+#define FS_MAJOR		0
+#define FS_MINOR		4
+#define FS_MNT			8	/* string ref: u32 offset, u32 length */
+#define FS_TYPE			16
+#define FS_SOURCE		24
+#define FS_FLAGS		32
+#define FS_RA_KB		36
+#define FS_UUID			40	/* u8[16] */
+#define FS_REC_SIZE		64
+
+/* File record */
+#define FILE_FS			0
+#define FILE_FLAGS		4
+#define FILE_PATH		8	/* string ref */
+#define FILE_INO		16
+#define FILE_SIZE		24
+#define FILE_MTIME		32
+#define FILE_GEN		40
+#define FILE_BTIME		48
+#define FILE_REC_SIZE		64
+
+/* Range record */
+#define RANGE_FILE		0
+#define RANGE_FLAGS		4
+#define RANGE_FIRST		8	/* u64 */
+#define RANGE_COUNT		16	/* u32 */
+#define RANGE_TIME		24	/* u64 */
+#define RANGE_REC_SIZE		32
+
+/* Metadata record */
+#define META_FS			0
+#define META_MAJOR		4
+#define META_MINOR		8
+#define META_OFFSET		16
+#define META_LENGTH		24
+#define META_TIME		32
+#define META_REC_SIZE		40
+
+/* Trace info record (one) */
+#define INFO_DURATION		0
+#define INFO_LOST		8
+#define INFO_UNRES_INODES	16
+#define INFO_UNRES_BYTES	24
+#define INFO_FLAGS		32
+#define INFO_RA_KB		36
+#define INFO_KERNEL		40	/* string ref */
+#define INFO_COMMAND		48	/* string ref */
+#define INFO_REC_SIZE		64
+
+#define PACK_PAGE_SIZE		4096u
+#define PACK_MAX_PAGE		(UINT64_C(1) << 52)	/* page numbers stay below, so bytes fit u64 */
+#define PACK_MAX_FILE_SIZE	(UINT64_C(1) << 30)	/* readers refuse larger files */
+
+static inline uint16_t get_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t get_le64(const uint8_t *p)
+{
+	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
+}
+
+static inline void put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void put_le32(uint8_t *p, uint32_t v)
+{
+	put_le16(p, (uint16_t)v);
+	put_le16(p + 2, (uint16_t)(v >> 16));
+}
+
+static inline void put_le64(uint8_t *p, uint64_t v)
+{
+	put_le32(p, (uint32_t)v);
+	put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+#endif

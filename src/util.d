@@ -1,0 +1,2 @@
+src/util.o: src/util.c src/util.h
+src/util.h:

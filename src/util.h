@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Small helpers shared by the tools: number parsing, clocks, JSON strings */
+#ifndef URA_UTIL_H
+#define URA_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Parse a whole decimal unsigned number; 0 or -EINVAL / -ERANGE. *ret untouched on failure. */
+int parse_u64(const char *s, uint64_t *ret);
+
+/* Parse seconds, decimals allowed ("0.5", "30"), into ns; 0 or -EINVAL / -ERANGE. */
+int parse_seconds(const char *s, uint64_t *ret_ns);
+
+/* Parse a size with an optional K, M, G (powers of 1024) suffix into bytes. */
+int parse_size(const char *s, uint64_t *ret);
+
+/* CLOCK_MONOTONIC and CLOCK_REALTIME in ns. */
+uint64_t now_monotonic_ns(void);
+int64_t now_realtime_ns(void);
+
+/* Write @s as a JSON string literal (quotes included); bytes that are not UTF-8 become \u00XX. */
+void json_string(FILE *f, const char *s);
+
+/* Join a mount point and a relative path ("/" + "etc/x" gives "/etc/x"); malloc()ed or NULL. */
+char *path_join(const char *dir, const char *rel);
+
+#endif

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests: each tests/unit/test-<module>.c registers its Check suite with UNIT_SUITE() */
+#ifndef URA_UNIT_H
+#define URA_UNIT_H
+
+#include <check.h>
+
+void unit_register(Suite *(*make)(void));
+
+/* Registers @fn (a function returning a Suite *) with the runner at start-up. */
+#define UNIT_SUITE(fn)								\
+	static void __attribute__((constructor)) register_##fn(void)		\
+	{									\
+		unit_register(fn);						\
+	}
+
+/* A fresh temporary directory for a test; removed with unit_rmtree(). */
+char *unit_mkdtemp(void);
+void unit_rmtree(const char *dir);
+
+#endif
