@@ -129,7 +129,7 @@ static int check_meta(const struct ura_pack *p, const uint8_t *r)
 	if (fs != URA_PACK_NO_INDEX && fs >= p->fs.count)
 		return bad("metadata range refers to a missing filesystem");
 	if (len == 0 || off % PACK_PAGE_SIZE || len % PACK_PAGE_SIZE ||
-	    off >= PACK_MAX_PAGE * PACK_PAGE_SIZE || len > PACK_MAX_PAGE * PACK_PAGE_SIZE - off)
+	    off >= PACK_MAX_BYTES || len > PACK_MAX_BYTES - off)
 		return bad("metadata range empty, unaligned or too large");
 	return 0;
 }
@@ -680,7 +680,7 @@ int ura_pack_builder_add_range(struct ura_pack_builder *b, const struct ura_pack
 
 int ura_pack_builder_add_meta(struct ura_pack_builder *b, const struct ura_pack_meta *m)
 {
-	const uint64_t max = PACK_MAX_PAGE * PACK_PAGE_SIZE;
+	const uint64_t max = PACK_MAX_BYTES;
 	uint8_t *rec;
 
 	if ((m->fs_index != URA_PACK_NO_INDEX && m->fs_index >= b->fs.count) || m->length == 0 ||
