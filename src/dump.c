@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Rendering a pack for people (ureadahead --dump style), for totals, and as JSON */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dump.h"
+#include "util.h"
+
+#define PAGE		4096u
+#define MAP_WIDTH	64	/* characters in a page-map line */
+
+/* Ranges grouped by file: ranges of file i are idx[start[i] .. start[i + 1]). */
+struct by_file {
+	size_t nfiles;
+	size_t *start;
+	uint32_t *idx;
+	size_t *order;		/* files in display order */
+	const struct ura_pack *pack;
+};
+
+static void by_file_free(struct by_file *g)
+{
+	free(g->start);
+	free(g->idx);
+	free(g->order);
+}
+
+static const struct ura_pack *sort_pack;	/* qsort has no context argument */
+
+static int cmp_path(const void *a, const void *b)
+{
+	struct ura_pack_file fa, fb;
+	struct ura_pack_fs sa, sb;
+	int c;
+
+	ura_pack_get_file(sort_pack, *(const size_t *)a, &fa);
+	ura_pack_get_file(sort_pack, *(const size_t *)b, &fb);
+	ura_pack_get_fs(sort_pack, fa.fs_index, &sa);
+	ura_pack_get_fs(sort_pack, fb.fs_index, &sb);
+	c = strcmp(sa.mount_point, sb.mount_point);
+	return c ? c : strcmp(fa.path, fb.path);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	struct ura_pack_file fa, fb;
+
+	ura_pack_get_file(sort_pack, *(const size_t *)a, &fa);
+	ura_pack_get_file(sort_pack, *(const size_t *)b, &fb);
+	if (fa.size != fb.size)
+		return fa.size > fb.size ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static int group_by_file(const struct ura_pack *pack, enum dump_sort sort, struct by_file *g)
+{
+	size_t nf = ura_pack_file_count(pack), nr = ura_pack_range_count(pack), n = 0;
+	size_t *fill = NULL;
+	bool *seen = NULL;
+	int r = -ENOMEM;
+
+	*g = (struct by_file){ .nfiles = nf, .pack = pack };
+	g->start = calloc(nf + 1, sizeof(*g->start));
+	g->idx = malloc((nr ? nr : 1) * sizeof(*g->idx));
+	g->order = malloc((nf ? nf : 1) * sizeof(*g->order));
+	fill = calloc(nf + 1, sizeof(*fill));
+	seen = calloc(nf ? nf : 1, sizeof(*seen));
+	if (!g->start || !g->idx || !g->order || !fill || !seen)
+		goto out;
+
+	for (size_t i = 0; i < nr; i++) {
+		struct ura_pack_range rg;
+
+		ura_pack_get_range(pack, i, &rg);
+		g->start[rg.file_index + 1]++;
+	}
+	for (size_t i = 0; i < nf; i++)
+		g->start[i + 1] += g->start[i];
+	/* ranges are in first-access order, so each file's first range comes first */
+	for (size_t i = 0; i < nr; i++) {
+		struct ura_pack_range rg;
+
+		ura_pack_get_range(pack, i, &rg);
+		g->idx[g->start[rg.file_index] + fill[rg.file_index]++] = (uint32_t)i;
+		if (!seen[rg.file_index]) {
+			seen[rg.file_index] = true;
+			g->order[n++] = rg.file_index;
+		}
+	}
+	for (size_t i = 0; i < nf; i++)		/* files without ranges go last */
+		if (!seen[i])
+			g->order[n++] = i;
+	sort_pack = pack;
+	if (sort == DUMP_SORT_PATH)
+		qsort(g->order, nf, sizeof(*g->order), cmp_path);
+	else if (sort == DUMP_SORT_SIZE)
+		qsort(g->order, nf, sizeof(*g->order), cmp_size);
+	r = 0;
+out:
+	free(fill);
+	free(seen);
+	if (r < 0)
+		by_file_free(g);
+	return r;
+}
+
+void dump_totals(const struct ura_pack *pack, struct dump_totals *ret)
+{
+	struct dump_totals t = { .files = ura_pack_file_count(pack),
+				 .ranges = ura_pack_range_count(pack),
+				 .metadata_ranges = ura_pack_meta_count(pack) };
+
+	for (size_t i = 0; i < t.ranges; i++) {
+		struct ura_pack_range rg;
+
+		ura_pack_get_range(pack, i, &rg);
+		t.bytes += (uint64_t)rg.page_count * PAGE;
+		if (rg.flags & URA_PACK_RANGE_DEMANDED)
+			t.demanded_bytes += (uint64_t)rg.page_count * PAGE;
+	}
+	for (size_t i = 0; i < t.metadata_ranges; i++) {
+		struct ura_pack_meta m;
+
+		ura_pack_get_meta(pack, i, &m);
+		t.metadata_bytes += m.length;
+	}
+	*ret = t;
+}
+
+static double mib(uint64_t bytes)
+{
+	return (double)bytes / (1024.0 * 1024.0);
+}
+
+static void format_time(int64_t ns, char *buf, size_t len)
+{
+	time_t secs = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	if (ns <= 0 || !gmtime_r(&secs, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "unknown");
+}
+
+static void print_uuid(FILE *f, const uint8_t *u)
+{
+	for (int i = 0; i < 16; i++)
+		fprintf(f, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
+}
+
+/* ---- text ---- */
+
+/*
+ * One character per bucket of pages, over the whole file: '#' some page of
+ * the bucket is demanded, '-' pages in the pack but only speculative, '.' none.
+ */
+static void page_map(FILE *f, const struct by_file *g, size_t file, uint64_t file_pages)
+{
+	char map[MAP_WIDTH + 1];
+	uint64_t per, cells;
+
+	for (size_t k = g->start[file]; k < g->start[file + 1]; k++) {
+		struct ura_pack_range rg;
+
+		ura_pack_get_range(g->pack, g->idx[k], &rg);
+		if (rg.first_page + rg.page_count > file_pages)
+			file_pages = rg.first_page + rg.page_count;	/* file grew or shrank */
+	}
+	if (file_pages == 0)
+		return;
+	per = (file_pages + MAP_WIDTH - 1) / MAP_WIDTH;
+	cells = (file_pages + per - 1) / per;
+	memset(map, '.', cells);
+	map[cells] = '\0';
+	for (size_t k = g->start[file]; k < g->start[file + 1]; k++) {
+		struct ura_pack_range rg;
+
+		ura_pack_get_range(g->pack, g->idx[k], &rg);
+		for (uint64_t c = rg.first_page / per; c <= (rg.first_page + rg.page_count - 1) / per;
+		     c++) {
+			if (rg.flags & URA_PACK_RANGE_DEMANDED)
+				map[c] = '#';
+			else if (map[c] == '.')
+				map[c] = '-';
+		}
+	}
+	fprintf(f, "\t[%s]\n", map);
+}
+
+static void text_file(FILE *f, const struct by_file *g, size_t i)
+{
+	struct ura_pack_file file;
+	struct ura_pack_fs fs;
+	uint64_t pages = 0, demanded = 0;
+	char *path;
+
+	ura_pack_get_file(g->pack, i, &file);
+	ura_pack_get_fs(g->pack, file.fs_index, &fs);
+	for (size_t k = g->start[i]; k < g->start[i + 1]; k++) {
+		struct ura_pack_range rg;
+
+		ura_pack_get_range(g->pack, g->idx[k], &rg);
+		pages += rg.page_count;
+		if (rg.flags & URA_PACK_RANGE_DEMANDED)
+			demanded += rg.page_count;
+	}
+	path = path_join(fs.mount_point, file.path);
+	fprintf(f, "%s (%" PRIu64 " bytes, %" PRIu64 " pages in pack, %" PRIu64 " demanded)\n",
+		path ? path : file.path, file.size, pages, demanded);
+	free(path);
+	page_map(f, g, i, (file.size + PAGE - 1) / PAGE);
+}
+
+static void text_header(FILE *f, const struct ura_pack *pack, const char *name)
+{
+	struct ura_pack_info info;
+	unsigned major, minor;
+	char when[32];
+
+	ura_pack_get_info(pack, &info);
+	ura_pack_version(pack, &major, &minor);
+	format_time(info.created_ns, when, sizeof(when));
+	fprintf(f, "pack %s: format %u.%u, created %s", name, major, minor, when);
+	if (*info.command)
+		fprintf(f, ", command '%s'", info.command);
+	fputc('\n', f);
+}
+
+static void stats(FILE *f, const struct ura_pack *pack, const char *name)
+{
+	struct ura_pack_info info;
+	struct dump_totals t;
+
+	ura_pack_get_info(pack, &info);
+	dump_totals(pack, &t);
+	text_header(f, pack, name);
+	fprintf(f, "kernel:       %s\n", *info.kernel_release ? info.kernel_release : "unknown");
+	fprintf(f, "trace:        %.3f s%s%s%s\n", (double)info.duration_ns / 1e9,
+		info.flags & URA_PACK_INFO_SYSTEM ? ", system-wide" : "",
+		info.flags & URA_PACK_INFO_COLD ? ", cold" : "",
+		info.flags & URA_PACK_INFO_NO_ACCESS_EVENTS ? ", no access events (all demanded)" : "");
+	if (info.read_ahead_kb)
+		fprintf(f, "read-ahead:   %u KiB (forced during the trace)\n", info.read_ahead_kb);
+	fprintf(f, "filesystems:  %zu\n", ura_pack_fs_count(pack));
+	fprintf(f, "files:        %" PRIu64 "\n", t.files);
+	fprintf(f, "ranges:       %" PRIu64 "\n", t.ranges);
+	fprintf(f, "data:         %.1f MiB (%.1f MiB demanded, %.1f MiB speculative)\n",
+		mib(t.bytes), mib(t.demanded_bytes), mib(t.bytes - t.demanded_bytes));
+	fprintf(f, "metadata:     %.1f MiB in %" PRIu64 " ranges\n", mib(t.metadata_bytes),
+		t.metadata_ranges);
+	fprintf(f, "lost events:  %" PRIu64 "\n", info.lost_events);
+	fprintf(f, "unresolved:   %" PRIu64 " inodes, %.1f MiB\n", info.unresolved_inodes,
+		mib(info.unresolved_bytes));
+}
+
+static void text(FILE *f, const struct ura_pack *pack, const char *name, const struct by_file *g)
+{
+	size_t nmeta = ura_pack_meta_count(pack);
+
+	text_header(f, pack, name);
+	for (size_t k = 0; k < g->nfiles; k++)
+		text_file(f, g, g->order[k]);
+	for (size_t i = 0; i < nmeta; i++) {
+		struct ura_pack_meta m;
+
+		ura_pack_get_meta(pack, i, &m);
+		fprintf(f, "metadata %u:%u offset %" PRIu64 " length %" PRIu64 " at %.6f s\n",
+			m.major, m.minor, m.offset, m.length, (double)m.first_access_ns / 1e9);
+	}
+}
+
+/* ---- JSON ---- */
+
+static void json_fs(FILE *f, const struct ura_pack *pack, size_t i)
+{
+	struct ura_pack_fs fs;
+
+	ura_pack_get_fs(pack, i, &fs);
+	fprintf(f, "%s\n    {\"index\": %zu, \"dev\": \"%u:%u\", \"major\": %u, \"minor\": %u, "
+		"\"mount_point\": ", i ? "," : "", i, fs.major, fs.minor, fs.major, fs.minor);
+	json_string(f, fs.mount_point);
+	fputs(", \"fstype\": ", f);
+	json_string(f, fs.fstype);
+	fputs(", \"source\": ", f);
+	json_string(f, fs.source);
+	fputs(", \"uuid\": ", f);
+	if (fs.flags & URA_PACK_FS_HAS_UUID) {
+		fputc('"', f);
+		print_uuid(f, fs.uuid);
+		fputc('"', f);
+	} else {
+		fputs("null", f);
+	}
+	fprintf(f, ", \"read_ahead_kb\": %u}", fs.read_ahead_kb);
+}
+
+static void json_file(FILE *f, const struct by_file *g, size_t i, bool first)
+{
+	struct ura_pack_file file;
+	struct ura_pack_fs fs;
+	char *path;
+
+	ura_pack_get_file(g->pack, i, &file);
+	ura_pack_get_fs(g->pack, file.fs_index, &fs);
+	path = path_join(fs.mount_point, file.path);
+	fprintf(f, "%s\n    {\"path\": ", first ? "" : ",");
+	json_string(f, path ? path : file.path);
+	free(path);
+	fprintf(f, ", \"fs\": %u, \"dev\": \"%u:%u\", \"ino\": %" PRIu64 ", \"size\": %" PRIu64
+		", \"mtime_ns\": %" PRId64, file.fs_index, fs.major, fs.minor, file.ino, file.size,
+		file.mtime_ns);
+	if (file.flags & URA_PACK_FILE_HAS_GENERATION)
+		fprintf(f, ", \"generation\": %" PRIu64, file.generation);
+	if (file.flags & URA_PACK_FILE_HAS_BTIME)
+		fprintf(f, ", \"btime_ns\": %" PRId64, file.btime_ns);
+	fputs(", \"ranges\": [", f);
+	for (size_t k = g->start[i]; k < g->start[i + 1]; k++) {
+		struct ura_pack_range rg;
+
+		ura_pack_get_range(g->pack, g->idx[k], &rg);
+		fprintf(f, "%s{\"offset\": %" PRIu64 ", \"length\": %" PRIu64
+			", \"first_access_ns\": %" PRIu64 ", \"demanded\": %s}",
+			k == g->start[i] ? "" : ", ", rg.first_page * PAGE,
+			(uint64_t)rg.page_count * PAGE, rg.first_access_ns,
+			rg.flags & URA_PACK_RANGE_DEMANDED ? "true" : "false");
+	}
+	fputs("]}", f);
+}
+
+static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g)
+{
+	struct ura_pack_info info;
+	struct dump_totals t;
+	unsigned major, minor;
+	char when[32];
+
+	ura_pack_get_info(pack, &info);
+	ura_pack_version(pack, &major, &minor);
+	dump_totals(pack, &t);
+	format_time(info.created_ns, when, sizeof(when));
+	fprintf(f, "{\n  \"version\": \"%u.%u\",\n  \"created\": \"%s\",\n  \"created_ns\": %" PRId64
+		",\n", major, minor, when, info.created_ns);
+	fputs("  \"trace\": {\"kernel_release\": ", f);
+	json_string(f, info.kernel_release);
+	fputs(", \"command\": ", f);
+	json_string(f, info.command);
+	fprintf(f, ", \"duration_ns\": %" PRIu64 ", \"lost_events\": %" PRIu64
+		", \"unresolved_inodes\": %" PRIu64 ", \"unresolved_bytes\": %" PRIu64
+		", \"read_ahead_kb\": %u, \"access_events\": %s, \"system\": %s, \"cold\": %s},\n",
+		info.duration_ns, info.lost_events, info.unresolved_inodes, info.unresolved_bytes,
+		info.read_ahead_kb, info.flags & URA_PACK_INFO_NO_ACCESS_EVENTS ? "false" : "true",
+		info.flags & URA_PACK_INFO_SYSTEM ? "true" : "false",
+		info.flags & URA_PACK_INFO_COLD ? "true" : "false");
+	fputs("  \"filesystems\": [", f);
+	for (size_t i = 0; i < ura_pack_fs_count(pack); i++)
+		json_fs(f, pack, i);
+	fputs("\n  ],\n  \"files\": [", f);
+	for (size_t k = 0; k < g->nfiles; k++)
+		json_file(f, g, g->order[k], k == 0);
+	fputs("\n  ],\n  \"metadata\": [", f);
+	for (size_t i = 0; i < ura_pack_meta_count(pack); i++) {
+		struct ura_pack_meta m;
+
+		ura_pack_get_meta(pack, i, &m);
+		fprintf(f, "%s\n    {\"device\": \"%u:%u\", \"fs\": ", i ? "," : "", m.major, m.minor);
+		if (m.fs_index == URA_PACK_NO_INDEX)
+			fputs("null", f);
+		else
+			fprintf(f, "%u", m.fs_index);
+		fprintf(f, ", \"offset\": %" PRIu64 ", \"length\": %" PRIu64
+			", \"first_access_ns\": %" PRIu64 "}", m.offset, m.length, m.first_access_ns);
+	}
+	fprintf(f, "\n  ],\n  \"totals\": {\"files\": %" PRIu64 ", \"ranges\": %" PRIu64
+		", \"bytes\": %" PRIu64 ", \"demanded_bytes\": %" PRIu64
+		", \"metadata_ranges\": %" PRIu64 ", \"metadata_bytes\": %" PRIu64 "}\n}\n",
+		t.files, t.ranges, t.bytes, t.demanded_bytes, t.metadata_ranges, t.metadata_bytes);
+}
+
+int dump_pack(FILE *f, const struct ura_pack *pack, const char *name, enum dump_format format,
+	      enum dump_sort sort)
+{
+	struct by_file g = { 0 };
+	int r;
+
+	if (format == DUMP_STATS) {
+		stats(f, pack, name);
+	} else {
+		r = group_by_file(pack, sort, &g);
+		if (r < 0)
+			return r;
+		if (format == DUMP_JSON)
+			json(f, pack, &g);
+		else
+			text(f, pack, name, &g);
+		by_file_free(&g);
+	}
+	return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
+}
