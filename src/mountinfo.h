@@ -31,10 +31,11 @@ void mountinfo_free(struct mount_table *t);
 
 /*
  * The mount through which files of device major:minor are best reached: one
- * whose root is "/" if there is one (the whole filesystem is visible there),
- * else the one with the shortest root; among equals the shortest mount point.
- * Bind mounts and btrfs subvolumes share a device, so this matters.
- * NULL when the device is not mounted.
+ * not hidden by another mount on the same mount point, then one whose root is
+ * "/" if there is one (the whole filesystem is visible there), else the one
+ * with the shortest root; among equals the shortest mount point, then the
+ * first listed. Bind mounts and btrfs subvolumes share a device, so this
+ * matters. NULL when the device is not mounted. The entry belongs to @t.
  */
 const struct mount_entry *mountinfo_find_dev(const struct mount_table *t, unsigned major,
 					     unsigned minor);
