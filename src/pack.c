@@ -69,7 +69,7 @@ static int check_path(const char *path, size_t len)
 {
 	const char *c = path, *end = path + len;
 
-	if (len == 0 || path[0] == '/')
+	if (len == 0 || path[0] == '/' || path[len - 1] == '/')
 		return bad("file path empty or absolute");
 	while (c < end) {
 		const char *slash = memchr(c, '/', (size_t)(end - c));
@@ -212,15 +212,11 @@ static int validate(struct ura_pack *p)
 		return bad("file shorter than a pack header");
 	if (memcmp(d + HDR_MAGIC, PACK_MAGIC, PACK_MAGIC_LEN) != 0)
 		return bad("bad magic: not a ura pack");
-	p->major = get_le16(d + HDR_MAJOR);
-	p->minor = get_le16(d + HDR_MINOR);
-	if (p->major != URA_PACK_VERSION_MAJOR) {
-		last_error = "unsupported major version";
-		return p->major > URA_PACK_VERSION_MAJOR ? -EOPNOTSUPP : -EBADMSG;
-	}
-	hsize = get_le32(d + HDR_SIZE);
-	if (hsize < HDR_V1_SIZE || hsize > p->len || hsize % 8)
-		return bad("bad header size");
+	/*
+	 * The first 40 bytes keep their meaning in every major version, so the
+	 * size and the checksum are checked first: a flipped bit then reads as
+	 * corruption, never as "needs a newer reader".
+	 */
 	if (get_le64(d + HDR_FILE_SIZE) != p->len)
 		return bad("file size does not match the header (truncated or extended)");
 	crc = crc32c(0, d, HDR_CRC);
@@ -228,11 +224,19 @@ static int validate(struct ura_pack *p)
 	crc = crc32c(crc, d + HDR_CRC + 4, p->len - HDR_CRC - 4);
 	if (crc != get_le32(d + HDR_CRC))
 		return bad("checksum mismatch");
-	/* Flags are checked after the CRC, so a bit flip reads as corruption, not as newer. */
+	p->major = get_le16(d + HDR_MAJOR);
+	p->minor = get_le16(d + HDR_MINOR);
+	if (p->major != URA_PACK_VERSION_MAJOR) {
+		last_error = "unsupported major version";
+		return p->major > URA_PACK_VERSION_MAJOR ? -EOPNOTSUPP : -EBADMSG;
+	}
 	if (get_le32(d + HDR_INCOMPAT) & ~PACK_INCOMPAT_KNOWN) {
 		last_error = "unknown incompatible feature flag (pack needs a newer reader)";
 		return -EOPNOTSUPP;
 	}
+	hsize = get_le32(d + HDR_SIZE);
+	if (hsize < HDR_V1_SIZE || hsize > p->len || hsize % 8)
+		return bad("bad header size");
 	p->created_ns = (int64_t)get_le64(d + HDR_CREATED);
 
 	nsec = get_le32(d + HDR_NSECTIONS);
