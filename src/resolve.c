@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* (device, inode) -> path: open_by_handle_at fast path and getdents64 walk */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "resolve.h"
+
+/* Deeper directories are not walked: each level holds one open descriptor. */
+#define WALK_MAX_DEPTH	256
+#define DENTS_BUF_SIZE	(64 * 1024)
+
+/* FILEID_INO32_GEN in the kernel's exportfs.h: a 32-bit inode and a generation. */
+#define HANDLE_INO32_GEN	1
+
+#define DELETED_SUFFIX	" (deleted)"
+
+struct linux_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/* One distinct wanted inode; the items asking for it are chained through wantset.next. */
+struct want {
+	uint64_t ino;		/* 0: empty slot (no inode is numbered 0) */
+	size_t first;		/* first item asking for it */
+	bool found;
+};
+
+struct wantset {
+	struct want *slots;
+	size_t mask;
+	size_t *next;		/* per item: the next item with the same inode, or SIZE_MAX */
+	size_t left;		/* distinct inodes still to find */
+	struct resolve_item *items;
+};
+
+static size_t hash_ino(uint64_t ino)
+{
+	ino ^= ino >> 33;
+	ino *= 0xff51afd7ed558ccdULL;
+	ino ^= ino >> 33;
+	return (size_t)ino;
+}
+
+static struct want *wantset_lookup(const struct wantset *ws, uint64_t ino)
+{
+	size_t i = hash_ino(ino) & ws->mask;
+
+	for (;;) {
+		struct want *w = &ws->slots[i];
+
+		if (w->ino == ino)
+			return w;
+		if (w->ino == 0)
+			return NULL;
+		i = (i + 1) & ws->mask;
+	}
+}
+
+static void wantset_free(struct wantset *ws)
+{
+	free(ws->slots);
+	free(ws->next);
+	ws->slots = NULL;
+	ws->next = NULL;
+}
+
+/* Items that already have a path, or name inode 0, are not looked for. */
+static int wantset_init(struct wantset *ws, struct resolve_item *items, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	*ws = (struct wantset){ .mask = cap - 1, .items = items };
+	ws->slots = calloc(cap, sizeof(*ws->slots));
+	ws->next = malloc((n ? n : 1) * sizeof(*ws->next));
+	if (!ws->slots || !ws->next) {
+		wantset_free(ws);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t s;
+
+		ws->next[i] = SIZE_MAX;
+		if (items[i].path || items[i].ino == 0)
+			continue;
+		s = hash_ino(items[i].ino) & ws->mask;
+		while (ws->slots[s].ino && ws->slots[s].ino != items[i].ino)
+			s = (s + 1) & ws->mask;
+		if (ws->slots[s].ino) {
+			ws->next[i] = ws->slots[s].first;
+			ws->slots[s].first = i;
+		} else {
+			ws->slots[s] = (struct want){ .ino = items[i].ino, .first = i };
+			ws->left++;
+		}
+	}
+	return 0;
+}
+
+/* Give @path (relative to the mount directory) to every item asking for @w. */
+static int wantset_found(struct wantset *ws, struct want *w, const char *path)
+{
+	for (size_t i = w->first; i != SIZE_MAX; i = ws->next[i]) {
+		if (ws->items[i].path)
+			continue;
+		ws->items[i].path = strdup(path);
+		if (!ws->items[i].path)
+			return -ENOMEM;
+	}
+	w->found = true;
+	ws->left--;
+	return 0;
+}
+
+/* ---- fast path: open_by_handle_at, then ask /proc where the file is ---- */
+
+static bool has_suffix(const char *s, size_t len, const char *suffix)
+{
+	size_t sl = strlen(suffix);
+
+	return len >= sl && memcmp(s + len - sl, suffix, sl) == 0;
+}
+
+static int fd_path(int fd, char *buf, size_t size, size_t *ret_len)
+{
+	char proc[64];
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, buf, size);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= size)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	*ret_len = (size_t)n;
+	return 0;
+}
+
+/*
+ * Name one inode through a handle. The answer is used only when it lies under
+ * the mount directory and, looked up again from there, leads back to the same
+ * (device, inode): a disconnected dentry reads "/", a deleted file ends in
+ * " (deleted)", and with a bind mount of a subdirectory the file may be outside.
+ * Returns 1 named, 0 not named (the walk will try), or -errno to stop using handles.
+ */
+static int handle_one(int root_fd, const char *prefix, size_t prefix_len, dev_t dev,
+		      struct wantset *ws, struct want *w, char *buf, size_t size)
+{
+	union {
+		struct file_handle fh;
+		char space[sizeof(struct file_handle) + 2 * sizeof(uint32_t)];
+	} h;
+	uint32_t words[2] = { (uint32_t)w->ino, 0 };	/* generation 0: ext4 skips the check */
+	struct stat st;
+	const char *rel;
+	size_t len;
+	int fd, r;
+
+	if (w->ino > UINT32_MAX)
+		return 0;
+	h.fh.handle_bytes = sizeof(words);
+	h.fh.handle_type = HANDLE_INO32_GEN;
+	memcpy(h.fh.f_handle, words, sizeof(words));
+	fd = open_by_handle_at(root_fd, &h.fh, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		/* No privilege or no export support: no handle will work, stop trying. */
+		if (errno == EPERM || errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL)
+			return -errno;
+		return 0;	/* ESTALE and friends: this inode only */
+	}
+	r = 0;
+	if (fstat(fd, &st) < 0 || st.st_ino != w->ino || st.st_dev != dev)
+		goto out;
+	if (fd_path(fd, buf, size, &len) < 0 || has_suffix(buf, len, DELETED_SUFFIX))
+		goto out;
+	if (len <= prefix_len + 1 || memcmp(buf, prefix, prefix_len) != 0 || buf[prefix_len] != '/')
+		goto out;
+	rel = buf + prefix_len + 1;
+	if (fstatat(root_fd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_ino != w->ino ||
+	    st.st_dev != dev)
+		goto out;
+	r = wantset_found(ws, w, rel);
+	if (r == 0)
+		r = 1;
+out:
+	close(fd);
+	return r;
+}
+
+static int resolve_by_handle(int root_fd, dev_t dev, struct wantset *ws)
+{
+	size_t size = PATH_MAX + sizeof(DELETED_SUFFIX) + 1, prefix_len;
+	char *prefix = NULL, *buf = NULL;
+	struct statfs sfs;
+	int r;
+
+	/* Generation 0 means "any generation" only to ext2/3/4 (ext4_nfs_get_inode). */
+	if (fstatfs(root_fd, &sfs) < 0 || sfs.f_type != EXT4_SUPER_MAGIC)
+		return 0;
+	prefix = malloc(size);
+	buf = malloc(size);
+	if (!prefix || !buf) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = fd_path(root_fd, prefix, size, &prefix_len);
+	if (r < 0) {
+		r = 0;		/* no /proc: the walk will do */
+		goto out;
+	}
+	if (strcmp(prefix, "/") == 0)
+		prefix_len = 0;
+	r = 0;
+	for (size_t i = 0; i <= ws->mask && ws->left; i++) {
+		struct want *w = &ws->slots[i];
+
+		if (!w->ino || w->found)
+			continue;
+		r = handle_one(root_fd, prefix, prefix_len, dev, ws, w, buf, size);
+		if (r < 0)
+			break;
+	}
+	/* Only running out of memory is an error; anything else leaves work for the walk. */
+	r = r == -ENOMEM ? r : 0;
+out:
+	free(prefix);
+	free(buf);
+	return r;
+}
+
+/* ---- the walk ---- */
+
+struct frame {
+	int fd;
+	char *subdirs;		/* names of the subdirectories, each NUL-terminated */
+	size_t len, cap, pos;
+	size_t path_len;	/* length of this directory's path in walk.path */
+};
+
+struct walk {
+	dev_t dev;
+	struct wantset *ws;
+	char *path;		/* the current directory, relative to the mount directory */
+	size_t path_cap;
+	char *dents;
+	bool no_openat2, no_noatime;
+};
+
+static int path_set(struct walk *wk, size_t at, const char *name)
+{
+	size_t nl = strlen(name), need = at + 1 + nl + 1;
+
+	if (need > wk->path_cap) {
+		size_t cap = wk->path_cap ? wk->path_cap : 256;
+		char *p;
+
+		while (cap < need)
+			cap *= 2;
+		p = realloc(wk->path, cap);
+		if (!p)
+			return -ENOMEM;
+		wk->path = p;
+		wk->path_cap = cap;
+	}
+	if (at > 0)
+		wk->path[at++] = '/';
+	memcpy(wk->path + at, name, nl + 1);
+	return (int)(at + nl);
+}
+
+static int frame_add_subdir(struct frame *f, const char *name)
+{
+	size_t nl = strlen(name) + 1;
+
+	if (f->len + nl > f->cap) {
+		size_t cap = f->cap ? f->cap : 1024;
+		char *p;
+
+		while (cap < f->len + nl)
+			cap *= 2;
+		p = realloc(f->subdirs, cap);
+		if (!p)
+			return -ENOMEM;
+		f->subdirs = p;
+		f->cap = cap;
+	}
+	memcpy(f->subdirs + f->len, name, nl);
+	f->len += nl;
+	return 0;
+}
+
+static bool is_dot(const char *name)
+{
+	return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
+
+/* Read one directory: name the wanted inodes in it, note its subdirectories. */
+static int scan_dir(struct walk *wk, struct frame *f)
+{
+	for (;;) {
+		long n = syscall(SYS_getdents64, f->fd, wk->dents, DENTS_BUF_SIZE);
+
+		if (n < 0)
+			return errno == ENOENT ? 0 : -errno;	/* ENOENT: removed meanwhile */
+		if (n == 0)
+			return 0;
+		for (long off = 0; off < n;) {
+			struct linux_dirent64 *d = (struct linux_dirent64 *)(wk->dents + off);
+			unsigned char type = d->d_type;
+			struct want *w;
+			int r;
+
+			off += d->d_reclen;
+			if (is_dot(d->d_name))
+				continue;
+			w = wantset_lookup(wk->ws, d->d_ino);
+			if (w && !w->found) {
+				r = path_set(wk, f->path_len, d->d_name);
+				if (r < 0)
+					return r;
+				r = wantset_found(wk->ws, w, wk->path);
+				if (r < 0)
+					return r;
+				if (wk->ws->left == 0)
+					return 0;
+			}
+			if (type == DT_UNKNOWN) {	/* filesystems without d_type: ask */
+				struct stat st;
+
+				if (fstatat(f->fd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+				    S_ISDIR(st.st_mode))
+					type = DT_DIR;
+			}
+			if (type == DT_DIR) {
+				r = frame_add_subdir(f, d->d_name);
+				if (r < 0)
+					return r;
+			}
+		}
+	}
+}
+
+/*
+ * Open a subdirectory without following symlinks or crossing into another
+ * mount; RESOLVE_NO_XDEV refuses a mount point before the other filesystem is
+ * read. The caller still compares st_dev (btrfs subvolumes are not mounts).
+ */
+static int open_subdir(struct walk *wk, int dir_fd, const char *name)
+{
+	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
+	int fd;
+
+	if (!wk->no_noatime)
+		flags |= O_NOATIME;
+	for (;;) {
+		if (!wk->no_openat2) {
+			struct open_how how = {
+				.flags = (uint64_t)flags,
+				.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS |
+					   RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH,
+			};
+
+			fd = (int)syscall(SYS_openat2, dir_fd, name, &how, sizeof(how));
+			if (fd < 0 && (errno == ENOSYS || errno == E2BIG)) {
+				wk->no_openat2 = true;
+				continue;
+			}
+		} else {
+			fd = openat(dir_fd, name, flags);
+		}
+		if (fd < 0 && errno == EPERM && (flags & O_NOATIME)) {
+			/* O_NOATIME needs ownership or CAP_FOWNER */
+			wk->no_noatime = true;
+			flags &= ~O_NOATIME;
+			continue;
+		}
+		return fd < 0 ? -errno : fd;
+	}
+}
+
+static void frame_release(struct frame *f, int keep_fd)
+{
+	if (f->fd >= 0 && f->fd != keep_fd)
+		close(f->fd);
+	free(f->subdirs);
+	*f = (struct frame){ .fd = -1 };
+}
+
+static int resolve_by_walk(int root_fd, dev_t dev, struct wantset *ws)
+{
+	struct walk wk = { .dev = dev, .ws = ws };
+	struct frame *stack = NULL;
+	size_t depth = 0;
+	int r;
+
+	wk.dents = malloc(DENTS_BUF_SIZE);
+	stack = calloc(WALK_MAX_DEPTH, sizeof(*stack));
+	if (!wk.dents || !stack) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = path_set(&wk, 0, "");
+	if (r < 0)
+		goto out;
+	/* The root: its own inode has the path "." */
+	{
+		struct stat st;
+		struct want *w;
+
+		if (fstat(root_fd, &st) == 0 && (w = wantset_lookup(ws, st.st_ino)) && !w->found) {
+			r = wantset_found(ws, w, ".");
+			if (r < 0)
+				goto out;
+		}
+	}
+	if (ws->left == 0) {
+		r = 0;
+		goto out;
+	}
+	stack[0] = (struct frame){ .fd = root_fd };
+	depth = 1;
+	r = scan_dir(&wk, &stack[0]);
+	if (r < 0)
+		goto out;
+	while (depth > 0 && ws->left > 0) {
+		struct frame *top = &stack[depth - 1];
+		const char *name;
+		struct stat st;
+		int fd;
+
+		if (top->pos >= top->len) {
+			frame_release(top, root_fd);
+			depth--;
+			continue;
+		}
+		name = top->subdirs + top->pos;
+		top->pos += strlen(name) + 1;
+		if (depth == WALK_MAX_DEPTH)
+			continue;
+		fd = open_subdir(&wk, top->fd, name);
+		if (fd < 0) {
+			if (fd == -ENOMEM)
+				goto out;
+			continue;	/* a mount point, removed, or unreadable: skip it */
+		}
+		if (fstat(fd, &st) < 0 || st.st_dev != dev) {
+			close(fd);
+			continue;
+		}
+		r = path_set(&wk, top->path_len, name);
+		if (r < 0) {
+			close(fd);
+			goto out;
+		}
+		stack[depth] = (struct frame){ .fd = fd, .path_len = (size_t)r };
+		depth++;
+		r = scan_dir(&wk, &stack[depth - 1]);
+		if (r == -ENOMEM)
+			goto out;
+	}
+	r = 0;
+out:
+	for (size_t i = 0; i < depth; i++)
+		frame_release(&stack[i], root_fd);
+	free(stack);
+	free(wk.dents);
+	free(wk.path);
+	return r;
+}
+
+long resolve_inodes(const char *mount_dir, unsigned major, unsigned minor,
+		    struct resolve_item *items, size_t n, unsigned methods)
+{
+	struct wantset ws = { 0 };
+	struct statfs sfs;
+	struct stat st;
+	dev_t dev = makedev(major, minor);
+	long count = 0;
+	int root_fd, r;
+
+	root_fd = open(mount_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+	if (root_fd < 0)
+		return -errno;
+	if (fstat(root_fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (st.st_dev != dev) {
+		/*
+		 * btrfs reports a subvolume's own anonymous device in st_dev, not the
+		 * one in mountinfo and the trace: walk the subvolume mounted here.
+		 * Anything else is another filesystem (say, mounted over this one).
+		 */
+		if (fstatfs(root_fd, &sfs) < 0 || sfs.f_type != BTRFS_SUPER_MAGIC) {
+			r = -EXDEV;
+			goto out;
+		}
+		dev = st.st_dev;
+	}
+	r = wantset_init(&ws, items, n);
+	if (r < 0)
+		goto out;
+	if ((methods & RESOLVE_HANDLE) && ws.left > 0) {
+		r = resolve_by_handle(root_fd, dev, &ws);
+		if (r < 0)
+			goto out;
+	}
+	if ((methods & RESOLVE_WALK) && ws.left > 0) {
+		r = resolve_by_walk(root_fd, dev, &ws);
+		if (r < 0)
+			goto out;
+	}
+	r = 0;
+out:
+	wantset_free(&ws);
+	close(root_fd);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++)
+		count += items[i].path != NULL;
+	return count;
+}
