@@ -149,7 +149,7 @@ check-root: all
 FUZZ_CC ?= clang
 fuzz:
 	$(Q)for t in pack mountinfo; do \
-		$(FUZZ_CC) $(filter-out -MMD -MP -fvisibility=hidden,$(ALL_CFLAGS)) -fsanitize=fuzzer,address,undefined \
+		$(FUZZ_CC) $(filter-out -MMD -MP -fvisibility=hidden,$(ALL_CFLAGS)) -fsanitize=fuzzer,address,undefined -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
 			-o tests/fuzz/fuzz-$$t-libfuzzer tests/fuzz/fuzz-$$t.c \
 			$$(case $$t in pack) echo src/pack.c src/crc32c.c src/dump.c src/util.c src/log.c;; \
 			mountinfo) echo src/mountinfo.c src/util.c src/log.c;; esac) || exit 1; \
