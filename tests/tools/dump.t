@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# ura-dump on the golden pack: views, sorting, JSON schema, exit codes for bad packs
+. "$(dirname "$0")/lib.sh"
+G="$DATA/golden-v1.pack"
+plan 24
+
+run_ok "text view" timeout 10 "$URA_DUMP" "$G"
+ok "text: absolute path with size and pages" out_has "/usr/bin/python3.11 (6833392 bytes, 116 pages in pack, 84 demanded)"
+ok "text: page map" grep -E '^	\[[#.-]+\]$' "$T/out"
+ok "text: metadata line" out_has "metadata 8:1 offset 1048576 length 8192"
+ok "text: first access order (weird name first)" sh -c "sed -n 2p '$T/out' | grep -F 'with space/we' >/dev/null"
+
+run_ok "sort by path" timeout 10 "$URA_DUMP" --sort=path "$G"
+ok "path order" sh -c "grep -v '^	' '$T/out' | sed -n 2p | grep -F /etc/ld.so.cache >/dev/null"
+run_ok "sort by size" timeout 10 "$URA_DUMP" -s size "$G"
+ok "size order" sh -c "grep -v '^	' '$T/out' | sed -n 2p | grep -F python3.11 >/dev/null"
+status_is "bad sort key is a usage error" 64 "$URA_DUMP" --sort colour "$G"
+ok "usage error says how to get help" err_has "Try 'ura-dump --help' for more information."
+
+run_ok "stats" timeout 10 "$URA_DUMP" --stats "$G"
+ok "stats: totals" out_has "ranges:       6"
+ok "stats: lost events" out_has "lost events:  3"
+
+run_ok "json" timeout 10 "$URA_DUMP" --json "$G"
+cp "$T/out" "$T/json"
+ok "json parses and holds the schema" python3 - "$T/json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["version"] == "1.0" and d["created"].endswith("Z")
+assert {"filesystems", "files", "metadata", "totals", "trace"} <= d.keys()
+f = {x["path"]: x for x in d["files"]}
+weird = "/mnt/with space/we\u00ffird name\nwith newline"
+assert weird in f, list(f)
+p = f["/usr/bin/python3.11"]
+assert p["size"] == 6833392 and p["ino"] == 1234 and p["dev"] == "8:1"
+r = p["ranges"][0]
+assert r == {"offset": 0, "length": 65536, "first_access_ns": 1000, "demanded": True}, r
+assert d["metadata"][0] == {"device": "8:1", "fs": 0, "offset": 1048576, "length": 8192, "first_access_ns": 5}
+assert d["metadata"][1]["fs"] is None
+t = d["totals"]
+assert t == {"files": 4, "ranges": 6, "bytes": 124 * 4096, "demanded_bytes": 91 * 4096,
+             "metadata_ranges": 2, "metadata_bytes": 12288}, t
+assert d["filesystems"][1]["minor"] == 1048575
+PY
+
+status_is "missing pack exits 66" 66 "$URA_DUMP" "$T/none.pack"
+ok "missing pack error names the file" err_has "'$T/none.pack'"
+head -c 500 "$G" >"$T/trunc.pack"
+status_is "truncated pack exits 65" 65 "$URA_DUMP" "$T/trunc.pack"
+ok "corrupt pack: one line naming the file and the cause" sh -c "[ \$(wc -l <'$T/err') = 1 ] && grep -F \"'$T/trunc.pack': file size does not match\" '$T/err' >/dev/null"
+cp "$G" "$T/flip.pack"
+printf '\377' | dd of="$T/flip.pack" bs=1 seek=700 conv=notrunc status=none
+status_is "bit flip exits 65" 65 "$URA_DUMP" "$T/flip.pack"
+ok "bit flip: checksum named" err_has "checksum mismatch"
+status_is "a directory is not a pack" 65 "$URA_DUMP" "$T"
+status_is "--json with --stats is a usage error" 64 "$URA_DUMP" --json --stats "$G"
+done_testing
