@@ -57,7 +57,7 @@ COMMON_OBJS := src/log.o src/util.o
 DUMP_OBJS := src/ura-dump.o src/dump.o
 TRACE_OBJS := src/ura-trace.o src/tracer.o src/mountinfo.o src/resolve.o src/pageset.o \
 	src/record.o src/blockdev.o
-REPLAY_OBJS := src/ura-replay.o src/replay.o src/mountinfo.o src/blockdev.o
+REPLAY_OBJS := src/ura-replay.o src/replay.o src/schedule.o src/mountinfo.o src/blockdev.o
 
 # Objects that need the tracing libraries' headers.
 TRACING_OBJS := src/ura-trace.o src/tracer.o src/record.o
@@ -71,7 +71,7 @@ UNITS := $(wildcard systemd/*.service systemd/*.timer)
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_OBJS := $(UNIT_SRCS:.c=.o) tests/unit/runner.o
 UNIT_DEPS := src/log.o src/util.o src/dump.o src/mountinfo.o src/resolve.o src/pageset.o \
-	src/replay.o src/blockdev.o src/cli-trace.o src/cli-replay.o src/cli-dump.o
+	src/replay.o src/schedule.o src/blockdev.o src/cli-trace.o src/cli-replay.o src/cli-dump.o
 FUZZ_TARGETS := tests/fuzz/fuzz-pack tests/fuzz/fuzz-mountinfo
 
 all: $(LIB_A) $(LIB_SO) $(PROGS) pkgconfig/libura.pc
@@ -149,7 +149,7 @@ check-root: all
 FUZZ_CC ?= clang
 fuzz:
 	$(Q)for t in pack mountinfo; do \
-		$(FUZZ_CC) $(filter-out -MMD -MP -fvisibility=hidden,$(ALL_CFLAGS)) -fsanitize=fuzzer,address,undefined -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
+		$(FUZZ_CC) $(filter-out -MMD -MP -fvisibility=hidden,$(ALL_CFLAGS)) -fsanitize=fuzzer,address,undefined \
 			-o tests/fuzz/fuzz-$$t-libfuzzer tests/fuzz/fuzz-$$t.c \
 			$$(case $$t in pack) echo src/pack.c src/crc32c.c src/dump.c src/util.c src/log.c;; \
 			mountinfo) echo src/mountinfo.c src/util.c src/log.c;; esac) || exit 1; \

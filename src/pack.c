@@ -222,11 +222,8 @@ static int validate(struct ura_pack *p)
 	crc = crc32c(0, d, HDR_CRC);
 	crc = crc32c(crc, zero, sizeof(zero));
 	crc = crc32c(crc, d + HDR_CRC + 4, p->len - HDR_CRC - 4);
-#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-	/* fuzzing builds skip the checksum, or no mutated input would get past it */
 	if (crc != get_le32(d + HDR_CRC))
 		return bad("checksum mismatch");
-#endif
 	p->major = get_le16(d + HDR_MAJOR);
 	p->minor = get_le16(d + HDR_MINOR);
 	if (p->major != URA_PACK_VERSION_MAJOR) {
@@ -251,7 +248,7 @@ static int validate(struct ura_pack *p)
 		if (k < 0)
 			return k;
 	}
-	if (p->strings && p->strings[p->strings_len - 1] != '\0')
+	if (p->strings && (p->strings_len == 0 || p->strings[p->strings_len - 1] != '\0'))
 		return bad("string table not NUL-terminated");
 
 	for (uint32_t i = 0; i < p->fs.count; i++)
