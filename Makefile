@@ -105,6 +105,11 @@ ura-replay: src/cli-replay.o $(REPLAY_OBJS) $(COMMON_OBJS) $(LIB_A)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lpthread
 
+# Test helper for tests/integration/replay.t: builds packs of whole files without tracing.
+tests/integration/helpers/mkpack: tests/integration/helpers/mkpack.o $(LIB_A)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
+
 pkgconfig/libura.pc: pkgconfig/libura.pc.in Makefile
 	$(call msg,GEN,$@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \

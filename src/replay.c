@@ -1,0 +1,1129 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The replay engine: open a pack's files safely, skip what is resident, readahead() the rest */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <linux/openat2.h>
+
+#include "blockdev.h"
+#include "exit-codes.h"
+#include "log.h"
+#include "mountinfo.h"
+#include "replay.h"
+#include "schedule.h"
+#include "util.h"
+
+#ifndef SYS_cachestat
+#define SYS_cachestat 451
+#endif
+
+#define PAGE_BYTES		4096ull
+#define NLOCKS			64
+#define MEM_CHECK_BYTES		(8ull << 20)	/* read MemAvailable after this much was issued */
+#define WAIT_REISSUE_NS		200000000ull	/* --wait: readahead() again after 200 ms */
+
+/* cachestat(2), defined here since the installed kernel headers may predate it */
+struct cs_range {
+	uint64_t off;
+	uint64_t len;
+};
+
+struct cs_stat {
+	uint64_t nr_cache;
+	uint64_t nr_dirty;
+	uint64_t nr_writeback;
+	uint64_t nr_evicted;
+	uint64_t nr_recently_evicted;
+};
+
+enum obj_state { OBJ_UNOPENED, OBJ_OK, OBJ_STALE, OBJ_MISSING, OBJ_REFUSED, OBJ_ERROR };
+
+/* A filesystem of the pack, as found now. */
+struct rfs {
+	char *dir;		/* where its files are, or NULL when not found */
+	int dirfd;		/* O_PATH descriptor of @dir, or -1 */
+	uint32_t dev;		/* index into the device table */
+};
+
+/* A file (index < nfiles) or a block device holding metadata (index >= nfiles). */
+struct robj {
+	int fd;
+	uint8_t state;		/* enum obj_state */
+	bool warned;
+	uint32_t pending;	/* requests not yet handled; the file is closed at zero */
+	uint64_t size;		/* bytes now */
+	unsigned major, minor;	/* block devices only */
+};
+
+struct ctx {
+	const struct ura_pack *pack;
+	const struct replay_options *o;
+	size_t nfiles, nbdev, nobj;
+	struct rfs *fs;
+	size_t nfs;
+	struct robj *obj;
+	struct sched_dev *devs;
+	unsigned (*devnum)[2];
+	size_t ndev;
+	struct sched_item *req;
+	size_t nreq;
+	uint8_t *done;		/* per request: issued or found resident */
+	size_t next;		/* next request to take (atomic) */
+	uint64_t t0;
+	bool stop;		/* atomic: a limit was reached */
+	pthread_mutex_t locks[NLOCKS];
+	pthread_mutex_t mem_lock;
+	uint64_t mem_floor, reserved, since_check;
+	struct replay_stats st;
+};
+
+void replay_options_init(struct replay_options *o)
+{
+	*o = (struct replay_options){
+		.stale = REPLAY_STALE_SKIP,
+		.jobs = REPLAY_DEFAULT_JOBS,
+		.ioprio = REPLAY_DEFAULT_IOPRIO,
+		.lead_ns = REPLAY_DEFAULT_LEAD_NS,
+		.rotational = -1,
+		.min_available_pct = REPLAY_DEFAULT_AVAIL_PCT,
+	};
+}
+
+static void add(uint64_t *v, uint64_t n)
+{
+	__atomic_fetch_add(v, n, __ATOMIC_RELAXED);
+}
+
+/* ---- the pack ---- */
+
+int replay_open_pack(const char *path, struct ura_pack **ret)
+{
+	uint8_t *buf = NULL;
+	size_t got = 0, want;
+	struct stat st;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		goto out;
+	}
+	/* the pack decides what a root process opens at boot: only root may write it */
+	if (geteuid() == 0 && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+		r = -EPERM;
+		goto out;
+	}
+	if ((uint64_t)st.st_size > (1ull << 30)) {
+		r = -EFBIG;
+		goto out;
+	}
+	want = (size_t)st.st_size;
+	buf = malloc(want ? want : 1);
+	if (!buf) {
+		r = -ENOMEM;
+		goto out;
+	}
+	while (got < want) {
+		ssize_t n = read(fd, buf + got, want - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	r = ura_pack_parse(buf, got, ret);
+out:
+	free(buf);
+	close(fd);
+	return r;
+}
+
+/* ---- devices and the cost model ---- */
+
+static int dev_slot(struct ctx *c, unsigned major, unsigned minor, uint32_t *ret)
+{
+	const struct replay_options *o = c->o;
+	struct sched_dev *d;
+	unsigned ra = 0, maxs = 0;
+	bool rot = false;
+	uint64_t cap;
+	size_t i;
+	void *p;
+
+	for (i = 0; i < c->ndev; i++)
+		if (c->devnum[i][0] == major && c->devnum[i][1] == minor) {
+			*ret = (uint32_t)i;
+			return 0;
+		}
+	/* a pack names a few devices: grow one at a time */
+	p = realloc(c->devs, (c->ndev + 1) * sizeof(*c->devs));
+	if (!p)
+		return -ENOMEM;
+	c->devs = p;
+	p = realloc(c->devnum, (c->ndev + 1) * sizeof(*c->devnum));
+	if (!p)
+		return -ENOMEM;
+	c->devnum = p;
+	d = &c->devs[c->ndev];
+	c->devnum[c->ndev][0] = major;
+	c->devnum[c->ndev][1] = minor;
+	if (o->rotational >= 0)
+		rot = o->rotational;
+	else if (blockdev_is_rotational(major, minor, &rot) < 0)
+		rot = false;
+	(void)blockdev_get_read_ahead_kb(major, minor, &ra);
+	(void)blockdev_max_sectors_kb(major, minor, &maxs);
+	/* one readahead() reads at most max(read_ahead_kb, max request): never ask for more */
+	cap = (uint64_t)(ra > maxs ? ra : maxs) << 10;
+	if (!cap)
+		cap = REPLAY_FALLBACK_CHUNK;
+	d->rotational = rot;
+	d->chunk = o->chunk && o->chunk < cap ? o->chunk : cap;
+	d->chunk = d->chunk < PAGE_BYTES ? PAGE_BYTES : d->chunk & ~(PAGE_BYTES - 1);
+	d->request_ns = o->request_ns ? o->request_ns :
+			rot ? SCHED_ROT_REQUEST_NS : SCHED_SSD_REQUEST_NS;
+	d->bandwidth = o->bandwidth ? o->bandwidth : rot ? SCHED_ROT_BANDWIDTH : SCHED_SSD_BANDWIDTH;
+	log_debug("device %u:%u: %s, chunk %" PRIu64 " KiB (read_ahead_kb %u, max_sectors_kb %u), "
+		  "request %" PRIu64 " us, %" PRIu64 " MiB/s, merge gaps up to %" PRIu64 " KiB",
+		  major, minor, rot ? "rotational" : "non-rotational", d->chunk >> 10, ra, maxs,
+		  d->request_ns / 1000, d->bandwidth >> 20, sched_max_gap(d) >> 10);
+	*ret = (uint32_t)c->ndev++;
+	return 0;
+}
+
+/* ---- opening files ---- */
+
+/* Refuse what openat2 would: absolute paths, "..", empty components. */
+static bool path_is_clean(const char *p)
+{
+	if (*p == '/' || !*p)
+		return false;
+	for (const char *s = p; s; s = strchr(s, '/')) {
+		if (*s == '/')
+			s++;
+		if (*s == '/' || !*s || (s[0] == '.' && s[1] == '.' && (!s[2] || s[2] == '/')))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Open @path beneath @dirfd without following any symlink or leaving the
+ * filesystem: a pack names files by canonical paths, so a symlink or a mount
+ * on the way means the tree changed since the trace.
+ */
+static int open_beneath(int dirfd, const char *path, int flags)
+{
+	static int no_openat2;
+	struct open_how how = {
+		.flags = (uint64_t)flags,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_XDEV,
+	};
+	int fd;
+
+	if (!__atomic_load_n(&no_openat2, __ATOMIC_RELAXED)) {
+		fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+		if (fd >= 0)
+			return fd;
+		if (errno != ENOSYS)
+			return -errno;
+		__atomic_store_n(&no_openat2, 1, __ATOMIC_RELAXED);
+	}
+	if (!path_is_clean(path))
+		return -EXDEV;
+	fd = openat(dirfd, path, flags | O_NOFOLLOW);
+	return fd < 0 ? -errno : fd;
+}
+
+
+/*
+ * Open file @idx of the pack for reading and check it is the file that was
+ * traced. Return: OBJ_OK (or OBJ_STALE with @read_stale) with *ret_fd and
+ * *ret_size set, else the reason it is skipped. Logs nothing.
+ */
+static int open_file(struct ctx *c, uint32_t idx, bool read_stale, int *ret_fd,
+		     uint64_t *ret_size, int *ret_err)
+{
+	struct ura_pack_file f;
+	struct statx stx;
+	struct stat pst;
+	int pfd = -1, fd = -1, r, state;
+	uint64_t gen;
+	bool stale;
+
+	*ret_err = 0;
+	if (ura_pack_get_file(c->pack, idx, &f) < 0 || c->fs[f.fs_index].dirfd < 0)
+		return OBJ_MISSING;
+	/* look first with O_PATH: a FIFO, a device or a socket is never opened */
+	pfd = open_beneath(c->fs[f.fs_index].dirfd, f.path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0) {
+		*ret_err = -pfd;
+		return pfd == -ENOENT || pfd == -ENOTDIR ? OBJ_MISSING :
+		       pfd == -ELOOP || pfd == -EXDEV ? OBJ_REFUSED : OBJ_ERROR;
+	}
+	if (fstat(pfd, &pst) < 0) {
+		*ret_err = errno;
+		state = OBJ_ERROR;
+		goto out;
+	}
+	if (!S_ISREG(pst.st_mode)) {
+		state = OBJ_REFUSED;
+		goto out;
+	}
+	fd = open_beneath(c->fs[f.fs_index].dirfd, f.path,
+			  O_RDONLY | O_NOATIME | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd == -EPERM)	/* O_NOATIME needs ownership or CAP_FOWNER */
+		fd = open_beneath(c->fs[f.fs_index].dirfd, f.path,
+				  O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		*ret_err = -fd;
+		state = fd == -ENOENT ? OBJ_MISSING : OBJ_ERROR;
+		goto out;
+	}
+	r = statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &stx);
+	if (r < 0) {
+		*ret_err = errno;
+		state = OBJ_ERROR;
+		goto out;
+	}
+	/* replaced between the two opens */
+	if (!S_ISREG(stx.stx_mode) || stx.stx_ino != pst.st_ino ||
+	    makedev(stx.stx_dev_major, stx.stx_dev_minor) != pst.st_dev) {
+		state = OBJ_REFUSED;
+		goto out;
+	}
+	/* a stale pack must not prefetch a replaced or rewritten file */
+	stale = stx.stx_ino != f.ino || stx.stx_size != f.size ||
+		(int64_t)stx.stx_mtime.tv_sec * 1000000000 + stx.stx_mtime.tv_nsec != f.mtime_ns;
+	if (!stale && (f.flags & URA_PACK_FILE_HAS_BTIME) && (stx.stx_mask & STATX_BTIME))
+		stale = (int64_t)stx.stx_btime.tv_sec * 1000000000 + stx.stx_btime.tv_nsec !=
+			f.btime_ns;
+	if (!stale && (f.flags & URA_PACK_FILE_HAS_GENERATION)) {
+		int g = 0;
+
+		if (ioctl(fd, FS_IOC_GETVERSION, &g) == 0) {
+			gen = (uint32_t)g;
+			stale = gen != f.generation;
+		}
+	}
+	state = stale ? OBJ_STALE : OBJ_OK;
+	if (stale && !read_stale)
+		goto out;
+	if (c->o->fadvise_random)
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+	*ret_fd = fd;
+	*ret_size = stx.stx_size;
+	fd = -1;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (pfd >= 0)
+		close(pfd);
+	return state;
+}
+
+static void file_name(struct ctx *c, uint32_t idx, char *buf, size_t len)
+{
+	struct ura_pack_file f;
+
+	if (ura_pack_get_file(c->pack, idx, &f) < 0) {
+		snprintf(buf, len, "#%u", idx);
+		return;
+	}
+	snprintf(buf, len, "%s%s%s", c->fs[f.fs_index].dir ? c->fs[f.fs_index].dir : "",
+		 c->fs[f.fs_index].dir && strcmp(c->fs[f.fs_index].dir, "/") ? "/" : "", f.path);
+}
+
+/* The descriptor of object @i, opening and checking a file on first use; -1 to skip it. */
+static int obj_get(struct ctx *c, uint32_t i)
+{
+	pthread_mutex_t *lock = &c->locks[i % NLOCKS];
+	struct robj *ob = &c->obj[i];
+	int fd, err = 0;
+
+	pthread_mutex_lock(lock);
+	if (ob->state == OBJ_UNOPENED) {
+		char name[PATH_MAX + 64];
+
+		ob->fd = -1;
+		ob->state = (uint8_t)open_file(c, i, c->o->stale == REPLAY_STALE_READ, &ob->fd,
+					       &ob->size, &err);
+		if (ob->state != OBJ_OK)
+			file_name(c, i, name, sizeof(name));
+		switch (ob->state) {
+		case OBJ_STALE:
+			add(&c->st.stale_files, 1);
+			log_info("'%s' changed since the trace, %s", name,
+				 ob->fd >= 0 ? "reading it anyway" : "skipping");
+			break;
+		case OBJ_MISSING:
+			add(&c->st.missing_files, 1);
+			log_debug("'%s' is missing, skipping", name);
+			break;
+		case OBJ_REFUSED:
+			add(&c->st.refused_files, 1);
+			log_warn("'%s' is not a regular file on its filesystem, skipping", name);
+			break;
+		case OBJ_ERROR:
+			add(&c->st.errors, 1);
+			log_warn("cannot open '%s': %s, skipping", name, strerror(err));
+			break;
+		}
+	}
+	fd = ob->fd;
+	pthread_mutex_unlock(lock);
+	return fd;
+}
+
+/* One request of object @i is handled: close a file once all of its requests are. */
+static void obj_put(struct ctx *c, uint32_t i)
+{
+	pthread_mutex_t *lock = &c->locks[i % NLOCKS];
+	struct robj *ob = &c->obj[i];
+
+	pthread_mutex_lock(lock);
+	if (ob->pending && --ob->pending == 0 && i < c->nfiles && ob->fd >= 0) {
+		close(ob->fd);
+		ob->fd = -1;
+	}
+	pthread_mutex_unlock(lock);
+}
+
+/* ---- residency ---- */
+
+/* Bytes of the range in the page cache (maybe still being read), or -errno. */
+static int64_t cached_bytes(int fd, uint64_t off, uint64_t len)
+{
+	static int no_cachestat;
+	struct cs_range range = { off, len };
+	struct cs_stat cs;
+
+	if (!__atomic_load_n(&no_cachestat, __ATOMIC_RELAXED)) {
+		if (syscall(SYS_cachestat, fd, &range, &cs, 0) == 0)
+			return cs.nr_cache * PAGE_BYTES > len ? (int64_t)len :
+			       (int64_t)(cs.nr_cache * PAGE_BYTES);
+		if (errno != ENOSYS)
+			return -errno;
+		__atomic_store_n(&no_cachestat, 1, __ATOMIC_RELAXED);
+	}
+	return -ENOSYS;
+}
+
+/* Bytes of the range resident and up to date (mincore), or -errno. */
+static int64_t resident_bytes(int fd, uint64_t off, uint64_t len)
+{
+	size_t pages = (size_t)((len + PAGE_BYTES - 1) / PAGE_BYTES);
+	unsigned char *vec = NULL;
+	void *map = MAP_FAILED;
+	int64_t n = 0;
+
+	if (!len)
+		return 0;
+	vec = malloc(pages);
+	if (!vec)
+		return -ENOMEM;
+	map = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	if (map == MAP_FAILED || mincore(map, (size_t)len, vec) < 0) {
+		n = -errno;
+		goto out;
+	}
+	for (size_t p = 0; p < pages; p++)
+		if (vec[p] & 1)
+			n += p + 1 == pages && len % PAGE_BYTES ? (int64_t)(len % PAGE_BYTES) :
+			     (int64_t)PAGE_BYTES;
+out:
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)len);
+	free(vec);
+	return n;
+}
+
+static int64_t present_bytes(int fd, uint64_t off, uint64_t len)
+{
+	int64_t n = cached_bytes(fd, off, len);
+
+	return n == -ENOSYS ? resident_bytes(fd, off, len) : n;
+}
+
+/* ---- issuing ---- */
+
+static uint64_t mem_available(uint64_t *ret_total)
+{
+	char line[128];
+	uint64_t avail = UINT64_MAX, total = 0;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return UINT64_MAX;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long kb;
+
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			total = kb << 10;
+		else if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			avail = kb << 10;
+	}
+	fclose(f);
+	if (ret_total)
+		*ret_total = total;
+	return avail;
+}
+
+/* May @len more bytes be read? Stops the replay at --max-bytes or the MemAvailable floor. */
+static bool budget(struct ctx *c, uint64_t len)
+{
+	bool ok = true;
+
+	pthread_mutex_lock(&c->mem_lock);
+	if (c->stop) {
+		ok = false;
+	} else if (c->o->max_bytes && c->reserved + len > c->o->max_bytes) {
+		c->st.max_bytes_reached = true;
+		ok = false;
+	} else {
+		c->since_check += len;
+		if (c->since_check >= MEM_CHECK_BYTES || c->reserved == 0) {
+			uint64_t avail = mem_available(NULL);
+
+			c->since_check = 0;
+			if (avail < c->mem_floor + len) {
+				c->st.memory_limited = true;
+				log_info("MemAvailable down to %" PRIu64 " MiB, stopping",
+					 avail >> 20);
+				ok = false;
+			}
+		}
+	}
+	if (ok)
+		c->reserved += len;
+	else
+		__atomic_store_n(&c->stop, true, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&c->mem_lock);
+	return ok;
+}
+
+static int issue(int fd, uint64_t off, uint64_t len)
+{
+	int r;
+
+	if (readahead(fd, (off64_t)off, (size_t)len) == 0)
+		return 0;
+	if (errno != EINVAL)
+		return -errno;
+	/* readahead() refuses some files (and block devices on older kernels) */
+	r = posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
+	return -r;
+}
+
+static void pace(struct ctx *c, uint64_t time_ns)
+{
+	struct timespec ts;
+	uint64_t at;
+
+	if (!c->o->lead_ns || time_ns <= c->o->lead_ns)
+		return;
+	at = c->t0 + time_ns - c->o->lead_ns;
+	if (now_monotonic_ns() >= at)
+		return;
+	ts.tv_sec = (time_t)(at / 1000000000);
+	ts.tv_nsec = (long)(at % 1000000000);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static void do_request(struct ctx *c, size_t i)
+{
+	const struct sched_item *q = &c->req[i];
+	struct robj *ob = &c->obj[q->obj];
+	uint64_t len = q->len, have = 0;
+	int64_t n;
+	int fd, r;
+
+	if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+		add(&c->st.skipped_bytes, len);
+		goto out;
+	}
+	pace(c, q->time_ns);
+	fd = obj_get(c, q->obj);
+	if (fd < 0) {
+		add(&c->st.skipped_bytes, len);
+		goto out;
+	}
+	/* the file may be shorter now (--stale=read) */
+	if (q->off >= ob->size) {
+		add(&c->st.skipped_bytes, len);
+		goto out;
+	}
+	if (len > ob->size - q->off)
+		len = ob->size - q->off;
+	n = present_bytes(fd, q->off, len);
+	if (n > 0)
+		have = (uint64_t)n;
+	add(&c->st.resident_bytes, have);
+	if (have >= len) {
+		c->done[i] = 1;
+		goto out;
+	}
+	if (!budget(c, len - have)) {
+		add(&c->st.skipped_bytes, len - have);
+		goto out;
+	}
+	r = issue(fd, q->off, len);
+	if (r < 0) {
+		char name[PATH_MAX + 64];
+
+		add(&c->st.errors, 1);
+		if (!ob->warned) {
+			ob->warned = true;
+			if (q->obj < c->nfiles)
+				file_name(c, q->obj, name, sizeof(name));
+			else
+				snprintf(name, sizeof(name), "block device %u:%u", ob->major,
+					 ob->minor);
+			log_warn("cannot read ahead '%s': %s, skipping", name, strerror(-r));
+		}
+		goto out;
+	}
+	add(&c->st.issued_bytes, len - have);
+	add(&c->st.requests, 1);
+	c->done[i] = 1;
+out:
+	obj_put(c, q->obj);
+}
+
+static void *worker(void *arg)
+{
+	struct ctx *c = arg;
+
+	if (c->o->ioprio >= 0 &&
+	    syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, (int)gettid(), c->o->ioprio) < 0)
+		log_debug("cannot set the I/O priority: %s", strerror(errno));
+	for (;;) {
+		size_t i = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED);
+
+		if (i >= c->nreq)
+			break;
+		do_request(c, i);
+	}
+	return NULL;
+}
+
+static int dispatch(struct ctx *c)
+{
+	unsigned jobs = c->o->jobs ? c->o->jobs : 1;
+	pthread_t *th = NULL;
+	unsigned started = 0;
+	int r = 0;
+
+	if (jobs > c->nreq)
+		jobs = c->nreq ? (unsigned)c->nreq : 1;
+	c->t0 = now_monotonic_ns();
+	if (jobs == 1) {
+		worker(c);
+		return 0;
+	}
+	th = calloc(jobs, sizeof(*th));
+	if (!th)
+		return -ENOMEM;
+	for (; started < jobs; started++) {
+		r = -pthread_create(&th[started], NULL, worker, c);
+		if (r < 0)
+			break;
+	}
+	if (!started)
+		worker(c);	/* no thread at all: do the work here */
+	for (unsigned k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	free(th);
+	return 0;
+}
+
+/* ---- --wait ---- */
+
+static int cmp_obj_off(const void *a, const void *b)
+{
+	const struct sched_item *x = a, *y = b;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Return when every issued or resident range is resident and up to date, or at the timeout. */
+static void wait_resident(struct ctx *c)
+{
+	uint64_t deadline = now_monotonic_ns() + REPLAY_WAIT_TIMEOUT_NS;
+	uint32_t cur = UINT32_MAX;
+	uint64_t size = 0;
+	size_t k = 0;
+	int fd = -1;
+
+	/* visit each file once: keep only what was issued, in file order */
+	for (size_t i = 0; i < c->nreq; i++)
+		if (c->done[i])
+			c->req[k++] = c->req[i];
+	qsort(c->req, k, sizeof(*c->req), cmp_obj_off);
+	for (size_t i = 0; i < k; i++) {
+		const struct sched_item *q = &c->req[i];
+		uint64_t len = q->len, last = now_monotonic_ns(), best = 0;
+
+		if (q->obj != cur) {
+			int err;
+
+			if (fd >= 0 && cur < c->nfiles)
+				close(fd);
+			fd = -1;
+			cur = q->obj;
+			if (cur >= c->nfiles) {
+				fd = c->obj[cur].fd;
+				size = c->obj[cur].size;
+			} else if (open_file(c, cur, c->o->stale == REPLAY_STALE_READ, &fd, &size,
+					     &err) != OBJ_OK && fd < 0) {
+				fd = -1;
+			}
+		}
+		if (fd < 0 || q->off >= size)
+			continue;
+		if (len > size - q->off)
+			len = size - q->off;
+		for (;;) {
+			int64_t n = resident_bytes(fd, q->off, len);
+			uint64_t now = now_monotonic_ns();
+			struct timespec ts = { 0, 1000000 };
+
+			if (n < 0 || (uint64_t)n >= len)
+				break;
+			if (now >= deadline) {
+				add(&c->st.unresident_bytes, len - (uint64_t)n);
+				break;
+			}
+			if ((uint64_t)n > best) {
+				best = (uint64_t)n;
+				last = now;
+			} else if (now - last >= WAIT_REISSUE_NS) {
+				/* evicted again, or cut short: ask once more */
+				(void)issue(fd, q->off, len);
+				last = now;
+			}
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (fd >= 0 && cur < c->nfiles)
+		close(fd);
+}
+
+/* ---- set-up ---- */
+
+static int setup_fs(struct ctx *c)
+{
+	struct mount_table tab = { 0 };
+	bool have_tab = false;
+	int r;
+
+	c->nfs = ura_pack_fs_count(c->pack);
+	c->fs = calloc(c->nfs ? c->nfs : 1, sizeof(*c->fs));
+	if (!c->fs)
+		return -ENOMEM;
+	if (!c->o->root && !c->o->dry_run) {
+		r = mountinfo_read("/proc/self/mountinfo", &tab);
+		if (r < 0)
+			log_warn("cannot read '/proc/self/mountinfo': %s, using the pack's mount points",
+				 strerror(-r));
+		else
+			have_tab = true;
+	}
+	for (size_t i = 0; i < c->nfs; i++) {
+		struct rfs *fs = &c->fs[i];
+		const struct mount_entry *e = NULL;
+		struct ura_pack_fs pf;
+
+		fs->dirfd = -1;
+		if (ura_pack_get_fs(c->pack, i, &pf) < 0)
+			continue;
+		r = dev_slot(c, pf.major, pf.minor, &fs->dev);
+		if (r < 0)
+			goto out;
+		if (c->o->dry_run)
+			continue;
+		if (c->o->root)
+			fs->dir = path_join(c->o->root, pf.mount_point);
+		else if (have_tab && (e = mountinfo_find_dev(&tab, pf.major, pf.minor)))
+			fs->dir = strdup(e->mount_point);
+		else
+			fs->dir = strdup(pf.mount_point);
+		if (!fs->dir) {
+			r = -ENOMEM;
+			goto out;
+		}
+		fs->dirfd = open(fs->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fs->dirfd < 0) {
+			log_info("filesystem %u:%u is not at '%s' (%s), skipping its files",
+				 pf.major, pf.minor, fs->dir, strerror(errno));
+			continue;
+		}
+		if (!c->o->root && !e)
+			log_debug("filesystem %u:%u is not mounted, trying its old mount point '%s'",
+				  pf.major, pf.minor, fs->dir);
+	}
+	r = 0;
+out:
+	if (have_tab)
+		mountinfo_free(&tab);
+	return r;
+}
+
+static uint32_t bdev_obj(struct ctx *c, unsigned major, unsigned minor)
+{
+	size_t k;
+
+	for (k = 0; k < c->nbdev; k++)
+		if (c->obj[c->nfiles + k].major == major && c->obj[c->nfiles + k].minor == minor)
+			break;
+	if (k == c->nbdev) {
+		c->obj[c->nfiles + k].major = major;
+		c->obj[c->nfiles + k].minor = minor;
+		c->nbdev++;
+	}
+	return (uint32_t)(c->nfiles + k);
+}
+
+/* The pack's selected ranges and metadata ranges, merged into first-access order. */
+static int build_items(struct ctx *c)
+{
+	size_t nr = ura_pack_range_count(c->pack), nm = ura_pack_meta_count(c->pack);
+	size_t ir = 0, im = 0, n = 0;
+	uint32_t *file_dev = NULL;
+	struct ura_pack_range rg;
+	struct ura_pack_meta m;
+	bool have_r, have_m;
+	int r = -ENOMEM;
+
+	c->nfiles = ura_pack_file_count(c->pack);
+	/* metadata objects: at most one per metadata range */
+	c->obj = calloc(c->nfiles + nm + 1, sizeof(*c->obj));
+	c->req = malloc((nr + nm + 1) * sizeof(*c->req));
+	file_dev = malloc((c->nfiles + 1) * sizeof(*file_dev));
+	if (!c->obj || !c->req || !file_dev)
+		goto out;
+	for (size_t i = 0; i < c->nfiles + nm + 1; i++)
+		c->obj[i].fd = -1;
+	for (size_t i = 0; i < c->nfiles; i++) {
+		struct ura_pack_file f;
+
+		if (ura_pack_get_file(c->pack, i, &f) < 0 || f.fs_index >= c->nfs) {
+			r = -EINVAL;
+			goto out;
+		}
+		file_dev[i] = c->fs[f.fs_index].dev;
+	}
+	have_r = ura_pack_get_range(c->pack, ir, &rg) == 0;
+	have_m = ura_pack_get_meta(c->pack, im, &m) == 0;
+	while (have_r || have_m) {
+		struct sched_item *it = &c->req[n];
+
+		if (have_r && (!have_m || rg.first_access_ns <= m.first_access_ns)) {
+			if (c->o->all || (rg.flags & URA_PACK_RANGE_DEMANDED)) {
+				*it = (struct sched_item){
+					.off = rg.first_page * PAGE_BYTES,
+					.len = (uint64_t)rg.page_count * PAGE_BYTES,
+					.time_ns = rg.first_access_ns,
+					.obj = rg.file_index,
+					.dev = file_dev[rg.file_index],
+				};
+				if (!c->obj[rg.file_index].pending++)
+					c->st.files++;
+				c->st.pack_bytes += it->len;
+				n++;
+			}
+			have_r = ura_pack_get_range(c->pack, ++ir, &rg) == 0;
+		} else {
+			uint32_t o = bdev_obj(c, m.major, m.minor);
+
+			*it = (struct sched_item){
+				.off = m.offset,
+				.len = m.length,
+				.time_ns = m.first_access_ns,
+				.obj = o,
+			};
+			r = dev_slot(c, m.major, m.minor, &it->dev);
+			if (r < 0)
+				goto out;
+			c->st.pack_bytes += it->len;
+			n++;
+			have_m = ura_pack_get_meta(c->pack, ++im, &m) == 0;
+		}
+	}
+	c->nobj = c->nfiles + c->nbdev;
+	c->nreq = n;
+	r = 0;
+out:
+	free(file_dev);
+	return r;
+}
+
+/* Open the block devices that hold metadata, by number. */
+static void setup_bdevs(struct ctx *c)
+{
+	for (size_t k = 0; k < c->nbdev; k++) {
+		struct robj *ob = &c->obj[c->nfiles + k];
+		int fd = blockdev_open(ob->major, ob->minor);
+		uint64_t size = 0;
+
+		ob->fd = -1;
+		if (fd < 0 || ioctl(fd, BLKGETSIZE64, &size) < 0) {
+			log_info("cannot open block device %u:%u: %s, skipping its metadata",
+				 ob->major, ob->minor, strerror(fd < 0 ? -fd : errno));
+			if (fd >= 0)
+				close(fd);
+			ob->state = OBJ_MISSING;
+			continue;
+		}
+		ob->fd = fd;
+		ob->size = size;
+		ob->state = OBJ_OK;
+	}
+}
+
+/* FIEMAP: where the request starts on the disk, for rotational order. */
+static uint64_t physical(int fd, uint64_t off, uint64_t len)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent ext[1];
+	} b;
+	const struct fiemap_extent *e = &b.ext[0];
+
+	memset(&b, 0, sizeof(b));
+	b.fm.fm_start = off;
+	b.fm.fm_length = len;
+	b.fm.fm_extent_count = 1;
+	if (ioctl(fd, FS_IOC_FIEMAP, &b.fm) < 0 || !b.fm.fm_mapped_extents)
+		return UINT64_MAX;
+	return e->fe_physical + (off > e->fe_logical ? off - e->fe_logical : 0);
+}
+
+static void order_rotational(struct ctx *c)
+{
+	bool any = false;
+
+	for (size_t d = 0; d < c->ndev; d++)
+		any |= c->devs[d].rotational;
+	if (!any)
+		return;
+	for (size_t i = 0; i < c->nreq; i++) {
+		struct sched_item *q = &c->req[i];
+
+		if (!c->devs[q->dev].rotational)
+			q->phys = i;
+		else if (q->obj >= c->nfiles)
+			q->phys = q->off;
+		else if (c->o->dry_run)
+			q->phys = 0;
+		else {
+			int fd = obj_get(c, q->obj);
+
+			q->phys = fd >= 0 ? physical(fd, q->off, q->len) : UINT64_MAX;
+		}
+	}
+	sched_order_physical(c->req, c->nreq, REPLAY_DEFAULT_BIN_NS);
+}
+
+static void ctx_free(struct ctx *c)
+{
+	for (size_t i = 0; c->obj && i < c->nobj; i++)
+		if (c->obj[i].fd >= 0)
+			close(c->obj[i].fd);
+	for (size_t i = 0; c->fs && i < c->nfs; i++) {
+		if (c->fs[i].dirfd >= 0)
+			close(c->fs[i].dirfd);
+		free(c->fs[i].dir);
+	}
+	for (int i = 0; i < NLOCKS; i++)
+		pthread_mutex_destroy(&c->locks[i]);
+	pthread_mutex_destroy(&c->mem_lock);
+	free(c->fs);
+	free(c->obj);
+	free(c->devs);
+	free(c->devnum);
+	free(c->req);
+	free(c->done);
+}
+
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int replay_run(const struct ura_pack *pack, const struct replay_options *o,
+	       struct replay_stats *ret)
+{
+	struct ctx c = { .pack = pack, .o = o };
+	uint64_t start = now_monotonic_ns(), total = 0, avail;
+	int r;
+
+	for (int i = 0; i < NLOCKS; i++)
+		pthread_mutex_init(&c.locks[i], NULL);
+	pthread_mutex_init(&c.mem_lock, NULL);
+	r = setup_fs(&c);
+	if (r < 0)
+		goto out;
+	r = build_items(&c);
+	if (r < 0)
+		goto out;
+	r = sched_build(&c.req, c.nreq, (uint32_t)c.nobj, c.devs, c.ndev, REPLAY_DEFAULT_WINDOW_NS,
+			&c.nreq);
+	if (r < 0)
+		goto out;
+	c.done = calloc(c.nreq ? c.nreq : 1, 1);
+	if (!c.done) {
+		r = -ENOMEM;
+		goto out;
+	}
+	/* each file is closed after its last request: count them again, per chunk */
+	for (size_t i = 0; i < c.nobj; i++)
+		c.obj[i].pending = 0;
+	for (size_t i = 0; i < c.nreq; i++)
+		c.obj[c.req[i].obj].pending++;
+	if (o->dry_run) {
+		order_rotational(&c);
+		c.st.requests = c.nreq;
+		goto done;
+	}
+	raise_nofile();
+	avail = mem_available(&total);
+	c.mem_floor = o->min_available ? o->min_available : total / 100 * o->min_available_pct;
+	log_debug("%zu requests on %zu devices; MemAvailable %" PRIu64 " MiB, floor %" PRIu64
+		  " MiB", c.nreq, c.ndev, avail >> 20, c.mem_floor >> 20);
+	setup_bdevs(&c);
+	order_rotational(&c);
+	r = dispatch(&c);
+	if (r < 0)
+		goto out;
+	if (o->wait)
+		wait_resident(&c);
+done:
+	r = 0;
+out:
+	c.st.ns = now_monotonic_ns() - start;
+	*ret = c.st;
+	ctx_free(&c);
+	return r;
+}
+
+/* ---- report ---- */
+
+void replay_report(FILE *f, const struct replay_stats *s, bool json)
+{
+	double sec = (double)s->ns / 1e9, mib = (double)(1 << 20);
+	double rate = sec > 0 ? (double)s->issued_bytes / mib / sec : 0;
+
+	if (json) {
+		fprintf(f, "{\"pack_bytes\":%" PRIu64 ",\"resident_bytes\":%" PRIu64
+			",\"issued_bytes\":%" PRIu64 ",\"skipped_bytes\":%" PRIu64
+			",\"unresident_bytes\":%" PRIu64 ",\"requests\":%" PRIu64
+			",\"files\":%" PRIu64 ",\"stale_files\":%" PRIu64
+			",\"missing_files\":%" PRIu64 ",\"refused_files\":%" PRIu64
+			",\"errors\":%" PRIu64 ",\"memory_limited\":%s,\"max_bytes_reached\":%s"
+			",\"seconds\":%.3f,\"mib_per_second\":%.1f}\n",
+			s->pack_bytes, s->resident_bytes, s->issued_bytes, s->skipped_bytes,
+			s->unresident_bytes, s->requests, s->files, s->stale_files,
+			s->missing_files, s->refused_files, s->errors,
+			s->memory_limited ? "true" : "false",
+			s->max_bytes_reached ? "true" : "false", sec, rate);
+		return;
+	}
+	fprintf(f, "pack %.1f MiB, resident %.1f MiB, issued %.1f MiB in %" PRIu64 " requests, "
+		"%" PRIu64 " files: %" PRIu64 " stale, %" PRIu64 " missing, %" PRIu64 " refused; "
+		"%" PRIu64 " errors; %.3f s, %.1f MiB/s%s%s%s\n",
+		(double)s->pack_bytes / mib, (double)s->resident_bytes / mib,
+		(double)s->issued_bytes / mib, s->requests, s->files, s->stale_files,
+		s->missing_files, s->refused_files, s->errors, sec, rate,
+		s->memory_limited ? "; stopped at the MemAvailable floor" : "",
+		s->max_bytes_reached ? "; stopped at --max-bytes" : "",
+		s->unresident_bytes ? "; some pages not resident" : "");
+}
+
+/* ---- --daemon ---- */
+
+int replay_detach(void)
+{
+	int p[2], fd;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		int r = -errno;
+
+		close(p[0]);
+		close(p[1]);
+		return r;
+	}
+	if (pid > 0) {
+		unsigned char status;
+		ssize_t n;
+
+		close(p[1]);
+		do
+			n = read(p[0], &status, 1);
+		while (n < 0 && errno == EINTR);
+		_exit(n == 1 ? status : EXIT_FAIL);
+	}
+	close(p[0]);
+	(void)setsid();
+	if (chdir("/") < 0)
+		log_debug("cannot change to '/': %s", strerror(errno));
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+	return p[1];
+}
+
+void replay_detach_done(int fd, int status)
+{
+	unsigned char b = (unsigned char)status;
+
+	if (fd < 0)
+		return;
+	while (write(fd, &b, 1) < 0 && errno == EINTR)
+		;
+	close(fd);
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The replay engine: open a pack's files safely, skip what is resident, readahead() the rest */
+#ifndef URA_REPLAY_H
+#define URA_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <ura/pack.h>
+
+/* ioprio(2) values, as the kernel encodes them */
+#define REPLAY_IOPRIO_CLASS_SHIFT	13
+#define REPLAY_IOPRIO_RT		1
+#define REPLAY_IOPRIO_BE		2
+#define REPLAY_IOPRIO_IDLE		3
+#define REPLAY_IOPRIO(cls, level)	((int)((cls) << REPLAY_IOPRIO_CLASS_SHIFT | (level)))
+
+/* Defaults, chosen by the measurements in bench/ (see README) */
+#define REPLAY_DEFAULT_JOBS		2
+#define REPLAY_DEFAULT_IOPRIO		REPLAY_IOPRIO(REPLAY_IOPRIO_BE, 4)
+#define REPLAY_DEFAULT_LEAD_NS		0ull			/* no pacing */
+#define REPLAY_DEFAULT_WINDOW_NS	1000000000ull		/* merge ranges within 1 s */
+#define REPLAY_DEFAULT_BIN_NS		1000000000ull		/* rotational time bins */
+#define REPLAY_DEFAULT_AVAIL_PCT	10			/* keep 10% of RAM available */
+#define REPLAY_FALLBACK_CHUNK		(128u << 10)		/* when the device is unknown */
+#define REPLAY_WAIT_TIMEOUT_NS		(120ull * 1000000000ull)
+
+enum replay_stale { REPLAY_STALE_SKIP, REPLAY_STALE_READ };
+
+/* What to replay and how; filled by parse_args() (src/cli-replay.c). */
+struct replay_options {
+	const char *pack;		/* the pack file */
+	const char *root;		/* replay under this directory instead of the live mounts */
+	bool all;			/* also speculative ranges */
+	bool wait;			/* return when the pages are resident */
+	bool daemon;			/* detach once the pack is read */
+	bool json;			/* report as one JSON object */
+	bool dry_run;			/* schedule, report, no I/O */
+	bool fadvise_random;		/* POSIX_FADV_RANDOM on the replay's files */
+	enum replay_stale stale;
+	unsigned jobs;			/* worker threads, >= 1 */
+	int ioprio;			/* REPLAY_IOPRIO(), or -1 to leave it alone */
+	uint64_t lead_ns;		/* stay at most this far ahead of the trace; 0: no pacing */
+	int rotational;			/* -1 auto (sysfs), 0 no, 1 yes */
+	uint64_t chunk;			/* bytes per readahead(); 0: by device */
+	uint64_t max_bytes;		/* stop after issuing this much; 0: no limit */
+	uint64_t min_available;		/* stop before MemAvailable falls below; 0: default share */
+	unsigned min_available_pct;	/* ... or this share of MemTotal, when min_available is 0 */
+	uint64_t request_ns;		/* cost model: cost of a request; 0: by device type */
+	uint64_t bandwidth;		/* cost model: bytes per second; 0: by device type */
+	int verbosity;			/* -v count minus -q count */
+};
+
+/** replay_options_init() - fill @o with the defaults */
+void replay_options_init(struct replay_options *o);
+
+/* What a replay did; every byte count is in bytes. */
+struct replay_stats {
+	uint64_t pack_bytes;		/* selected bytes of the pack (data and metadata) */
+	uint64_t resident_bytes;	/* already in the page cache, not issued */
+	uint64_t issued_bytes;		/* handed to readahead() */
+	uint64_t skipped_bytes;		/* of stale, missing or refused files, or past a limit */
+	uint64_t unresident_bytes;	/* with --wait: still not resident at the end */
+	uint64_t requests;		/* readahead() calls */
+	uint64_t files;			/* files in the pack that were to be read */
+	uint64_t stale_files;		/* changed since the trace */
+	uint64_t missing_files;
+	uint64_t refused_files;		/* not regular files, symlinks, outside the mount */
+	uint64_t errors;		/* failed opens and reads */
+	bool memory_limited;		/* stopped at the MemAvailable floor */
+	bool max_bytes_reached;
+	uint64_t ns;			/* wall time of the replay */
+};
+
+/**
+ * replay_open_pack() - read a pack, refusing an unsafe one
+ * @path: the pack file
+ * @ret: on success, the pack; free with ura_pack_free()
+ *
+ * When running as root, the pack must be a regular file owned by root and not
+ * writable by group or others: a pack decides what a boot-time root process opens.
+ *
+ * Return: 0 or -errno: -ENOENT (missing), -EPERM (unsafe owner or mode),
+ * -EBADMSG or -EOPNOTSUPP (corrupt; see ura_pack_error()), -EFBIG, -EINVAL (not
+ * a regular file), -ENOMEM.
+ */
+int replay_open_pack(const char *path, struct ura_pack **ret);
+
+/**
+ * replay_run() - replay a pack
+ * @pack: the pack
+ * @o: options
+ * @ret: filled with what was done, also on failure
+ *
+ * Problems with single files (stale, missing, refused, read errors) are
+ * counted and logged as warnings; they do not fail the replay.
+ *
+ * Return: 0, or -errno when nothing could be done (-ENOMEM, unreadable mountinfo).
+ */
+int replay_run(const struct ura_pack *pack, const struct replay_options *o,
+	       struct replay_stats *ret);
+
+/**
+ * replay_report() - print the end-of-run report
+ * @f: where to
+ * @s: the stats
+ * @json: one JSON object instead of one line of text
+ */
+void replay_report(FILE *f, const struct replay_stats *s, bool json);
+
+/**
+ * replay_detach() - fork into the background with a start-up handshake
+ *
+ * The parent waits until the child calls replay_detach_done() and then exits
+ * with the status the child gave it (0 once the child holds the pack); if the
+ * child dies first, the parent exits 1. The child starts a new session, moves
+ * to "/" and points stdin and stdout at /dev/null.
+ *
+ * Return: in the child, the handshake descriptor (>= 0); -errno if fork or
+ * pipe failed (in the caller, nothing detached). The parent does not return.
+ */
+int replay_detach(void);
+
+/** replay_detach_done() - tell the waiting parent to exit with @status; closes @fd */
+void replay_detach_done(int fd, int status);
+
+#endif

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ura-replay: prefetch the pages of a pack into the page cache */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli-replay.h"
+#include "exit-codes.h"
+#include "log.h"
+#include "replay.h"
+
+static int open_pack(const char *path, struct ura_pack **ret)
+{
+	int r = replay_open_pack(path, ret);
+
+	if (r == 0)
+		return EXIT_OK;
+	if (r == -EPERM)
+		log_err("cannot read pack '%s': not owned by root or writable by group or others, "
+			"refusing it", path);
+	else
+		log_err("cannot read pack '%s': %s", path,
+			r == -EBADMSG || r == -EOPNOTSUPP ? ura_pack_error() :
+			r == -EINVAL ? "not a regular file" : strerror(-r));
+	return r == -ENOENT ? EXIT_NOINPUT : r == -EBADMSG || r == -EOPNOTSUPP || r == -EFBIG ||
+	       r == -EINVAL || r == -EISDIR ? EXIT_DATAERR : EXIT_FAIL;
+}
+
+int main(int argc, char *argv[])
+{
+	struct replay_options o;
+	struct replay_stats st;
+	struct ura_pack *pack = NULL;
+	int r, notify = -1, status;
+
+	r = replay_parse_args(argc, argv, &o);
+	if (r <= 0)
+		return r == 0 ? EXIT_OK : EXIT_USAGE;
+	log_set_level(LOG_LVL_INFO + o.verbosity);
+
+	if (o.daemon) {
+		notify = replay_detach();
+		if (notify < 0)
+			log_warn("cannot detach: %s, replaying in the foreground", strerror(-notify));
+	}
+	status = open_pack(o.pack, &pack);
+	replay_detach_done(notify, status);
+	if (status != EXIT_OK)
+		return status;
+
+	r = replay_run(pack, &o, &st);
+	ura_pack_free(pack);
+	if (r < 0) {
+		log_err("cannot replay '%s': %s", o.pack, strerror(-r));
+		return EXIT_FAIL;
+	}
+	if (o.json || log_get_level() >= LOG_LVL_INFO)
+		replay_report(o.daemon ? stderr : stdout, &st, o.json);
+	return EXIT_OK;
+}
