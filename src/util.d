@@ -1,2 +1,0 @@
-src/util.o: src/util.c src/util.h
-src/util.h:
