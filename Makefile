@@ -76,11 +76,17 @@ FUZZ_TARGETS := tests/fuzz/fuzz-pack tests/fuzz/fuzz-mountinfo
 
 all: $(LIB_A) $(LIB_SO) $(PROGS) pkgconfig/libura.pc
 
-%.o: %.c
+# Objects are rebuilt when the compiler or the flags change (a SANITIZE build, CC=clang, ...),
+# so objects of different builds are never linked together.
+BUILD_FLAGS = $(CC) $(ALL_CFLAGS) $(TRACE_CFLAGS) $(ALL_LDFLAGS)
+.build-flags: FORCE
+	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' > $@
+
+%.o: %.c .build-flags
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(if $(filter $@,$(TRACING_OBJS)),$(TRACE_CFLAGS)) -c -o $@ $<
 
-%.pic.o: %.c
+%.pic.o: %.c .build-flags
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
 
@@ -121,7 +127,7 @@ tests/unit/runner: $(UNIT_OBJS) $(UNIT_DEPS) $(LIB_A)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CHECK_LIBS) -lpthread
 
-tests/unit/%.o: tests/unit/%.c
+tests/unit/%.o: tests/unit/%.c .build-flags
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -DTEST_DATA_DIR='"$(CURDIR)/tests/data"' -c -o $@ $<
 
@@ -187,8 +193,8 @@ uninstall:
 clean:
 	rm -f src/*.o src/*.d tests/unit/*.o tests/unit/*.d tests/fuzz/*.o tests/fuzz/*.d \
 		$(PROGS) $(LIB_A) $(LIB_SO) libura.so pkgconfig/libura.pc tests/unit/runner \
-		$(FUZZ_TARGETS) tests/fuzz/*-libfuzzer bench/*.o $(BENCH_PROGS)
+		$(FUZZ_TARGETS) tests/fuzz/*-libfuzzer bench/*.o $(BENCH_PROGS) .build-flags
 
-.PHONY: all check check-root fuzz install uninstall clean
+.PHONY: all check check-root fuzz install uninstall clean FORCE
 
 -include $(wildcard src/*.d tests/unit/*.d tests/fuzz/*.d)
