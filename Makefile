@@ -166,6 +166,23 @@ fuzz:
 			mountinfo) echo src/mountinfo.c src/util.c src/log.c;; esac) || exit 1; \
 	done
 
+# Benchmarks, run by hand as root (bench/*.sh build what they need with `make bench`).
+BENCH_PROGS := bench/resolve-bench
+.PHONY: bench
+bench: bench/resolve-bench.o src/resolve.o
+	$(call msg,LD,bench/resolve-bench)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o bench/resolve-bench $^
+
+# Static analysis, run by CI: cppcheck and clang-tidy (checks in .clang-tidy).
+LINT_SRCS = $(wildcard src/*.c)
+lint:
+	$(call msg,LINT,cppcheck)
+	$(Q)cppcheck -q --enable=warning,performance,portability --std=c11 --inline-suppr \
+		--error-exitcode=1 -D_GNU_SOURCE -DURA_VERSION='"lint"' -Iinclude -Isrc $(LINT_SRCS)
+	$(call msg,LINT,clang-tidy)
+	$(Q)clang-tidy --quiet $(LINT_SRCS) -- -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+		-DURA_VERSION='"lint"' -DURA_LOCALSTATEDIR='"/var/lib"' -Iinclude -Isrc $(TRACE_CFLAGS)
+
 # ---- install ----
 
 install: all
@@ -195,6 +212,6 @@ clean:
 		$(PROGS) $(LIB_A) $(LIB_SO) libura.so pkgconfig/libura.pc tests/unit/runner \
 		$(FUZZ_TARGETS) tests/fuzz/*-libfuzzer bench/*.o $(BENCH_PROGS) .build-flags
 
-.PHONY: all check check-root fuzz install uninstall clean FORCE
+.PHONY: all check check-root fuzz lint install uninstall clean FORCE
 
 -include $(wildcard src/*.d tests/unit/*.d tests/fuzz/*.d)

@@ -24,11 +24,11 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	int saved = errno;
 	va_list ap;
 
-	if ((int)level > log_level)
+	if ((int)level > log_level || level < LOG_LVL_ERR)
 		return;
 	va_start(ap, fmt);
 	fprintf(stderr, "%s: %s", program_invocation_short_name, prefix[level]);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(stderr, fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized): clang 14 false positive */
 	fputc('\n', stderr);
 	va_end(ap);
 	errno = saved;

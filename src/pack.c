@@ -193,6 +193,8 @@ static int load_section(struct ura_pack *p, const uint8_t *e, uint32_t *seen)
 	case SEC_METADATA:
 		s = &p->meta;
 		break;
+	default:
+		return 0;
 	}
 	s->base = p->data + off;
 	s->count = count;
@@ -801,7 +803,7 @@ int ura_pack_builder_serialize(struct ura_pack_builder *b, void **ret_data, size
 	if (r < 0)
 		return r;
 
-	off = secoff + nsec * SEC_ENT_SIZE;
+	off = secoff + (size_t)nsec * SEC_ENT_SIZE;
 	for (size_t i = 0; i < 5; i++) {
 		if (tables[i]->count > UINT32_MAX)
 			return -E2BIG;
@@ -832,7 +834,7 @@ int ura_pack_builder_serialize(struct ura_pack_builder *b, void **ret_data, size
 		if (bytes)
 			memcpy(buf + offs[i], tables[i]->items, bytes);
 	}
-	put_section(buf + secoff + 5 * SEC_ENT_SIZE, SEC_TRACE_INFO, off, INFO_REC_SIZE, 1,
+	put_section(buf + secoff + (size_t)5 * SEC_ENT_SIZE, SEC_TRACE_INFO, off, INFO_REC_SIZE, 1,
 		    INFO_REC_SIZE);
 	info = buf + off;
 	put_le64(info + INFO_DURATION, b->info.duration_ns);
