@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ura-trace's command line */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <string.h>
+
+#include "cli-trace.h"
+#include "util.h"
+
+#define RA_KB_MIN	4
+#define RA_KB_MAX	(1024u * 1024u)
+
+void trace_usage(FILE *f)
+{
+	fputs("Usage:\n"
+	      " ura-trace --pack FILE [options] [--] COMMAND [ARG...]\n"
+	      " ura-trace --pack FILE --system [options]\n"
+	      " ura-trace --pack FILE --input TRACE.DAT [options]\n"
+	      "\n"
+	      "Record which pages of which files a command or the whole system brings\n"
+	      "into the page cache, and write them to a pack for ura-replay.\n"
+	      "\n"
+	      "Options:\n"
+	      " -p, --pack FILE          pack to write (replaced atomically)\n"
+	      " -s, --system             trace every process (boot) until SIGINT or SIGTERM\n"
+	      " -d, --duration SEC       with --system: stop after SEC seconds\n"
+	      " -i, --until-idle SEC     with --system: stop when no page entered the\n"
+	      "                            cache for SEC seconds\n"
+	      " -c, --cold               drop the page cache first (slows the whole\n"
+	      "                            machine for a while)\n"
+	      " -r, --read-ahead-kb N    trace with read_ahead_kb N on the devices\n"
+	      "                            involved, restored afterwards\n"
+	      " -R, --root DIR           record paths relative to DIR (chroot, image)\n"
+	      " -I, --input FILE         build the pack from a trace-cmd trace.dat\n"
+	      " -b, --buffer-size SIZE   ring buffer per CPU (K, M, G suffixes)\n"
+	      " -j, --json               print the summary as JSON\n"
+	      " -v, --verbose            say more (repeat for more)\n"
+	      " -q, --quiet              print errors only, no summary\n"
+	      "\n"
+	      " -h, --help               display this help\n"
+	      " -V, --version            display version\n"
+	      "\n"
+	      "See ura-trace(8).\n", f);
+}
+
+static int seconds_arg(const char *opt, const char *arg, uint64_t *ret)
+{
+	uint64_t ns;
+
+	if (parse_seconds(arg, &ns) < 0 || ns == 0) {
+		fprintf(stderr, "ura-trace: invalid %s '%s': expected seconds > 0\n", opt, arg);
+		return -EINVAL;
+	}
+	*ret = ns;
+	return 0;
+}
+
+int trace_parse_args(int argc, char *argv[], struct trace_options *o)
+{
+	static const struct option longopts[] = {
+		{ "pack", required_argument, NULL, 'p' },
+		{ "system", no_argument, NULL, 's' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "until-idle", required_argument, NULL, 'i' },
+		{ "cold", no_argument, NULL, 'c' },
+		{ "read-ahead-kb", required_argument, NULL, 'r' },
+		{ "root", required_argument, NULL, 'R' },
+		{ "input", required_argument, NULL, 'I' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int c;
+
+	*o = (struct trace_options){ 0 };
+	optind = 0;	/* full reset: tests call this more than once */
+	/* "+": stop at the command, its options are its own */
+	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:R:I:b:jvqhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			o->pack = optarg;
+			break;
+		case 's':
+			o->system = true;
+			break;
+		case 'd':
+			if (seconds_arg("--duration", optarg, &o->duration_ns) < 0)
+				goto usage;
+			break;
+		case 'i':
+			if (seconds_arg("--until-idle", optarg, &o->until_idle_ns) < 0)
+				goto usage;
+			break;
+		case 'c':
+			o->cold = true;
+			break;
+		case 'r':
+			if (parse_u64(optarg, &v) < 0 || v < RA_KB_MIN || v > RA_KB_MAX) {
+				fprintf(stderr, "ura-trace: invalid --read-ahead-kb '%s': expected "
+					"%u to %u\n", optarg, RA_KB_MIN, RA_KB_MAX);
+				goto usage;
+			}
+			o->read_ahead_kb = (unsigned)v;
+			break;
+		case 'R':
+			o->root = optarg;
+			break;
+		case 'I':
+			o->input = optarg;
+			break;
+		case 'b':
+			if (parse_size(optarg, &v) < 0 || v < 4096 || v / 1024 > UINT_MAX) {
+				fprintf(stderr, "ura-trace: invalid --buffer-size '%s'\n", optarg);
+				goto usage;
+			}
+			o->buffer_kb = (unsigned)(v / 1024);
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'v':
+			o->verbosity++;
+			break;
+		case 'q':
+			o->verbosity--;
+			break;
+		case 'h':
+			trace_usage(stdout);
+			return 0;
+		case 'V':
+			printf("ura-trace %s\n", URA_VERSION);
+			return 0;
+		default:
+			goto usage;
+		}
+	}
+	if (optind < argc)
+		o->argv = &argv[optind];
+
+	if (!o->pack) {
+		fputs("ura-trace: no pack given (--pack FILE)\n", stderr);
+		goto usage;
+	}
+	if (!o->pack[0] || (o->root && !o->root[0])) {
+		fputs("ura-trace: empty file name\n", stderr);
+		goto usage;
+	}
+	if ((o->argv != NULL) + o->system + (o->input != NULL) != 1) {
+		fputs(o->argv || o->system || o->input ?
+		      "ura-trace: give only one of COMMAND, --system and --input\n" :
+		      "ura-trace: nothing to trace: give a COMMAND, --system or --input\n", stderr);
+		goto usage;
+	}
+	if ((o->duration_ns || o->until_idle_ns) && !o->system) {
+		fputs("ura-trace: --duration and --until-idle need --system\n", stderr);
+		goto usage;
+	}
+	if (o->input && (o->cold || o->read_ahead_kb || o->buffer_kb)) {
+		fputs("ura-trace: --cold, --read-ahead-kb and --buffer-size need a live trace, "
+		      "not --input\n", stderr);
+		goto usage;
+	}
+	if (o->root && o->root[0] != '/') {
+		fprintf(stderr, "ura-trace: --root '%s' must be an absolute path\n", o->root);
+		goto usage;
+	}
+	return 1;
+usage:
+	fputs("Try 'ura-trace --help' for more information.\n", stderr);
+	return -EINVAL;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* ura-trace's command line */
+#ifndef URA_CLI_TRACE_H
+#define URA_CLI_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct trace_options {
+	const char *pack;		/* --pack FILE */
+	char **argv;			/* the command after the options, NULL-terminated, or NULL */
+	bool system;			/* --system */
+	uint64_t duration_ns;		/* --duration SEC, 0 if not given */
+	uint64_t until_idle_ns;		/* --until-idle SEC, 0 if not given */
+	bool cold;			/* --cold */
+	unsigned read_ahead_kb;		/* --read-ahead-kb N, 0 if not given */
+	const char *root;		/* --root DIR */
+	const char *input;		/* --input FILE */
+	unsigned buffer_kb;		/* --buffer-size SIZE, in KiB per CPU, 0 automatic */
+	bool json;			/* --json */
+	int verbosity;			/* -v adds one, -q subtracts one */
+};
+
+/** trace_usage() - print --help to @f */
+void trace_usage(FILE *f);
+
+/**
+ * trace_parse_args() - parse ura-trace's command line into @o
+ *
+ * Options stop at the first non-option (or "--"): the rest is the command.
+ * Return: 1 run, 0 exit successfully (help or version printed), -EINVAL usage
+ * error (reported on stderr with a hint to --help).
+ */
+int trace_parse_args(int argc, char *argv[], struct trace_options *o);
+
+#endif

@@ -1,0 +1,1305 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ura-trace's glue: run and trace a command or the system, turn the events into a pack */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <trace-cmd.h>
+
+#include <ura/pack.h>
+
+#include "blockdev.h"
+#include "log.h"
+#include "mountinfo.h"
+#include "pageset.h"
+#include "record.h"
+#include "resolve.h"
+#include "tracer.h"
+#include "util.h"
+
+#define PAGE_SZ			4096ull
+#define MIB			(1024.0 * 1024.0)
+#define POLL_MS			100
+#define RUN_STATE_DIR		"/run/ura"
+#define FAULT_AROUND_PAGES	16	/* default fault_around_bytes / PAGE_SIZE */
+#define PF_TABLE_SIZE		256	/* last fault address per pid, direct-mapped */
+#define RESOLVE_METHODS		(RESOLVE_HANDLE | RESOLVE_WALK)
+
+/* Kernel dev_t (as in tracepoints): major << 20 | minor. */
+#define KDEV_MAJOR(d)		((unsigned)((d) >> 20))
+#define KDEV_MINOR(d)		((unsigned)((d) & 0xfffff))
+
+struct fields {
+	struct tep_format_field *dev, *ino, *index, *last, *order, *address;
+};
+
+struct pf_slot {
+	int pid;
+	uint64_t page;		/* faulting user address >> 12 */
+	uint64_t ts;
+};
+
+struct recorder {
+	struct tep_handle *tep;
+	int ids[TRACER_NR_EVENTS];
+	struct fields f[TRACER_NR_EVENTS];
+	struct tep_format_field *common_pid;
+	struct pageset *ps;
+	uint64_t t0;			/* record time that is 0 in the pack */
+	bool t0_from_first;		/* --input: the first record sets t0 */
+	uint64_t last_ts;		/* latest record time */
+	uint64_t last_add_ts;		/* latest add event time */
+	uint64_t events, counts[TRACER_NR_EVENTS], added_pages;
+	uint64_t mm_faults, mm_fault_ns;
+	struct tep_format_field *fg_func, *fg_calltime, *fg_rettime;
+	struct pf_slot pf[PF_TABLE_SIZE];
+	int error;
+};
+
+/* A device whose read_ahead_kb we changed. */
+struct ra_saved {
+	unsigned major, minor, old_kb;
+};
+
+struct ra_state {
+	struct ra_saved *devs;
+	size_t n;
+	char path[PATH_MAX];
+};
+
+/* ---- events ---- */
+
+static void recorder_bind(struct recorder *r, struct tep_handle *tep)
+{
+	r->tep = tep;
+	for (int i = 0; i < TRACER_NR_EVENTS; i++) {
+		const char *system, *name;
+		struct tep_event *ev;
+
+		tracer_event_names((enum tracer_event)i, &system, &name);
+		ev = tep_find_event_by_name(tep, system, name);
+		r->ids[i] = ev ? ev->id : -1;
+		if (!ev)
+			continue;
+		r->f[i].dev = tep_find_field(ev, "s_dev");
+		r->f[i].ino = tep_find_field(ev, "i_ino");
+		r->f[i].index = tep_find_field(ev, "index");
+		r->f[i].last = tep_find_field(ev, "last_index");
+		r->f[i].order = tep_find_field(ev, "order");
+		r->f[i].address = tep_find_field(ev, "address");
+		if (!r->common_pid)
+			r->common_pid = tep_find_common_field(ev, "common_pid");
+	}
+}
+
+static uint64_t field_u64(const struct tep_format_field *f, const struct tep_record *rec)
+{
+	unsigned long long v = 0;
+
+	if (!f || tep_read_number_field((struct tep_format_field *)f, rec->data, &v) < 0)
+		return 0;
+	return v;
+}
+
+static uint64_t rel_time(struct recorder *r, uint64_t ts)
+{
+	if (r->t0_from_first) {
+		r->t0 = ts;
+		r->t0_from_first = false;
+	}
+	if (ts > r->last_ts)
+		r->last_ts = ts;
+	return ts > r->t0 ? ts - r->t0 : 0;
+}
+
+/*
+ * A fault-around window [first, last] maps every cached page of 16 aligned
+ * virtual pages, touched or not. The user fault that led to it (the
+ * page_fault_user event just before, same pid) names the page really touched:
+ * its offset in the window is its virtual page number modulo the window size,
+ * unless the window was clipped at the start of the mapping (then the offset
+ * is not known and the computed page may lie past the window: ignored).
+ */
+static void map_pages(struct recorder *r, int pid, uint32_t dev, uint64_t ino, uint64_t first,
+		      uint64_t last, uint64_t ts, uint64_t rts)
+{
+	struct pf_slot *pf = &r->pf[(unsigned)pid % PF_TABLE_SIZE];
+	int ret;
+
+	ret = pageset_access(r->ps, dev, ino, first, last, rts, PAGESET_WEAK);
+	if (ret < 0)
+		goto out;
+	if (pf->pid == pid && pf->ts <= ts && pf->page != UINT64_MAX) {
+		uint64_t page = first + (pf->page & (FAULT_AROUND_PAGES - 1));
+
+		pf->page = UINT64_MAX;	/* one fault, one window */
+		if (page <= last)
+			ret = pageset_access(r->ps, dev, ino, page, page, rts, PAGESET_STRONG);
+	}
+out:
+	if (ret < 0 && ret != -EINVAL)
+		r->error = ret;
+}
+
+static int recorder_handle(struct recorder *r, struct tep_record *rec)
+{
+	int type = tep_data_type(r->tep, rec);
+	int ev = -1, ret = 0;
+	uint64_t rts, dev, ino, index;
+
+	for (int i = 0; i < TRACER_NR_EVENTS; i++)
+		if (r->ids[i] == type) {
+			ev = i;
+			break;
+		}
+	if (ev < 0)
+		return 0;
+	r->events++;
+	r->counts[ev]++;
+	rts = rel_time(r, rec->ts);
+	if (ev == TRACER_PF_USER) {
+		int pid = (int)field_u64(r->common_pid, rec);
+		struct pf_slot *pf = &r->pf[(unsigned)pid % PF_TABLE_SIZE];
+
+		pf->pid = pid;
+		pf->page = field_u64(r->f[ev].address, rec) >> 12;
+		pf->ts = rec->ts;
+		return 0;
+	}
+	dev = field_u64(r->f[ev].dev, rec);
+	ino = field_u64(r->f[ev].ino, rec);
+	index = field_u64(r->f[ev].index, rec);
+	switch (ev) {
+	case TRACER_ADD: {
+		uint64_t order = field_u64(r->f[ev].order, rec);
+		uint64_t nr = 1ull << (order < 20 ? order : 20);
+
+		r->last_add_ts = rec->ts;
+		r->added_pages += nr;
+		ret = pageset_add(r->ps, (uint32_t)dev, ino, index, nr, rts);
+		break;
+	}
+	case TRACER_FAULT:
+		ret = pageset_access(r->ps, (uint32_t)dev, ino, index, index, rts, PAGESET_STRONG);
+		break;
+	case TRACER_GET_PAGES:
+		/* a read(): precise, but not clipped at the end of the file (done later) */
+		ret = pageset_access(r->ps, (uint32_t)dev, ino, index,
+				     field_u64(r->f[ev].last, rec), rts, PAGESET_STRONG);
+		break;
+	case TRACER_MAP_PAGES:
+		map_pages(r, (int)field_u64(r->common_pid, rec), (uint32_t)dev, ino, index,
+			  field_u64(r->f[ev].last, rec), rec->ts, rts);
+		break;
+	}
+	if (ret == -EINVAL)	/* a nonsensical record: skip it */
+		ret = 0;
+	if (ret < 0)
+		r->error = ret;
+	return ret;
+}
+
+static int live_record_cb(struct tep_record *rec, void *ctx)
+{
+	return recorder_handle(ctx, rec);
+}
+
+static int recorder_init(struct recorder *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < PF_TABLE_SIZE; i++)
+		r->pf[i].page = UINT64_MAX;
+	return pageset_new(&r->ps);
+}
+
+static void recorder_fini(struct recorder *r)
+{
+	pageset_free(r->ps);
+	r->ps = NULL;
+}
+
+/* ---- read_ahead_kb: force, remember on disk, restore ---- */
+
+static int ra_write_state(const struct ra_state *st)
+{
+	char tmp[PATH_MAX + 8];
+	FILE *f;
+
+	if (mkdir(RUN_STATE_DIR, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", st->path);
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	for (size_t i = 0; i < st->n; i++)
+		fprintf(f, "%u:%u %u\n", st->devs[i].major, st->devs[i].minor, st->devs[i].old_kb);
+	if (fflush(f) != 0 || fsync(fileno(f)) < 0) {
+		int r = -errno;
+
+		fclose(f);
+		unlink(tmp);
+		return r;
+	}
+	fclose(f);
+	if (rename(tmp, st->path) < 0) {
+		int r = -errno;
+
+		unlink(tmp);
+		return r;
+	}
+	return 0;
+}
+
+static int ra_restore_file(const char *path)
+{
+	unsigned major, minor, kb;
+	int count = 0;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%u:%u %u", &major, &minor, &kb) == 3) {
+		int r = blockdev_set_read_ahead_kb(major, minor, kb);
+
+		if (r < 0)
+			log_warn("cannot restore read_ahead_kb of %u:%u to %u: %s, skipping", major,
+				 minor, kb, strerror(-r));
+		else
+			count++;
+	}
+	fclose(f);
+	unlink(path);
+	return count;
+}
+
+static bool pid_alive(pid_t pid)
+{
+	return kill(pid, 0) == 0 || errno != ESRCH;
+}
+
+int record_restore_read_ahead(void)
+{
+	struct dirent *de;
+	int count = 0;
+	DIR *d;
+
+	d = opendir(RUN_STATE_DIR);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		char path[PATH_MAX];
+		int pid, n = 0, r;
+
+		if (sscanf(de->d_name, "trace-%d.state%n", &pid, &n) != 1 ||
+		    de->d_name[n] != '\0')
+			continue;
+		if (pid != getpid() && pid_alive(pid))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", RUN_STATE_DIR, de->d_name);
+		r = ra_restore_file(path);
+		if (r > 0) {
+			log_info("restored read_ahead_kb of %d device(s) changed by a killed ura-trace",
+				 r);
+			count += r;
+		}
+	}
+	closedir(d);
+	return count;
+}
+
+/* The disks under every mounted non-pseudo filesystem: a partition's queue is its disk's. */
+static int ra_force(struct ra_state *st, unsigned kb)
+{
+	struct mount_table mt = { 0 };
+	int r;
+
+	snprintf(st->path, sizeof(st->path), "%s/trace-%d.state", RUN_STATE_DIR, (int)getpid());
+	r = mountinfo_read("/proc/self/mountinfo", &mt);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < mt.count; i++) {
+		const struct mount_entry *e = &mt.entries[i];
+		unsigned old;
+		bool seen = false;
+
+		if (e->major == 0 || mountinfo_is_pseudo_fs(e->fstype))
+			continue;
+		for (size_t k = 0; k < st->n; k++)
+			if (st->devs[k].major == e->major && st->devs[k].minor == e->minor)
+				seen = true;
+		if (seen || blockdev_get_read_ahead_kb(e->major, e->minor, &old) < 0)
+			continue;
+		if (old == kb)
+			continue;
+		{
+			struct ra_saved *n = realloc(st->devs, (st->n + 1) * sizeof(*n));
+
+			if (!n) {
+				r = -ENOMEM;
+				goto out;
+			}
+			st->devs = n;
+			st->devs[st->n++] = (struct ra_saved){ e->major, e->minor, old };
+		}
+	}
+	/* the record of what will change is on disk before anything changes */
+	if (st->n) {
+		r = ra_write_state(st);
+		if (r < 0) {
+			log_err("cannot write '%s': %s", st->path, strerror(-r));
+			goto out;
+		}
+	}
+	for (size_t k = 0; k < st->n; k++) {
+		r = blockdev_set_read_ahead_kb(st->devs[k].major, st->devs[k].minor, kb);
+		if (r < 0)
+			log_warn("cannot set read_ahead_kb of %u:%u: %s, skipping", st->devs[k].major,
+				 st->devs[k].minor, strerror(-r));
+		else
+			log_debug("read_ahead_kb of %u:%u: %u -> %u", st->devs[k].major,
+				  st->devs[k].minor, st->devs[k].old_kb, kb);
+	}
+	r = 0;
+out:
+	mountinfo_free(&mt);
+	return r;
+}
+
+static void ra_restore(struct ra_state *st)
+{
+	for (size_t k = 0; k < st->n; k++) {
+		int r = blockdev_set_read_ahead_kb(st->devs[k].major, st->devs[k].minor,
+						   st->devs[k].old_kb);
+
+		if (r < 0)
+			log_warn("cannot restore read_ahead_kb of %u:%u: %s", st->devs[k].major,
+				 st->devs[k].minor, strerror(-r));
+	}
+	if (st->n)
+		unlink(st->path);
+	free(st->devs);
+	st->devs = NULL;
+	st->n = 0;
+}
+
+/* ---- building the pack ---- */
+
+struct pack_ctx {
+	const struct record_opts *o;
+	struct recorder *rec;
+	struct ura_pack_builder *b;
+	struct mount_table mt;
+	struct record_summary *sum;
+	unsigned flags;			/* PAGESET_* for ranges */
+	dev_t pack_dev;			/* the pack's old file, left out */
+	ino_t pack_ino;
+	char *pack_abs;
+	/* filesystems added to the pack, by kernel dev */
+	struct {
+		uint32_t kdev;
+		uint32_t index;
+	} *fs;
+	size_t nfs;
+};
+
+/* Mount point as the pack records it, and the prefix to strip from paths, under --root. */
+static int root_view(const char *root, const char *mp, const char **ret_mp, const char **ret_strip)
+{
+	size_t rl;
+
+	if (!root) {
+		*ret_mp = mp;
+		*ret_strip = "";
+		return 0;
+	}
+	rl = strlen(root);
+	if (strncmp(mp, root, rl) == 0 && (mp[rl] == '/' || mp[rl] == '\0')) {
+		*ret_mp = mp[rl] ? mp + rl : "/";	/* a mount inside the root */
+		*ret_strip = "";
+		return 0;
+	}
+	if (strcmp(mp, "/") == 0) {
+		*ret_mp = "/";				/* the root is a directory of this fs */
+		*ret_strip = root + 1;
+		return 0;
+	}
+	if (strncmp(root, mp, strlen(mp)) == 0 && root[strlen(mp)] == '/') {
+		*ret_mp = "/";
+		*ret_strip = root + strlen(mp) + 1;
+		return 0;
+	}
+	return -ENOENT;					/* not visible from the root */
+}
+
+static int fs_index(struct pack_ctx *c, uint32_t kdev, const struct mount_entry *me,
+		    const char *mount_point, uint32_t *ret)
+{
+	struct ura_pack_fs fs = { 0 };
+	uint32_t idx;
+	int r;
+
+	for (size_t i = 0; i < c->nfs; i++)
+		if (c->fs[i].kdev == kdev) {
+			*ret = c->fs[i].index;
+			return 0;
+		}
+	fs.major = KDEV_MAJOR(kdev);
+	fs.minor = KDEV_MINOR(kdev);
+	fs.mount_point = mount_point;
+	fs.fstype = me ? me->fstype : "";
+	fs.source = me ? me->source : "";
+	if (blockdev_get_read_ahead_kb(fs.major, fs.minor, &fs.read_ahead_kb) < 0)
+		fs.read_ahead_kb = 0;
+	r = ura_pack_builder_add_fs(c->b, &fs, &idx);
+	if (r < 0)
+		return r;
+	{
+		void *n = realloc(c->fs, (c->nfs + 1) * sizeof(*c->fs));
+
+		if (!n)
+			return -ENOMEM;
+		c->fs = n;
+	}
+	c->fs[c->nfs].kdev = kdev;
+	c->fs[c->nfs].index = idx;
+	c->nfs++;
+	*ret = idx;
+	return 0;
+}
+
+static uint64_t listed_pages(const struct pageset_file *f)
+{
+	return f->added_pages > f->used_pages ? f->added_pages : f->used_pages;
+}
+
+/* Ranges of one resolved file into the pack. */
+static int add_file_ranges(struct pack_ctx *c, const struct pageset_file *pf, uint32_t fsi,
+			   const char *path, const struct statx *stx)
+{
+	struct ura_pack_file file = { 0 };
+	struct pageset_range *ranges = NULL;
+	size_t n = 0;
+	uint32_t fi;
+	int r;
+
+	r = pageset_file_ranges(c->rec->ps, pf, (stx->stx_size + PAGE_SZ - 1) / PAGE_SZ, c->flags,
+				&ranges, &n);
+	if (r < 0)
+		return r;
+	if (n == 0)
+		goto out;
+	file.fs_index = fsi;
+	file.path = path;
+	file.path_len = strlen(path);
+	file.ino = stx->stx_ino;
+	file.size = stx->stx_size;
+	file.mtime_ns = (int64_t)stx->stx_mtime.tv_sec * 1000000000 + stx->stx_mtime.tv_nsec;
+	if (stx->stx_mask & STATX_BTIME) {
+		file.flags |= URA_PACK_FILE_HAS_BTIME;
+		file.btime_ns = (int64_t)stx->stx_btime.tv_sec * 1000000000 +
+				stx->stx_btime.tv_nsec;
+	}
+	r = ura_pack_builder_add_file(c->b, &file, &fi);
+	if (r < 0)
+		goto out;
+	c->sum->files++;
+	for (size_t i = 0; i < n; i++) {
+		struct ura_pack_range pr = {
+			.file_index = fi,
+			.flags = ranges[i].demanded ? URA_PACK_RANGE_DEMANDED : 0,
+			.first_page = ranges[i].first_page,
+			.first_access_ns = ranges[i].first_ns,
+		};
+		uint64_t left = ranges[i].page_count;
+
+		/* the format counts pages in 32 bits */
+		while (left) {
+			pr.page_count = left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
+			r = ura_pack_builder_add_range(c->b, &pr);
+			if (r < 0)
+				goto out;
+			c->sum->ranges++;
+			c->sum->bytes += pr.page_count * PAGE_SZ;
+			if (ranges[i].demanded)
+				c->sum->demanded_bytes += pr.page_count * PAGE_SZ;
+			else
+				c->sum->speculative_bytes += pr.page_count * PAGE_SZ;
+			pr.first_page += pr.page_count;
+			left -= pr.page_count;
+		}
+	}
+out:
+	free(ranges);
+	return r;
+}
+
+/* Name the inodes of one filesystem and add them. */
+static int add_fs_files(struct pack_ctx *c, const struct pageset_file *files, size_t n,
+			const struct mount_entry *me)
+{
+	struct resolve_item *items = NULL;
+	const char *mp, *strip;
+	size_t strip_len;
+	uint32_t kdev = files[0].dev, fsi = URA_PACK_NO_INDEX;
+	long found;
+	int r = 0;
+
+	if (root_view(c->o->root, me->mount_point, &mp, &strip) < 0) {
+		c->sum->outside_root += n;
+		return 0;
+	}
+	strip_len = strlen(strip);
+	items = calloc(n, sizeof(*items));
+	if (!items)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		items[i].ino = files[i].ino;
+	found = resolve_inodes(me->mount_point, me->major, me->minor, items, n, RESOLVE_METHODS);
+	if (found < 0) {
+		log_warn("cannot look for files in '%s': %s, skipping", me->mount_point,
+			 strerror((int)-found));
+		found = 0;
+	}
+	log_debug("'%s': %ld of %zu inodes named", me->mount_point, found, n);
+	for (size_t i = 0; i < n; i++) {
+		const char *rel = items[i].path;
+		char *full = NULL;
+		struct statx stx;
+
+		if (!rel)
+			goto unresolved;
+		full = path_join(me->mount_point, rel);
+		if (!full) {
+			r = -ENOMEM;
+			goto out;
+		}
+		/* the name found must still be that inode, a regular file */
+		if (statx(AT_FDCWD, full, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME,
+			  &stx) < 0 || stx.stx_ino != files[i].ino || !S_ISREG(stx.stx_mode) ||
+		    makedev(stx.stx_dev_major, stx.stx_dev_minor) !=
+			    makedev(KDEV_MAJOR(kdev), KDEV_MINOR(kdev))) {
+			free(full);
+			goto unresolved;
+		}
+		if ((c->pack_ino && stx.stx_ino == c->pack_ino &&
+		     makedev(stx.stx_dev_major, stx.stx_dev_minor) == c->pack_dev) ||
+		    (c->pack_abs && strcmp(full, c->pack_abs) == 0)) {
+			free(full);
+			continue;	/* the pack itself */
+		}
+		free(full);
+		if (strip_len) {
+			/* under --root: only files below it, named from it */
+			if (strncmp(rel, strip, strip_len) != 0 || rel[strip_len] != '/') {
+				c->sum->outside_root++;
+				continue;
+			}
+			rel += strip_len + 1;
+		}
+		if (fsi == URA_PACK_NO_INDEX) {
+			r = fs_index(c, kdev, me, mp, &fsi);
+			if (r < 0)
+				goto out;
+		}
+		r = add_file_ranges(c, &files[i], fsi, rel, &stx);
+		if (r < 0)
+			goto out;
+		continue;
+unresolved:
+		/* deleted before it could be named, or out of reach */
+		c->sum->unresolved_inodes++;
+		c->sum->unresolved_bytes += listed_pages(&files[i]) * PAGE_SZ;
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		free(items[i].path);
+	free(items);
+	return r;
+}
+
+static bool is_block_device(unsigned major, unsigned minor)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major, minor);
+	return major != 0 && access(path, F_OK) == 0;
+}
+
+/*
+ * Metadata: pages of a block device's own page cache. Their inode lives on the
+ * kernel-internal bdev filesystem (an anonymous device, absent from
+ * mountinfo), and its inode number is the block device's dev_t.
+ */
+static int add_meta(struct pack_ctx *c, const struct pageset_file *pf)
+{
+	unsigned major = KDEV_MAJOR(pf->ino), minor = KDEV_MINOR(pf->ino);
+	const struct mount_entry *me = mountinfo_find_dev(&c->mt, major, minor);
+	struct pageset_range *ranges = NULL;
+	uint32_t fsi = URA_PACK_NO_INDEX;
+	size_t n = 0;
+	int r;
+
+	if (me && !mountinfo_is_pseudo_fs(me->fstype)) {
+		const char *mp, *strip;
+
+		if (root_view(c->o->root, me->mount_point, &mp, &strip) == 0) {
+			r = fs_index(c, (uint32_t)pf->ino, me, mp, &fsi);
+			if (r < 0)
+				return r;
+		}
+	}
+	r = pageset_file_ranges(c->rec->ps, pf, UINT64_MAX, PAGESET_ALL_DEMANDED, &ranges, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		struct ura_pack_meta m = {
+			.fs_index = fsi,
+			.major = major,
+			.minor = minor,
+			.offset = ranges[i].first_page * PAGE_SZ,
+			.length = ranges[i].page_count * PAGE_SZ,
+			.first_access_ns = ranges[i].first_ns,
+		};
+
+		r = ura_pack_builder_add_meta(c->b, &m);
+		if (r < 0)
+			break;
+		c->sum->meta_ranges++;
+		c->sum->meta_bytes += m.length;
+	}
+	free(ranges);
+	return r;
+}
+
+static char *join_argv(char **argv)
+{
+	size_t len = 1;
+	char *s, *p;
+
+	for (char **a = argv; a && *a; a++)
+		len += strlen(*a) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	p = s;
+	*p = '\0';
+	for (char **a = argv; a && *a; a++)
+		p += sprintf(p, "%s%s", a == argv ? "" : " ", *a);
+	return s;
+}
+
+static int build_pack(const struct record_opts *o, struct recorder *rec, unsigned info_flags,
+		      uint64_t duration_ns, struct record_summary *sum)
+{
+	struct pack_ctx c = { .o = o, .rec = rec, .sum = sum };
+	struct pageset_file *files = NULL;
+	struct ura_pack_info info = { 0 };
+	struct utsname un;
+	char *command = NULL;
+	struct stat st;
+	size_t nfiles = 0;
+	int r;
+
+	c.flags = (info_flags & URA_PACK_INFO_NO_ACCESS_EVENTS) ? PAGESET_ALL_DEMANDED : 0;
+	if (stat(o->pack, &st) == 0) {
+		c.pack_dev = st.st_dev;
+		c.pack_ino = st.st_ino;
+	}
+	c.pack_abs = realpath(o->pack, NULL);
+
+	r = ura_pack_builder_new(&c.b);
+	if (r < 0)
+		goto out;
+	r = mountinfo_read("/proc/self/mountinfo", &c.mt);
+	if (r < 0) {
+		log_err("cannot read '/proc/self/mountinfo': %s", strerror(-r));
+		goto out;
+	}
+	r = pageset_files(rec->ps, &files, &nfiles);
+	if (r < 0)
+		goto out;
+
+	for (size_t i = 0; i < nfiles;) {
+		uint32_t dev = files[i].dev;
+		size_t j = i;
+		const struct mount_entry *me;
+
+		while (j < nfiles && files[j].dev == dev)
+			j++;
+		me = mountinfo_find_dev(&c.mt, KDEV_MAJOR(dev), KDEV_MINOR(dev));
+		if (me && mountinfo_is_pseudo_fs(me->fstype)) {
+			sum->skipped_pseudo += j - i;
+		} else if (me) {
+			r = add_fs_files(&c, &files[i], j - i, me);
+			if (r < 0)
+				goto out;
+		} else {
+			for (size_t k = i; k < j; k++) {
+				if (KDEV_MAJOR(dev) == 0 &&
+				    is_block_device(KDEV_MAJOR(files[k].ino), KDEV_MINOR(files[k].ino))) {
+					r = add_meta(&c, &files[k]);
+					if (r < 0)
+						goto out;
+					continue;
+				}
+				/* a filesystem unmounted since, or an internal inode */
+				sum->unresolved_inodes++;
+				sum->unresolved_bytes += listed_pages(&files[k]) * PAGE_SZ;
+			}
+		}
+		i = j;
+	}
+
+	command = join_argv(o->argv);
+	if (!command) {
+		r = -ENOMEM;
+		goto out;
+	}
+	info.created_ns = now_realtime_ns();
+	info.duration_ns = duration_ns;
+	info.lost_events = sum->lost_events;
+	info.unresolved_inodes = sum->unresolved_inodes;
+	info.unresolved_bytes = sum->unresolved_bytes;
+	info.flags = info_flags;
+	info.read_ahead_kb = o->read_ahead_kb;
+	info.kernel_release = uname(&un) == 0 ? un.release : "";
+	info.command = command;
+	r = ura_pack_builder_set_info(c.b, &info);
+	if (r < 0)
+		goto out;
+	r = ura_pack_builder_write(c.b, o->pack, 0644);
+	if (r < 0) {
+		log_err("cannot write pack '%s': %s", o->pack, strerror(-r));
+		goto out;
+	}
+	sum->pack_written = true;
+out:
+	free(command);
+	free(files);
+	free(c.fs);
+	free(c.pack_abs);
+	mountinfo_free(&c.mt);
+	ura_pack_builder_free(c.b);
+	return r;
+}
+
+/* ---- running ---- */
+
+static int drop_caches(void)
+{
+	int fd, r = 0;
+
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "3", 1) != 1)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+struct child {
+	pid_t pid;
+	int pidfd;
+	int go_fd;		/* write a byte: exec now */
+	int err_fd;		/* the exec's errno, or EOF when it succeeded */
+};
+
+/* Fork the command, held before exec until child_release(). */
+static int child_spawn(char **argv, const sigset_t *mask, struct child *ret)
+{
+	int go[2] = { -1, -1 }, err[2] = { -1, -1 };
+	pid_t pid;
+	int r;
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (pid == 0) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(err[0]);
+		sigprocmask(SIG_SETMASK, mask, NULL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(err[1]);
+	ret->pid = pid;
+	ret->go_fd = go[1];
+	ret->err_fd = err[0];
+	ret->pidfd = pidfd_open(pid, 0);
+	if (ret->pidfd < 0) {
+		r = -errno;
+		close(ret->go_fd);
+		close(ret->err_fd);
+		waitpid(pid, NULL, 0);
+		return r;
+	}
+	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (err[i] >= 0)
+			close(err[i]);
+	}
+	return r;
+}
+
+/* Let the child exec; 0, or the exec's -errno. */
+static int child_release(struct child *ch)
+{
+	ssize_t n;
+	int e = 0;
+
+	n = write(ch->go_fd, "x", 1);
+	close(ch->go_fd);
+	ch->go_fd = -1;
+	if (n != 1)
+		return -EPIPE;
+	do
+		n = read(ch->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(ch->err_fd);
+	ch->err_fd = -1;
+	return n == sizeof(e) ? -e : 0;
+}
+
+static int status_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+struct loop_state {
+	struct tracer *t;
+	struct recorder *rec;
+	const struct record_opts *o;
+	struct child *ch;
+	int sigfd;
+	int signals;		/* received so far */
+	int last_signal;
+	bool child_done;
+	int child_status;
+};
+
+static int drain(struct loop_state *ls)
+{
+	long n = tracer_read(ls->t, live_record_cb, ls->rec);
+
+	if (n < 0) {
+		log_err("cannot read the trace buffers: %s", strerror((int)-n));
+		return (int)n;
+	}
+	return 0;
+}
+
+static void handle_signal(struct loop_state *ls)
+{
+	struct signalfd_siginfo si;
+
+	while (read(ls->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		ls->signals++;
+		ls->last_signal = (int)si.ssi_signo;
+		/*
+		 * Command mode: a signal sent to ura-trace alone (kill) goes on to the
+		 * command, and the trace ends when it does; one from the terminal
+		 * reached the command already. A second signal stops at once.
+		 */
+		if (ls->ch && ls->signals == 1 && si.ssi_code != SI_KERNEL &&
+		    (pid_t)si.ssi_pid != ls->ch->pid)
+			kill(ls->ch->pid, (int)si.ssi_signo);
+		log_debug("signal %u received", si.ssi_signo);
+	}
+}
+
+/* Poll until the command exits, a signal, --duration or --until-idle. */
+static int trace_loop(struct loop_state *ls)
+{
+	const struct record_opts *o = ls->o;
+	uint64_t start = tracer_start_ns(ls->t);
+
+	for (;;) {
+		struct pollfd p[2] = { { .fd = ls->sigfd, .events = POLLIN },
+				       { .fd = ls->ch ? ls->ch->pidfd : -1, .events = POLLIN } };
+		uint64_t now;
+		int r;
+
+		if (poll(p, 2, POLL_MS) < 0 && errno != EINTR)
+			return -errno;
+		if (p[0].revents & POLLIN)
+			handle_signal(ls);
+		r = drain(ls);
+		if (r < 0)
+			return r;
+		if (ls->rec->error) {
+			log_err("cannot record events: %s", strerror(-ls->rec->error));
+			return ls->rec->error;
+		}
+		if (ls->ch && (p[1].revents & POLLIN)) {
+			if (waitpid(ls->ch->pid, &ls->child_status, 0) == ls->ch->pid) {
+				ls->child_done = true;
+				return 0;
+			}
+		}
+		if (!ls->ch && ls->signals)
+			return 0;
+		if (ls->signals > 1)
+			return -EINTR;
+		now = now_monotonic_ns();
+		if (!ls->ch && o->duration_ns && now - start >= o->duration_ns) {
+			log_debug("duration reached");
+			return 0;
+		}
+		if (!ls->ch && o->until_idle_ns) {
+			uint64_t last = ls->rec->last_add_ts > start ? ls->rec->last_add_ts : start;
+
+			if (now > last && now - last >= o->until_idle_ns) {
+				log_debug("no page added for %.1f s: idle",
+					  (double)(now - last) / 1e9);
+				return 0;
+			}
+		}
+	}
+}
+
+int record_trace(const struct record_opts *o, struct record_summary *sum)
+{
+	struct tracer_opts to = {
+		.system = o->system,
+		.exclude_pid = getpid(),
+		.buffer_kb = o->buffer_kb,
+		.access_events = true,
+		.fault_addresses = true,
+	};
+	struct child ch = { .pid = -1, .pidfd = -1, .go_fd = -1, .err_fd = -1 };
+	struct loop_state ls = { .o = o, .sigfd = -1 };
+	struct ra_state ra = { 0 };
+	struct recorder rec;
+	struct tracer *t = NULL;
+	sigset_t mask, old;
+	unsigned info_flags = 0;
+	uint64_t end_ns = 0;
+	bool access;
+	int r;
+
+	memset(sum, 0, sizeof(*sum));
+	r = recorder_init(&rec);
+	if (r < 0)
+		return r;
+
+	/* SIGINT/SIGTERM/SIGHUP become poll events: every exit path cleans up */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	ls.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (ls.sigfd < 0) {
+		r = -errno;
+		goto out;
+	}
+
+	record_restore_read_ahead();
+	r = tracer_remove_orphans();
+	if (r < 0)
+		goto out;
+	r = tracer_new(&to, &t);
+	if (r < 0)
+		goto out;
+	log_debug("tracing in instance '%s'", tracer_instance_name(t));
+	recorder_bind(&rec, tracer_tep(t));
+	access = tracer_has_event(t, TRACER_GET_PAGES) && tracer_has_event(t, TRACER_MAP_PAGES);
+	if (!access) {
+		log_warn("this kernel has no page access events: every page counts as demanded");
+		info_flags |= URA_PACK_INFO_NO_ACCESS_EVENTS;
+	}
+	sum->access_events = access;
+	if (o->system)
+		info_flags |= URA_PACK_INFO_SYSTEM;
+
+	if (o->read_ahead_kb) {
+		r = ra_force(&ra, o->read_ahead_kb);
+		if (r < 0)
+			goto out;
+	}
+	if (o->cold) {
+		info_flags |= URA_PACK_INFO_COLD;
+		r = drop_caches();
+		if (r < 0) {
+			log_err("cannot drop the page cache: %s", strerror(-r));
+			goto out;
+		}
+	}
+
+	if (!o->system) {
+		r = child_spawn(o->argv, &old, &ch);
+		if (r < 0) {
+			log_err("cannot start '%s': %s", o->argv[0], strerror(-r));
+			goto out;
+		}
+		ls.ch = &ch;
+		r = tracer_follow_pid(t, ch.pid);
+		if (r < 0) {
+			log_err("cannot filter on pid %d: %s", (int)ch.pid, strerror(-r));
+			goto out;
+		}
+	}
+	rec.t0 = now_monotonic_ns();
+	r = tracer_start(t);
+	if (r < 0) {
+		log_err("cannot start tracing: %s", strerror(-r));
+		goto out;
+	}
+	rec.t0 = tracer_start_ns(t);
+	if (!o->system) {
+		r = child_release(&ch);
+		if (r < 0) {
+			log_err("cannot run '%s': %s", o->argv[0], strerror(-r));
+			waitpid(ch.pid, NULL, 0);
+			ch.pid = -1;
+			sum->exit_status = r == -ENOENT ? 127 : 126;
+			r = -ENOEXEC;
+			goto out;
+		}
+	}
+
+	ls.t = t;
+	ls.rec = &rec;
+	r = trace_loop(&ls);
+	end_ns = now_monotonic_ns();
+	tracer_stop(t);
+	if (r == 0 || r == -EINTR) {
+		int d = drain(&ls);
+
+		if (d < 0 && r == 0)
+			r = d;
+	}
+	sum->lost_events = tracer_lost_events(t);
+	sum->seconds = (double)(end_ns - tracer_start_ns(t)) / 1e9;
+	if (ls.child_done)
+		sum->exit_status = status_code(ls.child_status);
+	else if (ls.signals)
+		sum->exit_status = 128 + ls.last_signal;
+	if (r == -EINTR) {
+		log_info("stopped by a second signal, no pack written");
+		goto out;
+	}
+	if (r < 0)
+		goto out;
+
+	/* the instance goes as soon as the trace is read; naming files takes a while */
+	tracer_free(t);
+	t = NULL;
+	ra_restore(&ra);
+	if (sum->lost_events)
+		log_warn("%" PRIu64 " events lost: the trace buffer overflowed, the pack is incomplete",
+			 sum->lost_events);
+
+	sum->events = rec.events;
+	sum->add_events = rec.counts[TRACER_ADD];
+	sum->added_pages = rec.added_pages;
+	sum->fault_events = rec.counts[TRACER_FAULT];
+	r = build_pack(o, &rec, info_flags, end_ns - rec.t0, sum);
+out:
+	if (ch.pid > 0 && !ls.child_done) {
+		/* the command outlives an error of ours: let it run, as our own child no more */
+		if (ch.go_fd >= 0)
+			close(ch.go_fd);	/* not released yet: it exits 127 */
+	}
+	if (ch.pidfd >= 0)
+		close(ch.pidfd);
+	if (ch.err_fd >= 0)
+		close(ch.err_fd);
+	tracer_free(t);
+	ra_restore(&ra);
+	if (ls.sigfd >= 0)
+		close(ls.sigfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	recorder_fini(&rec);
+	return r;
+}
+
+/* ---- trace-cmd input ---- */
+
+static int dat_event_cb(struct tracecmd_input *h, struct tep_event *ev, struct tep_record *record,
+			int cpu, void *data)
+{
+	struct recorder *r = data;
+
+	return recorder_handle(r, record) < 0 ? -1 : 0;
+}
+
+/* As in a function_graph trace: count handle_mm_fault calls and their time. */
+static int dat_funcgraph_cb(struct tracecmd_input *h, struct tep_event *ev,
+			    struct tep_record *record, int cpu, void *data)
+{
+	struct recorder *r = data;
+	unsigned long long func, call, ret;
+	const char *name;
+
+	if (!r->fg_func) {
+		r->fg_func = tep_find_field(ev, "func");
+		r->fg_calltime = tep_find_field(ev, "calltime");
+		r->fg_rettime = tep_find_field(ev, "rettime");
+		if (!r->fg_func || !r->fg_calltime || !r->fg_rettime)
+			return 0;
+	}
+	if (tep_read_number_field(r->fg_func, record->data, &func) < 0 ||
+	    tep_read_number_field(r->fg_calltime, record->data, &call) < 0 ||
+	    tep_read_number_field(r->fg_rettime, record->data, &ret) < 0)
+		return 0;
+	name = tep_find_function(tracecmd_get_tep(h), func);
+	if (name && strcmp(name, "handle_mm_fault") == 0) {
+		r->mm_faults++;
+		if (ret > call)
+			r->mm_fault_ns += ret - call;
+	}
+	return 0;
+}
+
+static int dat_missed_cb(struct tracecmd_input *h, struct tep_event *ev,
+			 struct tep_record *record, int cpu, void *data)
+{
+	uint64_t *lost = data;
+
+	*lost += record->missed_events > 0 ? (uint64_t)record->missed_events : 1;
+	return 0;
+}
+
+static int dat_iterate(struct tracecmd_input *h, struct recorder *rec, uint64_t *lost)
+{
+	for (int i = 0; i < TRACER_NR_EVENTS; i++) {
+		const char *system, *name;
+
+		tracer_event_names((enum tracer_event)i, &system, &name);
+		tracecmd_follow_event(h, system, name, dat_event_cb, rec);
+	}
+	tracecmd_follow_event(h, "ftrace", "funcgraph_exit", dat_funcgraph_cb, rec);
+	tracecmd_follow_missed_events(h, dat_missed_cb, lost);
+	if (tracecmd_iterate_events(h, NULL, 0, NULL, NULL) < 0)
+		return rec->error ? rec->error : -EBADMSG;
+	return rec->error;
+}
+
+int record_from_trace_dat(const struct record_opts *o, struct record_summary *sum)
+{
+	struct tracecmd_input *h = NULL;
+	struct recorder rec;
+	unsigned info_flags = 0;
+	uint64_t lost = 0;
+	int r;
+
+	memset(sum, 0, sizeof(*sum));
+	r = recorder_init(&rec);
+	if (r < 0)
+		return r;
+	if (access(o->input, R_OK) < 0) {
+		r = -errno;
+		goto out;
+	}
+	h = tracecmd_open(o->input, 0);
+	if (!h) {
+		r = -EBADMSG;
+		goto out;
+	}
+	recorder_bind(&rec, tracecmd_get_tep(h));
+	rec.t0_from_first = true;
+	if (rec.ids[TRACER_ADD] < 0) {
+		r = -ENODEV;
+		goto out;
+	}
+	/* the events may be in the top buffer or in instances (trace-cmd record -B) */
+	r = dat_iterate(h, &rec, &lost);
+	for (int i = 0; r >= 0 && i < tracecmd_buffer_instances(h); i++) {
+		struct tracecmd_input *ih = tracecmd_buffer_instance_handle(h, i);
+
+		if (!ih)
+			continue;
+		r = dat_iterate(ih, &rec, &lost);
+		tracecmd_close(ih);
+	}
+	if (r < 0)
+		goto out;
+
+	sum->access_events = rec.counts[TRACER_GET_PAGES] || rec.counts[TRACER_MAP_PAGES] ||
+			     rec.counts[TRACER_FAULT];
+	if (!sum->access_events)
+		info_flags |= URA_PACK_INFO_NO_ACCESS_EVENTS;
+	sum->events = rec.events;
+	sum->add_events = rec.counts[TRACER_ADD];
+	sum->added_pages = rec.added_pages;
+	sum->fault_events = rec.counts[TRACER_FAULT];
+	sum->mm_faults = rec.mm_faults;
+	sum->mm_fault_ns = rec.mm_fault_ns;
+	sum->lost_events = lost;
+	sum->seconds = (double)(rec.last_ts - rec.t0) / 1e9;
+	r = build_pack(o, &rec, info_flags, rec.last_ts - rec.t0, sum);
+out:
+	if (h)
+		tracecmd_close(h);
+	recorder_fini(&rec);
+	return r;
+}
+
+/* ---- summary ---- */
+
+void record_print_summary(FILE *f, const struct record_summary *s, bool json)
+{
+	if (json) {
+		fprintf(f, "{\"files\":%" PRIu64 ",\"ranges\":%" PRIu64 ",\"bytes\":%" PRIu64
+			",\"demanded_bytes\":%" PRIu64 ",\"speculative_bytes\":%" PRIu64
+			",\"metadata_bytes\":%" PRIu64 ",\"metadata_ranges\":%" PRIu64
+			",\"lost_events\":%" PRIu64 ",\"unresolved_inodes\":%" PRIu64
+			",\"unresolved_bytes\":%" PRIu64 ",\"pseudo_fs_files\":%" PRIu64
+			",\"outside_root_files\":%" PRIu64 ",\"events\":%" PRIu64
+			",\"page_cache_additions\":%" PRIu64 ",\"pages_added\":%" PRIu64
+			",\"filemap_faults\":%" PRIu64 ",\"mm_faults\":%" PRIu64
+			",\"access_events\":%s,\"seconds\":%.3f}\n",
+			s->files, s->ranges, s->bytes, s->demanded_bytes, s->speculative_bytes,
+			s->meta_bytes, s->meta_ranges, s->lost_events, s->unresolved_inodes,
+			s->unresolved_bytes, s->skipped_pseudo, s->outside_root, s->events,
+			s->add_events, s->added_pages, s->fault_events, s->mm_faults,
+			s->access_events ? "true" : "false", s->seconds);
+		return;
+	}
+	fprintf(f, "%s: %" PRIu64 " files, %" PRIu64 " ranges, %.1f MiB (demanded %.1f MiB, "
+		"speculative %.1f MiB), metadata %.1f MiB, %" PRIu64 " lost events, %" PRIu64
+		" unresolved inodes, %.2f s\n", program_invocation_short_name, s->files, s->ranges,
+		(double)s->bytes / MIB, (double)s->demanded_bytes / MIB,
+		(double)s->speculative_bytes / MIB, (double)s->meta_bytes / MIB, s->lost_events,
+		s->unresolved_inodes, s->seconds);
+}

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ura-trace's own tracefs instance: page-cache events, PID filters, binary reads, lost events */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+#include <event-parse.h>
+#include <kbuffer.h>
+
+#include "log.h"
+#include "tracer.h"
+#include "util.h"
+
+#define TRACEFS_DIR		"/sys/kernel/tracing"
+#define TRACEFS_MAGIC_NR	0x74726163
+#define INSTANCE_PREFIX		"ura-"
+
+static const struct {
+	const char *system, *name;
+} events[TRACER_NR_EVENTS] = {
+	[TRACER_ADD] = { "filemap", "mm_filemap_add_to_page_cache" },
+	[TRACER_FAULT] = { "filemap", "mm_filemap_fault" },
+	[TRACER_GET_PAGES] = { "filemap", "mm_filemap_get_pages" },
+	[TRACER_MAP_PAGES] = { "filemap", "mm_filemap_map_pages" },
+	[TRACER_PF_USER] = { "exceptions", "page_fault_user" },
+};
+
+struct tracer {
+	struct tracefs_instance *inst;
+	char name[32];
+	struct tep_handle *tep;
+	struct kbuffer *kbuf;
+	struct tracefs_cpu **cpus;
+	int ncpus;
+	void *page;
+	int page_size;
+	int ids[TRACER_NR_EVENTS];
+	bool enabled[TRACER_NR_EVENTS];
+	bool instance_created;
+	uint64_t start_ns;
+	uint64_t missed;		/* from sub-buffer headers */
+};
+
+static int lib_log_level = LOG_LVL_DEBUG;
+
+/*
+ * libtraceevent and libtracefs print through this weak hook; override it so
+ * their messages go through our logger with our prefix and our -v/-q level.
+ */
+__attribute__((visibility("default")))
+int tep_vprint(const char *name, enum tep_loglevel level, bool print_err, const char *fmt,
+	       va_list ap);
+int tep_vprint(const char *name, enum tep_loglevel level, bool print_err, const char *fmt,
+	       va_list ap)
+{
+	int saved = errno;
+	char buf[512];
+	int n;
+
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	while (n > 0 && (size_t)n < sizeof(buf) && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	if (print_err && saved)
+		log_msg(level <= TEP_LOG_ERROR ? (enum log_level)lib_log_level : LOG_LVL_DEBUG,
+			"%s: %s: %s", name ? name : "libtracefs", buf, strerror(saved));
+	else
+		log_msg(level <= TEP_LOG_ERROR ? (enum log_level)lib_log_level : LOG_LVL_DEBUG,
+			"%s: %s", name ? name : "libtracefs", buf);
+	return n;
+}
+
+void tracer_setup_logging(int verbose)
+{
+	/*
+	 * Library errors are often expected (an optional event missing); we report
+	 * what matters ourselves, so theirs are debug output unless -v was given.
+	 */
+	lib_log_level = verbose > 0 ? LOG_LVL_WARN : LOG_LVL_DEBUG;
+	tracefs_set_loglevel(verbose > 1 ? TEP_LOG_ALL : TEP_LOG_ERROR);
+	tep_set_loglevel(verbose > 1 ? TEP_LOG_ALL : TEP_LOG_ERROR);
+}
+
+static bool is_tracefs(const char *dir)
+{
+	struct statfs sfs;
+
+	return statfs(dir, &sfs) == 0 && (unsigned long)sfs.f_type == TRACEFS_MAGIC_NR;
+}
+
+/* Mount tracefs at its usual place if nothing is there, and tell libtracefs. */
+static int ensure_tracefs(void)
+{
+	if (!is_tracefs(TRACEFS_DIR)) {
+		if (mount("nodev", TRACEFS_DIR, "tracefs", 0, NULL) < 0) {
+			int r = -errno;
+
+			/* maybe mounted somewhere else: let libtracefs look */
+			if (tracefs_tracing_dir() && is_tracefs(tracefs_tracing_dir()))
+				return 0;
+			return r == -EPERM || r == -EACCES ? r : -ENOENT;
+		}
+		log_info("mounted tracefs on '%s'", TRACEFS_DIR);
+	}
+	if (tracefs_set_tracing_dir(TRACEFS_DIR) < 0)
+		return -ENOENT;
+	return 0;
+}
+
+/* True when @pid is a running ura-trace (pids are reused: check the name too). */
+static bool pid_is_ura(pid_t pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;	/* cannot tell: keep it */
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return strncmp(comm, "ura-trace", 9) == 0;
+}
+
+static int orphan_cb(const char *name, void *ctx)
+{
+	int *count = ctx;
+	struct tracefs_instance *inst;
+	char *end;
+	long pid;
+
+	if (strncmp(name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)) != 0)
+		return 0;
+	errno = 0;
+	pid = strtol(name + strlen(INSTANCE_PREFIX), &end, 10);
+	if (errno || *end || pid <= 0 || end == name + strlen(INSTANCE_PREFIX))
+		return 0;
+	if (pid != getpid() && pid_is_ura((pid_t)pid))
+		return 0;
+	inst = tracefs_instance_alloc(NULL, name);
+	if (!inst)
+		return 0;
+	if (tracefs_instance_destroy(inst) == 0) {
+		log_info("removed tracefs instance '%s' left by a killed ura-trace", name);
+		(*count)++;
+	} else {
+		log_warn("cannot remove stale tracefs instance '%s': %s, skipping", name,
+			 strerror(errno));
+	}
+	tracefs_instance_free(inst);
+	return 0;
+}
+
+int tracer_remove_orphans(void)
+{
+	int count = 0, r;
+
+	r = ensure_tracefs();
+	if (r < 0)
+		return r;
+	if (tracefs_instances_walk(orphan_cb, &count) < 0)
+		return -errno ? -errno : -EIO;
+	return count;
+}
+
+/* Per-CPU ring buffer size: about 1/64 of memory, at most 64 MiB in all, 1..16 MiB per CPU. */
+static unsigned auto_buffer_kb(int ncpus)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	uint64_t total = 64ull << 20;
+	uint64_t per;
+
+	if (pages > 0 && psize > 0 && (uint64_t)pages * (uint64_t)psize / 64 < total)
+		total = (uint64_t)pages * (uint64_t)psize / 64;
+	per = total / (uint64_t)(ncpus > 0 ? ncpus : 1) / 1024;
+	if (per < 1024)
+		per = 1024;
+	if (per > 16384)
+		per = 16384;
+	return (unsigned)per;
+}
+
+static int write_file(struct tracer *t, const char *file, const char *val)
+{
+	if (tracefs_instance_file_write(t->inst, file, val) < 0)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+static int setup_events(struct tracer *t, const struct tracer_opts *o)
+{
+	for (int i = 0; i < TRACER_NR_EVENTS; i++) {
+		struct tep_event *ev = tep_find_event_by_name(t->tep, events[i].system,
+							     events[i].name);
+
+		t->ids[i] = ev ? ev->id : -1;
+		if (!ev) {
+			if (i == TRACER_ADD)
+				return -ENODEV;
+			log_debug("event %s:%s not available", events[i].system, events[i].name);
+			continue;
+		}
+		if (i != TRACER_ADD && i != TRACER_PF_USER && !o->access_events)
+			continue;
+		if (i == TRACER_PF_USER && !o->fault_addresses)
+			continue;
+		if (tracefs_event_enable(t->inst, events[i].system, events[i].name) < 0) {
+			int r = errno ? -errno : -EIO;
+
+			if (i == TRACER_ADD)
+				return r;
+			log_warn("cannot enable event %s:%s: %s, skipping", events[i].system,
+				 events[i].name, strerror(-r));
+			continue;
+		}
+		t->enabled[i] = true;
+	}
+	return 0;
+}
+
+int tracer_new(const struct tracer_opts *o, struct tracer **ret)
+{
+	const char *systems[] = { "filemap", "exceptions", NULL };
+	struct tracer *t;
+	char buf[64];
+	int r;
+
+	r = ensure_tracefs();
+	if (r < 0)
+		return r;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	snprintf(t->name, sizeof(t->name), INSTANCE_PREFIX "%d", (int)getpid());
+
+	t->tep = tracefs_local_events_system(NULL, systems);
+	if (!t->tep) {
+		r = -ENODEV;
+		goto out;
+	}
+	t->kbuf = tep_kbuffer(t->tep);
+	if (!t->kbuf) {
+		r = -ENOMEM;
+		goto out;
+	}
+
+	if (tracefs_instance_exists(t->name)) {
+		/* our pid's name, so left by an earlier process with the same pid */
+		struct tracefs_instance *old = tracefs_instance_alloc(NULL, t->name);
+
+		if (old) {
+			tracefs_instance_destroy(old);
+			tracefs_instance_free(old);
+		}
+	}
+	t->inst = tracefs_instance_create(t->name);
+	if (!t->inst) {
+		r = errno ? -errno : -EIO;
+		goto out;
+	}
+	t->instance_created = true;
+
+	if (tracefs_trace_off(t->inst) < 0) {
+		r = errno ? -errno : -EIO;
+		goto out;
+	}
+	/* CLOCK_MONOTONIC timestamps: comparable with now_monotonic_ns() */
+	r = write_file(t, "trace_clock", "mono");
+	if (r < 0)
+		goto out;
+
+	t->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (t->ncpus < 1)
+		t->ncpus = 1;
+	if (tracefs_instance_set_buffer_size(t->inst, o->buffer_kb ? o->buffer_kb :
+					     auto_buffer_kb(t->ncpus), -1) < 0) {
+		r = errno ? -errno : -EIO;
+		log_warn("cannot size the trace buffer: %s, skipping", strerror(-r));
+	}
+
+	if (o->system && o->exclude_pid > 0) {
+		/* follow ura's children too, so they are left out as well */
+		tracefs_option_enable(t->inst, TRACEFS_OPTION_EVENT_FORK);
+		snprintf(buf, sizeof(buf), "%d", (int)o->exclude_pid);
+		r = write_file(t, "set_event_notrace_pid", buf);
+		if (r < 0) {
+			/* older kernels: a filter on each event does it */
+			log_debug("no set_event_notrace_pid (%s), using event filters",
+				  strerror(-r));
+			snprintf(buf, sizeof(buf), "common_pid != %d", (int)o->exclude_pid);
+			for (int i = 0; i < TRACER_NR_EVENTS; i++) {
+				if (tracefs_event_file_write(t->inst, events[i].system,
+							     events[i].name, "filter", buf) < 0 &&
+				    i == TRACER_ADD) {
+					r = errno ? -errno : -EIO;
+					goto out;
+				}
+			}
+		}
+	}
+
+	r = setup_events(t, o);
+	if (r < 0)
+		goto out;
+
+	t->cpus = calloc((size_t)t->ncpus, sizeof(*t->cpus));
+	if (!t->cpus) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (int cpu = 0; cpu < t->ncpus; cpu++) {
+		t->cpus[cpu] = tracefs_cpu_open(t->inst, cpu, true);
+		if (t->cpus[cpu] && tracefs_cpu_read_size(t->cpus[cpu]) > t->page_size)
+			t->page_size = tracefs_cpu_read_size(t->cpus[cpu]);
+	}
+	if (t->page_size <= 0) {
+		r = -EIO;
+		goto out;
+	}
+	t->page = malloc((size_t)t->page_size);
+	if (!t->page) {
+		r = -ENOMEM;
+		goto out;
+	}
+	*ret = t;
+	return 0;
+out:
+	tracer_free(t);
+	return r;
+}
+
+void tracer_free(struct tracer *t)
+{
+	if (!t)
+		return;
+	if (t->cpus)
+		for (int cpu = 0; cpu < t->ncpus; cpu++)
+			if (t->cpus[cpu])
+				tracefs_cpu_close(t->cpus[cpu]);
+	free(t->cpus);
+	if (t->inst) {
+		tracefs_trace_off(t->inst);
+		if (t->instance_created && tracefs_instance_destroy(t->inst) < 0)
+			log_warn("cannot remove tracefs instance '%s': %s", t->name,
+				 strerror(errno));
+		tracefs_instance_free(t->inst);
+	}
+	if (t->kbuf)
+		kbuffer_free(t->kbuf);
+	if (t->tep)
+		tep_free(t->tep);
+	free(t->page);
+	free(t);
+}
+
+void tracer_event_names(enum tracer_event ev, const char **system, const char **name)
+{
+	*system = events[ev].system;
+	*name = events[ev].name;
+}
+
+const char *tracer_instance_name(const struct tracer *t)
+{
+	return t->name;
+}
+
+bool tracer_has_event(const struct tracer *t, enum tracer_event ev)
+{
+	return ev < TRACER_NR_EVENTS && t->enabled[ev];
+}
+
+int tracer_event_id(const struct tracer *t, enum tracer_event ev)
+{
+	return ev < TRACER_NR_EVENTS ? t->ids[ev] : -1;
+}
+
+struct tep_handle *tracer_tep(const struct tracer *t)
+{
+	return t->tep;
+}
+
+int tracer_follow_pid(struct tracer *t, pid_t pid)
+{
+	char buf[32];
+
+	if (tracefs_option_enable(t->inst, TRACEFS_OPTION_EVENT_FORK) < 0)
+		return errno ? -errno : -EIO;
+	snprintf(buf, sizeof(buf), "%d", (int)pid);
+	return write_file(t, "set_event_pid", buf);
+}
+
+int tracer_start(struct tracer *t)
+{
+	t->start_ns = now_monotonic_ns();
+	if (tracefs_trace_on(t->inst) < 0)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+uint64_t tracer_start_ns(const struct tracer *t)
+{
+	return t->start_ns;
+}
+
+int tracer_stop(struct tracer *t)
+{
+	if (tracefs_trace_off(t->inst) < 0)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* Feed the records of the sub-buffer in t->page to @fn. */
+static long parse_page(struct tracer *t, int cpu, tracer_record_fn fn, void *ctx)
+{
+	unsigned long long ts;
+	long count = 0;
+	void *data;
+	int missed;
+
+	if (kbuffer_load_subbuffer(t->kbuf, t->page) < 0)
+		return -EBADMSG;
+	missed = kbuffer_missed_events(t->kbuf);
+	if (missed > 0)
+		t->missed += (uint64_t)missed;
+	else if (missed < 0)
+		t->missed++;	/* some were lost, the count is unknown */
+	for (data = kbuffer_read_event(t->kbuf, &ts); data; data = kbuffer_next_event(t->kbuf, &ts)) {
+		struct tep_record rec = {
+			.ts = ts,
+			.data = data,
+			.size = kbuffer_event_size(t->kbuf),
+			.record_size = kbuffer_curr_size(t->kbuf),
+			.cpu = cpu,
+			.missed_events = count == 0 ? missed : 0,
+		};
+		int r = fn(&rec, ctx);
+
+		if (r < 0)
+			return r;
+		count++;
+	}
+	return count;
+}
+
+long tracer_read(struct tracer *t, tracer_record_fn fn, void *ctx)
+{
+	long total = 0;
+
+	for (int cpu = 0; cpu < t->ncpus; cpu++) {
+		struct tracefs_cpu *tcpu = t->cpus[cpu];
+
+		if (!tcpu)
+			continue;
+		for (;;) {
+			long r;
+			int n = tracefs_cpu_read(tcpu, t->page, true);
+
+			if (n <= 0) {
+				if (n < 0 && errno != EAGAIN && errno != EINTR && errno != 0)
+					return -errno;
+				break;
+			}
+			r = parse_page(t, cpu, fn, ctx);
+			if (r < 0)
+				return r;
+			total += r;
+		}
+	}
+	return total;
+}
+
+/* "overrun: N" + "dropped events: N" of one CPU's stats file. */
+static uint64_t cpu_lost(struct tracer *t, int cpu)
+{
+	char file[64];
+	char *text, *p;
+	uint64_t lost = 0;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+	text = tracefs_instance_file_read(t->inst, file, NULL);
+	if (!text)
+		return 0;
+	p = strstr(text, "overrun:");
+	if (p)
+		lost += strtoull(p + strlen("overrun:"), NULL, 10);
+	p = strstr(text, "dropped events:");
+	if (p)
+		lost += strtoull(p + strlen("dropped events:"), NULL, 10);
+	free(text);
+	return lost;
+}
+
+uint64_t tracer_lost_events(struct tracer *t)
+{
+	uint64_t stats = 0;
+
+	for (int cpu = 0; cpu < t->ncpus; cpu++)
+		if (t->cpus[cpu])
+			stats += cpu_lost(t, cpu);
+	return stats > t->missed ? stats : t->missed;
+}
