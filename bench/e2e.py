@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""End-to-end prefetch benchmark on the slow-disk testbed.
+
+For each workload and device profile, times the program cold (caches dropped),
+warm, and cold with each prefetch strategy, interleaving strategies run by run,
+and reports medians, min, max and the share of the cold->warm gap closed:
+(cold - t) / (cold - warm).
+
+Strategies:
+  cold       caches dropped, no prefetch
+  warm       the limit: everything cached
+  ura        ura-replay of ura's pack, started with the program (same cgroup)
+  ura-wait   ura-replay --wait first, then the program (reports both and the sum)
+  ura-lead   ura-replay started HEAD seconds before the program (--head-start)
+  naive      every page the traced run added, data and metadata, in first-access
+             order, concurrent (bench/naive-replay: what ureadahead does)
+  naive-wait naive replay first, then the program
+  whole      every file the run touched, whole (vmtouch -t), concurrent
+
+Run as root with the testbed up (bench/testbed/up.sh or ../shared/testbed/up.sh):
+  bench/e2e.py --profiles hdd,emmc,ssd --runs 5 --out bench/results/e2e.json
+"""
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+WORKLOADS = {
+    "python": ["/usr/bin/python3", "-c",
+               "import json, email, http.server, asyncio, sqlite3, xml.dom.minidom, decimal"],
+    "boot": ["/bin/sh", "/bench/boot.sh"],
+    # a large program: gcc with the sanitizer runtimes (cc1, as, ld, libasan, libubsan)
+    "gcc-asan": ["/bin/sh", "-c",
+                 "gcc -O2 -fsanitize=address,undefined -o /tmp/h /bench/hello.c && /tmp/h"],
+}
+
+
+def testbed_dir():
+    for d in (os.environ.get("TESTBED"), os.path.join(TOP, "bench", "testbed"),
+              os.path.join(TOP, "..", "shared", "testbed")):
+        if d and os.path.exists(os.path.join(d, "slowrun")):
+            return os.path.abspath(d)
+    sys.exit("e2e: no testbed (set TESTBED, or run bench/testbed/up.sh)")
+
+
+def state(work):
+    env = {}
+    with open(os.path.join(work, "state.env")) as f:
+        for line in f:
+            k, _, v = line.strip().partition("=")
+            env[k] = v
+    return env
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def drop_caches():
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.tb = testbed_dir()
+        self.work = os.environ.get("TESTBED_WORK", "/var/tmp/ura-testbed")
+        self.st = state(self.work)
+        self.mnt = self.st["MNT"]
+        self.slowrun = os.path.join(self.tb, "slowrun")
+        self.trace = os.path.join(TOP, "ura-trace")
+        self.replay = os.path.join(TOP, "ura-replay")
+        self.naive = os.path.join(TOP, "bench", "naive-replay")
+        self.packs = os.path.join(args.workdir, "packs")
+        os.makedirs(self.packs, exist_ok=True)
+
+    def slow(self, profile, cmd, chroot=False):
+        return [self.slowrun, profile] + (["--chroot"] if chroot else []) + ["--"] + cmd
+
+    def prepare(self, name):
+        """Trace the workload: ura's pack (cold, default read_ahead_kb) and a file list."""
+        cmd = WORKLOADS[name]
+        pack = os.path.join(self.packs, name + ".pack")
+        if not os.path.exists(pack) or self.args.retrace:
+            drop_caches()
+            sh([self.trace, "-q", "--pack", pack, "--root", self.mnt, "--"] +
+               self.slow("none", cmd, chroot=True), stdout=subprocess.DEVNULL)
+        dump = json.loads(subprocess.run([os.path.join(TOP, "ura-dump"), "--json", pack],
+                                         check=True, capture_output=True).stdout)
+        files = os.path.join(self.packs, name + ".files")
+        with open(files, "w") as f:
+            for x in dump["files"]:
+                f.write(self.mnt + x["path"] + "\n")
+        return pack, files, dump["totals"]
+
+    def timed(self, cmd):
+        t = time.monotonic()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return time.monotonic() - t
+
+    def concurrent(self, profile, prefetch, prog, head=0.0):
+        p = subprocess.Popen(self.slow(profile, prefetch), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        if head:
+            time.sleep(head)
+        t = self.timed(self.slow(profile, prog, chroot=True))
+        p.wait()
+        return t
+
+    def run_one(self, strategy, profile, name, pack, files):
+        prog = WORKLOADS[name]
+        ura = [self.replay, "-q", "--root", self.mnt, pack]
+        naive = [self.naive, "--root", self.mnt, pack]
+        whole = ["vmtouch", "-q", "-t", "-f"] + open(files).read().split("\n")[:-1]
+        if strategy == "warm":
+            self.timed(self.slow(profile, prog, chroot=True))
+            return {"t": self.timed(self.slow(profile, prog, chroot=True))}
+        drop_caches()
+        if strategy == "cold":
+            return {"t": self.timed(self.slow(profile, prog, chroot=True))}
+        if strategy == "ura":
+            return {"t": self.concurrent(profile, ura, prog)}
+        if strategy == "ura-lead":
+            return {"t": self.concurrent(profile, ura, prog, self.args.head_start)}
+        if strategy == "naive":
+            return {"t": self.concurrent(profile, naive, prog)}
+        if strategy == "whole":
+            return {"t": self.concurrent(profile, whole, prog)}
+        if strategy in ("ura-wait", "naive-wait"):
+            pre = self.timed(self.slow(profile, (ura[:2] + ["--wait"] + ura[2:])
+                                       if strategy == "ura-wait" else naive))
+            t = self.timed(self.slow(profile, prog, chroot=True))
+            return {"t": t, "prefetch": pre, "sum": pre + t}
+        raise ValueError(strategy)
+
+
+def summary(samples):
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
+            "n": len(samples)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--profiles", default="hdd,emmc,ssd")
+    ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--strategies", default="cold,warm,ura,ura-wait,naive,naive-wait,whole")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--head-start", type=float, default=0.5)
+    ap.add_argument("--workdir", default="/var/tmp/ura-bench")
+    ap.add_argument("--retrace", action="store_true")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("e2e: needs root")
+    b = Bench(args)
+    results = {"machine": os.uname().release, "date": time.strftime("%Y-%m-%d"),
+               "args": vars(args), "workloads": {}}
+    strategies = args.strategies.split(",")
+    for name in args.workloads.split(","):
+        pack, files, totals = b.prepare(name)
+        results["workloads"][name] = {"pack_totals": totals, "profiles": {}}
+        for profile in args.profiles.split(","):
+            samples = {s: [] for s in strategies}
+            extra = {s: {"prefetch": [], "sum": []} for s in strategies}
+            for run in range(args.runs):
+                for s in strategies:            # interleaved, run by run
+                    r = b.run_one(s, profile, name, pack, files)
+                    samples[s].append(r["t"])
+                    for k in ("prefetch", "sum"):
+                        if k in r:
+                            extra[s][k].append(r[k])
+            res = {s: summary(v) for s, v in samples.items()}
+            for s in strategies:
+                for k in ("prefetch", "sum"):
+                    if extra[s][k]:
+                        res[s][k] = summary(extra[s][k])["median"]
+            cold = res.get("cold", {}).get("median")
+            warm = res.get("warm", {}).get("median")
+            if cold and warm and cold > warm:
+                for s in res:
+                    res[s]["gap_closed"] = (cold - res[s]["median"]) / (cold - warm)
+            results["workloads"][name]["profiles"][profile] = res
+            print(f"{name} {profile}: " + ", ".join(
+                f"{s} {v['median']:.2f}s" + (f" ({v['gap_closed']*100:.0f}%)" if "gap_closed" in v
+                                             else "") +
+                (f" sum {v['sum']:.2f}s" if "sum" in v else "") for s, v in res.items()),
+                flush=True)
+    if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        with open(args.out, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
