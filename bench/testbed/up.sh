@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=${TESTBED_WORK:-/var/tmp/ura-testbed}
 img=$work/root.img
 mnt=$work/mnt
-cg=/sys/fs/cgroup/blkio/ura_testbed
+cg=${TESTBED_CGROUP:-/sys/fs/cgroup/blkio/ura_testbed}
 [ -e "$img" ] || "$here/build-image.sh" "$work"
 if [ -e "$work/state.env" ]; then
 	. "$work/state.env"
