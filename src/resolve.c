@@ -27,6 +27,9 @@
 
 #define DELETED_SUFFIX	" (deleted)"
 
+/* After this many handle lookups, go on only if at least a quarter succeeded. */
+#define HANDLE_SAMPLE	256
+
 struct linux_dirent64 {
 	uint64_t d_ino;
 	int64_t d_off;
@@ -208,7 +211,7 @@ out:
 
 static int resolve_by_handle(int root_fd, dev_t dev, struct wantset *ws)
 {
-	size_t size = PATH_MAX + sizeof(DELETED_SUFFIX) + 1, prefix_len;
+	size_t size = PATH_MAX + sizeof(DELETED_SUFFIX) + 1, prefix_len, tried = 0, named = 0;
 	char *prefix = NULL, *buf = NULL;
 	struct statfs sfs;
 	int r;
@@ -235,9 +238,18 @@ static int resolve_by_handle(int root_fd, dev_t dev, struct wantset *ws)
 
 		if (!w->ino || w->found)
 			continue;
+		/*
+		 * Handles name only files whose dentries are cached; each miss reads an
+		 * inode from disk for nothing. When most of a first sample misses, the
+		 * cache is cold: leave everything to the walk.
+		 */
+		if (tried == HANDLE_SAMPLE && named * 4 < tried)
+			break;
 		r = handle_one(root_fd, prefix, prefix_len, dev, ws, w, buf, size);
 		if (r < 0)
 			break;
+		tried++;
+		named += (size_t)r;
 	}
 	/* Only running out of memory is an error; anything else leaves work for the walk. */
 	r = r == -ENOMEM ? r : 0;

@@ -25,10 +25,22 @@ enum resolve_method {
  * @n: count of @items
  * @methods: RESOLVE_* to try, fast path first, walk for what is left
  *
- * The walk uses d_ino from getdents64 (no stat per entry) and stops as soon as
- * every wanted inode is found. Files with several links get one of their names.
+ * The walk uses d_ino from getdents64 (no stat per entry), never crosses into
+ * another mount, btrfs subvolume or symlink, and stops as soon as every wanted
+ * inode is found. Files with several links get one of their names; the inode
+ * of @mount_dir itself is named ".". Items asked for twice each get their own
+ * copy. Items whose path is already set, and inode 0, are left alone. Files
+ * deleted since (open but unlinked) stay unresolved.
  *
- * Return: the number of items resolved, or -errno if @mount_dir cannot be read.
+ * RESOLVE_HANDLE is tried on ext2/3/4 only and needs CAP_DAC_READ_SEARCH; its
+ * answers are checked by looking the path up again from @mount_dir, and
+ * anything it cannot name (disconnected dentries, files outside a bind mount's
+ * root) is left to the walk. Paths may contain any byte but NUL and '/'.
+ *
+ * Return: the number of items that have a path on return, or -errno: the
+ * error opening @mount_dir, -EXDEV if @mount_dir is not on @major:@minor
+ * (btrfs excepted: its subvolumes have st_dev of their own), -ENOMEM. On error
+ * the paths set so far stay set (the caller frees them).
  */
 long resolve_inodes(const char *mount_dir, unsigned major, unsigned minor,
 		    struct resolve_item *items, size_t n, unsigned methods);
