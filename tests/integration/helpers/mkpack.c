@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* mkpack: build a test pack of whole files (and metadata ranges) without tracing */
+/* mkpack: build a test pack of whole files (and metadata ranges) without tracing; check residency */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -82,15 +83,60 @@ static uint32_t fs_index(struct ura_pack_builder *b, dev_t dev, const char *path
 	return fss[nfs++].index;
 }
 
+/* --resident FILE [OFF LEN]: print the resident bytes; --evict FILE [OFF LEN]: drop them. */
+static int page_tool(int argc, char *argv[])
+{
+	unsigned long long off = 0, len = 0;
+	unsigned char *vec;
+	uint64_t n = 0;
+	void *map;
+	int fd;
+
+	fd = open(argv[2], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		die(argv[2], errno);
+	if (argc >= 5) {
+		off = strtoull(argv[3], NULL, 0);
+		len = strtoull(argv[4], NULL, 0);
+	} else {
+		struct stat st;
+
+		if (fstat(fd, &st) < 0)
+			die(argv[2], errno);
+		len = (unsigned long long)st.st_size;
+	}
+	if (strcmp(argv[1], "--evict") == 0) {
+		fdatasync(fd);
+		errno = posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
+		if (errno)
+			die("fadvise", errno);
+		return 0;
+	}
+	if (len) {
+		vec = malloc(len / 4096 + 1);
+		map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+		if (!vec || map == MAP_FAILED || mincore(map, len, vec) < 0)
+			die("mincore", errno);
+		for (unsigned long long p = 0; p < (len + 4095) / 4096; p++)
+			n += vec[p] & 1;
+	}
+	printf("%llu %llu\n", (unsigned long long)n * 4096 > len ? len :
+	       (unsigned long long)n * 4096, len);
+	return 0;
+}
+
 int main(int argc, char *argv[])
 {
 	struct ura_pack_builder *b = NULL;
 	uint64_t t = 1000;
 	int r;
 
+	if (argc >= 3 && (strcmp(argv[1], "--resident") == 0 || strcmp(argv[1], "--evict") == 0))
+		return page_tool(argc, argv);
 	if (argc < 2) {
 		fputs("usage: mkpack OUT [FILE | FILE@FIRST+COUNT | meta:MAJ:MIN:OFF:LEN | "
-		      "spec:FILE]...\n", stderr);
+		      "spec:FILE | at:NS]...\n"
+		      "       mkpack --resident|--evict FILE [OFF LEN]\n", stderr);
 		return 64;
 	}
 	r = ura_pack_builder_new(&b);
@@ -107,6 +153,10 @@ int main(int argc, char *argv[])
 		struct stat st;
 		int fd, gen;
 
+		if (sscanf(argv[i], "at:%llu", &off) == 1) {	/* first access of what follows */
+			t = off;
+			continue;
+		}
 		if (sscanf(argv[i], "meta:%u:%u:%llu:%llu", &maj, &min, &off, &len) == 4) {
 			struct ura_pack_meta m = {
 				.fs_index = URA_PACK_NO_INDEX, .major = maj, .minor = min,
