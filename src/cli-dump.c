@@ -16,7 +16,7 @@ void dump_usage(FILE *f)
 	      "Options:\n"
 	      " -s, --sort KEY     order of files: access (default), path or size\n"
 	      " -S, --stats        print totals only\n"
-	      " -j, --json         print everything as JSON (schema in ura-dump(8))\n"
+	      " -J, --json         print everything as JSON (schema in ura-dump(8))\n"
 	      " -v, --verbose      say more\n"
 	      " -q, --quiet        print errors only\n"
 	      "\n"
@@ -31,7 +31,7 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 	static const struct option longopts[] = {
 		{ "sort", required_argument, NULL, 's' },
 		{ "stats", no_argument, NULL, 'S' },
-		{ "json", no_argument, NULL, 'j' },
+		{ "json", no_argument, NULL, 'J' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -42,7 +42,7 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 
 	*o = (struct dump_options){ .format = DUMP_TEXT, .sort = DUMP_SORT_ACCESS };
 	optind = 0;	/* full reset: tests call this more than once */
-	while ((c = getopt_long(argc, argv, "s:SjvqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:SJvqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (strcmp(optarg, "access") == 0)
@@ -60,7 +60,7 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 		case 'S':
 			stats = 1;
 			break;
-		case 'j':
+		case 'J':
 			json = 1;
 			break;
 		case 'v':

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ura-dump's option parsing: every option in its short, long and --long=arg forms */
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "cli-dump.h"
+#include "unit.h"
+
+#define ARGV(...) ((char *[]){ "ura-dump", __VA_ARGS__, NULL })
+#define ARGC(...) ((int)(sizeof((char *[]){ "ura-dump", __VA_ARGS__ }) / sizeof(char *)))
+#define PARSE(o, ...) dump_parse_args(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), o)
+
+/* Usage errors print to stderr: keep the test log readable. */
+static void quiet_stderr(void)
+{
+	freopen("/dev/null", "w", stderr);
+}
+
+START_TEST(test_defaults)
+{
+	struct dump_options o;
+
+	ck_assert_int_eq(PARSE(&o, "x.pack"), 1);
+	ck_assert_str_eq(o.pack, "x.pack");
+	ck_assert_int_eq(o.format, DUMP_TEXT);
+	ck_assert_int_eq(o.sort, DUMP_SORT_ACCESS);
+	ck_assert_int_eq(o.verbosity, 0);
+}
+END_TEST
+
+START_TEST(test_sort)
+{
+	struct dump_options o;
+
+	ck_assert_int_eq(PARSE(&o, "-s", "path", "p"), 1);
+	ck_assert_int_eq(o.sort, DUMP_SORT_PATH);
+	ck_assert_int_eq(PARSE(&o, "--sort", "size", "p"), 1);
+	ck_assert_int_eq(o.sort, DUMP_SORT_SIZE);
+	ck_assert_int_eq(PARSE(&o, "--sort=access", "p"), 1);
+	ck_assert_int_eq(o.sort, DUMP_SORT_ACCESS);
+	ck_assert_int_eq(PARSE(&o, "-ssize", "p"), 1);
+	ck_assert_int_eq(o.sort, DUMP_SORT_SIZE);
+	quiet_stderr();
+	ck_assert_int_eq(PARSE(&o, "--sort=colour", "p"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--sort"), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_formats)
+{
+	struct dump_options o;
+
+	ck_assert_int_eq(PARSE(&o, "-S", "p"), 1);
+	ck_assert_int_eq(o.format, DUMP_STATS);
+	ck_assert_int_eq(PARSE(&o, "--stats", "p"), 1);
+	ck_assert_int_eq(o.format, DUMP_STATS);
+	ck_assert_int_eq(PARSE(&o, "-J", "p"), 1);
+	ck_assert_int_eq(o.format, DUMP_JSON);
+	ck_assert_int_eq(PARSE(&o, "--json", "p"), 1);
+	ck_assert_int_eq(o.format, DUMP_JSON);
+	quiet_stderr();
+	ck_assert_int_eq(PARSE(&o, "--json", "--stats", "p"), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_verbosity)
+{
+	struct dump_options o;
+
+	ck_assert_int_eq(PARSE(&o, "-v", "--verbose", "-vv", "p"), 1);
+	ck_assert_int_eq(o.verbosity, 4);
+	ck_assert_int_eq(PARSE(&o, "-q", "--quiet", "p"), 1);
+	ck_assert_int_eq(o.verbosity, -2);
+}
+END_TEST
+
+START_TEST(test_help_version_and_errors)
+{
+	struct dump_options o;
+
+	freopen("/dev/null", "w", stdout);
+	ck_assert_int_eq(PARSE(&o, "-h"), 0);
+	ck_assert_int_eq(PARSE(&o, "--help"), 0);
+	ck_assert_int_eq(PARSE(&o, "-V"), 0);
+	ck_assert_int_eq(PARSE(&o, "--version"), 0);
+	quiet_stderr();
+	ck_assert_int_eq(PARSE(&o, "--bogus", "p"), -EINVAL);
+	ck_assert_int_eq(dump_parse_args(1, ARGV(NULL), &o), -EINVAL);	/* no pack */
+	ck_assert_int_eq(PARSE(&o, "a", "b"), -EINVAL);			/* two packs */
+	ck_assert_int_eq(PARSE(&o, "--", "-odd-name.pack"), 1);
+	ck_assert_str_eq(o.pack, "-odd-name.pack");
+}
+END_TEST
+
+static Suite *cli_dump_suite(void)
+{
+	Suite *s = suite_create("cli-dump");
+	TCase *tc = tcase_create("options");
+
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_sort);
+	tcase_add_test(tc, test_formats);
+	tcase_add_test(tc, test_verbosity);
+	tcase_add_test(tc, test_help_version_and_errors);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_SUITE(cli_dump_suite)
