@@ -113,6 +113,7 @@ static void add(uint64_t *v, uint64_t n)
 
 int replay_open_pack(const char *path, struct ura_pack **ret)
 {
+	char proc[64];
 	uint8_t *buf = NULL;
 	size_t got = 0, want;
 	struct stat st;
@@ -138,7 +139,12 @@ int replay_open_pack(const char *path, struct ura_pack **ret)
 		r = -EFBIG;
 		goto out;
 	}
-	want = (size_t)st.st_size;
+	/* read the very file checked above, without copying it again */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	r = ura_pack_open(proc, ret);
+	if (r != -ENOENT && r != -EACCES && r != -ENOTDIR)
+		goto out;
+	want = (size_t)st.st_size;	/* no /proc (early boot, chroot): read it here */
 	buf = malloc(want ? want : 1);
 	if (!buf) {
 		r = -ENOMEM;
@@ -958,30 +964,43 @@ static uint64_t physical(int fd, uint64_t off, uint64_t len)
 	return e->fe_physical + (off > e->fe_logical ? off - e->fe_logical : 0);
 }
 
-static void order_rotational(struct ctx *c)
+/*
+ * Physical order within time bins where a disk is rotational. One FIEMAP per
+ * file: its first extent stands for the whole file, which on a filesystem that
+ * allocates in extents is close enough to order requests.
+ */
+static int order_rotational(struct ctx *c)
 {
+	uint64_t *base = NULL;
 	bool any = false;
 
 	for (size_t d = 0; d < c->ndev; d++)
 		any |= c->devs[d].rotational;
 	if (!any)
-		return;
+		return 0;
+	base = malloc((c->nfiles ? c->nfiles : 1) * sizeof(*base));
+	if (!base)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nfiles; i++)
+		base[i] = UINT64_MAX;
 	for (size_t i = 0; i < c->nreq; i++) {
 		struct sched_item *q = &c->req[i];
 
-		if (!c->devs[q->dev].rotational)
-			q->phys = i;
-		else if (q->obj >= c->nfiles)
-			q->phys = q->off;
-		else if (c->o->dry_run)
+		if (!c->devs[q->dev].rotational || c->o->dry_run) {
 			q->phys = 0;
-		else {
-			int fd = obj_get(c, q->obj);
+		} else if (q->obj >= c->nfiles) {
+			q->phys = q->off;
+		} else {
+			if (base[q->obj] == UINT64_MAX) {
+				int fd = obj_get(c, q->obj);
 
-			q->phys = fd >= 0 ? physical(fd, q->off, q->len) : UINT64_MAX;
+				base[q->obj] = fd >= 0 ? physical(fd, 0, 1) : UINT64_MAX - 1;
+			}
+			q->phys = base[q->obj] >= UINT64_MAX - 1 ? UINT64_MAX : base[q->obj] + q->off;
 		}
 	}
-	sched_order_physical(c->req, c->nreq, REPLAY_DEFAULT_BIN_NS);
+	free(base);
+	return sched_order_physical(c->req, c->nreq, REPLAY_DEFAULT_BIN_NS);
 }
 
 static void ctx_free(struct ctx *c)
@@ -1046,7 +1065,9 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 	for (size_t i = 0; i < c.nreq; i++)
 		c.obj[c.req[i].obj].pending++;
 	if (o->dry_run) {
-		order_rotational(&c);
+		r = order_rotational(&c);
+		if (r < 0)
+			goto out;
 		c.st.requests = c.nreq;
 		goto done;
 	}
@@ -1056,7 +1077,9 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 	log_debug("%zu requests on %zu devices; MemAvailable %" PRIu64 " MiB, floor %" PRIu64
 		  " MiB", c.nreq, c.ndev, avail >> 20, c.mem_floor >> 20);
 	setup_bdevs(&c);
-	order_rotational(&c);
+	r = order_rotational(&c);
+	if (r < 0)
+		goto out;
 	r = dispatch(&c);
 	if (r < 0)
 		goto out;

@@ -30,14 +30,33 @@ static int cmp_off(const void *a, const void *b, void *ctx)
 	return i < j ? -1 : i > j;
 }
 
-/* Sort one object's ranges (indices into @in) by offset, unless they already are. */
+/*
+ * Sort one object's ranges (indices into @in) by offset, unless they already are;
+ * a file has a few ranges as a rule, where insertion sort beats qsort's set-up.
+ */
 static void sort_group(size_t *idx, size_t k, const struct sched_item *in)
 {
-	for (size_t i = 1; i < k; i++)
-		if (in[idx[i]].off < in[idx[i - 1]].off) {
-			qsort_r(idx, k, sizeof(*idx), cmp_off, (void *)in);
-			return;
+	size_t i;
+
+	for (i = 1; i < k; i++)
+		if (in[idx[i]].off < in[idx[i - 1]].off)
+			break;
+	if (i == k)
+		return;
+	if (k > 32) {
+		qsort_r(idx, k, sizeof(*idx), cmp_off, (void *)in);
+		return;
+	}
+	for (i = 1; i < k; i++) {
+		size_t v = idx[i], j = i;
+
+		/* indices are increasing within a group: equal offsets keep their order */
+		while (j > 0 && in[idx[j - 1]].off > in[v].off) {
+			idx[j] = idx[j - 1];
+			j--;
 		}
+		idx[j] = v;
+	}
 }
 
 static uint64_t chunks_of(uint64_t len, uint64_t chunk)
@@ -145,32 +164,81 @@ out:
 	return r;
 }
 
-static int cmp_phys(const void *a, const void *b)
-{
-	const struct sched_item *x = a, *y = b;
+struct sort_key {
+	uint64_t key;
+	size_t idx;
+};
 
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->phys != y->phys)
-		return x->phys < y->phys ? -1 : 1;
-	if (x->obj != y->obj)
-		return x->obj < y->obj ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
+/*
+ * Stable LSD radix sort by key, 8 bits a pass; passes where all keys agree are
+ * skipped. Return: @k or @tmp, whichever holds the result.
+ */
+static struct sort_key *sort_keys(struct sort_key *k, struct sort_key *tmp, size_t n)
+{
+	if (!n)
+		return k;
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = { 0 }, pos = 0;
+		struct sort_key *t;
+
+		for (size_t i = 0; i < n; i++)
+			count[(k[i].key >> shift) & 0xff]++;
+		if (count[(k[0].key >> shift) & 0xff] == n)
+			continue;
+		for (unsigned b = 0; b < 256; b++) {
+			size_t c = count[b];
+
+			count[b] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(k[i].key >> shift) & 0xff]++] = k[i];
+		t = k;
+		k = tmp;
+		tmp = t;
+	}
+	return k;
 }
 
-void sched_order_physical(struct sched_item *items, size_t n, uint64_t bin_ns)
+int sched_order_physical(struct sched_item *items, size_t n, uint64_t bin_ns)
 {
+	struct sort_key *keys = NULL, *tmp = NULL;
+	struct sched_item *copy = NULL;
 	size_t i = 0;
+	int r = -ENOMEM;
 
 	if (!bin_ns)
 		bin_ns = 1;
+	keys = malloc((n ? n : 1) * sizeof(*keys));
+	tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	copy = malloc((n ? n : 1) * sizeof(*copy));
+	if (!keys || !tmp || !copy)
+		goto out;
+	memcpy(copy, items, n * sizeof(*items));
 	while (i < n) {
 		uint64_t bin = items[i].time_ns / bin_ns;
-		size_t j = i + 1;
+		struct sort_key *sorted;
+		size_t j = i, m;
 
-		while (j < n && items[j].time_ns / bin_ns == bin)
+		while (j < n && copy[j].time_ns / bin_ns == bin) {
+			uint64_t page = copy[j].phys >> 12;
+
+			/* device first, then position on it; equal keys keep first-access order */
+			keys[j - i].key = (uint64_t)(copy[j].dev & 0xffff) << 48 |
+					  (page < (1ull << 48) ? page : (1ull << 48) - 1);
+			keys[j - i].idx = j;
 			j++;
-		qsort(items + i, j - i, sizeof(*items), cmp_phys);
+		}
+		m = j - i;
+		sorted = sort_keys(keys, tmp, m);
+		for (size_t k = 0; k < m; k++)
+			items[i + k] = copy[sorted[k].idx];
 		i = j;
 	}
+	r = 0;
+out:
+	free(copy);
+	free(tmp);
+	free(keys);
+	return r;
 }

@@ -69,8 +69,10 @@ int sched_build(struct sched_item **items, size_t n, uint32_t nobj, const struct
  * @bin_ns: width of a time bin; requests of one bin are sorted by (dev, phys)
  *
  * A pure physical sort would starve the first programs; bins keep the start
- * of the boot early while saving seeks within each bin.
+ * of the boot early while saving seeks within each bin. Runs in O(n) (radix sort).
+ *
+ * Return: 0 or -ENOMEM (then @items is untouched).
  */
-void sched_order_physical(struct sched_item *items, size_t n, uint64_t bin_ns);
+int sched_order_physical(struct sched_item *items, size_t n, uint64_t bin_ns);
 
 #endif
