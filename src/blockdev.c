@@ -161,7 +161,7 @@ static int open_checked(const char *path, dev_t dev)
 /* DEVNAME= from the uevent file: a name under /dev such as "sda1" or "mapper/x". */
 static int uevent_devname(unsigned major, unsigned minor, char *buf, size_t size)
 {
-	char path[64], text[4096];
+	char path[64], text[4096] = "";
 	const char *p, *nl;
 	size_t len;
 	int r;

@@ -104,8 +104,9 @@ static void entry_free(struct mount_entry *e)
 }
 
 /*
- * One line: "ID PARENT MAJ:MIN ROOT MOUNT_POINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS"
- * (proc(5)). The optional fields (shared:N, master:N, ...) run up to a lone "-".
+ * One line, as proc(5) has it:
+ *   ID PARENT MAJ:MIN ROOT MOUNT_POINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS
+ * The optional fields (shared:N, master:N, ...) run up to a lone "-".
  */
 static int parse_line(const char *line, size_t len, struct mount_entry *ret)
 {

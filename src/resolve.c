@@ -20,7 +20,7 @@
 
 /* Deeper directories are not walked: each level holds one open descriptor. */
 #define WALK_MAX_DEPTH	256
-#define DENTS_BUF_SIZE	(64 * 1024)
+#define DENTS_BUF_SIZE	((size_t)64 * 1024)
 
 /* FILEID_INO32_GEN in the kernel's exportfs.h: a 32-bit inode and a generation. */
 #define HANDLE_INO32_GEN	1
@@ -175,7 +175,7 @@ static int handle_one(int root_fd, const char *prefix, size_t prefix_len, dev_t 
 	uint32_t words[2] = { (uint32_t)w->ino, 0 };	/* generation 0: ext4 skips the check */
 	struct stat st;
 	const char *rel;
-	size_t len;
+	size_t len = 0;
 	int fd, r;
 
 	if (w->ino > UINT32_MAX)
@@ -211,7 +211,7 @@ out:
 
 static int resolve_by_handle(int root_fd, dev_t dev, struct wantset *ws)
 {
-	size_t size = PATH_MAX + sizeof(DELETED_SUFFIX) + 1, prefix_len, tried = 0, named = 0;
+	size_t size = PATH_MAX + sizeof(DELETED_SUFFIX) + 1, prefix_len = 0, tried = 0, named = 0;
 	char *prefix = NULL, *buf = NULL;
 	struct statfs sfs;
 	int r;
@@ -273,7 +273,6 @@ struct walk {
 	struct wantset *ws;
 	char *path;		/* the current directory, relative to the mount directory */
 	size_t path_cap;
-	char *dents;
 	bool no_openat2, no_noatime;
 };
 
@@ -326,17 +325,17 @@ static bool is_dot(const char *name)
 }
 
 /* Read one directory: name the wanted inodes in it, note its subdirectories. */
-static int scan_dir(struct walk *wk, struct frame *f)
+static int scan_dir(struct walk *wk, struct frame *f, char *dents)
 {
 	for (;;) {
-		long n = syscall(SYS_getdents64, f->fd, wk->dents, DENTS_BUF_SIZE);
+		long n = syscall(SYS_getdents64, f->fd, dents, DENTS_BUF_SIZE);
 
 		if (n < 0)
 			return errno == ENOENT ? 0 : -errno;	/* ENOENT: removed meanwhile */
 		if (n == 0)
 			return 0;
 		for (long off = 0; off < n;) {
-			struct linux_dirent64 *d = (struct linux_dirent64 *)(wk->dents + off);
+			struct linux_dirent64 *d = (struct linux_dirent64 *)(dents + off);
 			unsigned char type = d->d_type;
 			struct want *w;
 			int r;
@@ -421,12 +420,13 @@ static int resolve_by_walk(int root_fd, dev_t dev, struct wantset *ws)
 {
 	struct walk wk = { .dev = dev, .ws = ws };
 	struct frame *stack = NULL;
+	char *dents = NULL;
 	size_t depth = 0;
 	int r;
 
-	wk.dents = malloc(DENTS_BUF_SIZE);
+	dents = malloc(DENTS_BUF_SIZE);
 	stack = calloc(WALK_MAX_DEPTH, sizeof(*stack));
-	if (!wk.dents || !stack) {
+	if (!dents || !stack) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -450,7 +450,7 @@ static int resolve_by_walk(int root_fd, dev_t dev, struct wantset *ws)
 	}
 	stack[0] = (struct frame){ .fd = root_fd };
 	depth = 1;
-	r = scan_dir(&wk, &stack[0]);
+	r = scan_dir(&wk, &stack[0], dents);
 	if (r < 0)
 		goto out;
 	while (depth > 0 && ws->left > 0) {
@@ -485,7 +485,7 @@ static int resolve_by_walk(int root_fd, dev_t dev, struct wantset *ws)
 		}
 		stack[depth] = (struct frame){ .fd = fd, .path_len = (size_t)r };
 		depth++;
-		r = scan_dir(&wk, &stack[depth - 1]);
+		r = scan_dir(&wk, &stack[depth - 1], dents);
 		if (r == -ENOMEM)
 			goto out;
 	}
@@ -494,7 +494,7 @@ out:
 	for (size_t i = 0; i < depth; i++)
 		frame_release(&stack[i], root_fd);
 	free(stack);
-	free(wk.dents);
+	free(dents);
 	free(wk.path);
 	return r;
 }
