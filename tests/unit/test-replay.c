@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Unit tests for src/schedule.c and src/replay.c: merging, chunking, order, safe opening, report */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "replay.h"
+#include "schedule.h"
+#include "unit.h"
+
+#define KiB 1024ull
+#define MiB (1024ull * 1024)
+
+/* ---- schedule ---- */
+
+static const struct sched_dev ssd = {
+	.request_ns = SCHED_SSD_REQUEST_NS, .bandwidth = SCHED_SSD_BANDWIDTH, .chunk = 4 * MiB,
+};
+
+static struct sched_item *items(size_t n, const struct sched_item *v)
+{
+	struct sched_item *p = malloc(n * sizeof(*p));
+
+	ck_assert_ptr_nonnull(p);
+	memcpy(p, v, n * sizeof(*p));
+	return p;
+}
+
+START_TEST(test_max_gap)
+{
+	struct sched_dev hdd = { .request_ns = 8000000, .bandwidth = 120 * MiB, .chunk = MiB };
+	struct sched_dev none = { .request_ns = 8000000, .bandwidth = 0, .chunk = MiB };
+
+	/* 8 ms at 120 MiB/s is 1006632 bytes: rounded down to whole pages */
+	ck_assert_uint_eq(sched_max_gap(&hdd), 1006632 & ~4095ull);
+	ck_assert_uint_eq(sched_max_gap(&hdd) % 4096, 0);
+	ck_assert_uint_eq(sched_max_gap(&none), 0);
+	/* flash: 100 us at 500 MiB/s is about 51 KiB */
+	ck_assert_uint_eq(sched_max_gap(&ssd), 49152);
+}
+END_TEST
+
+START_TEST(test_merge_gap)
+{
+	uint64_t gap = sched_max_gap(&ssd);
+	struct sched_item in[] = {
+		{ .off = 0, .len = 8 * KiB, .time_ns = 0, .obj = 0 },
+		{ .off = 8 * KiB + gap, .len = 4 * KiB, .time_ns = 10, .obj = 0 },	/* merged */
+		{ .off = 20 * KiB + 2 * gap + 4096, .len = 4 * KiB, .time_ns = 20, .obj = 0 },
+	};
+	struct sched_item *v = items(3, in);
+	size_t n = 0;
+
+	ck_assert_int_eq(sched_build(&v, 3, 1, &ssd, 1, UINT64_MAX, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(v[0].off, 0);
+	ck_assert_uint_eq(v[0].len, 12 * KiB + gap);
+	ck_assert_uint_eq(v[1].off, in[2].off);
+	ck_assert_uint_eq(v[1].len, 4 * KiB);
+	free(v);
+}
+END_TEST
+
+START_TEST(test_merge_overlap_and_objects)
+{
+	struct sched_item in[] = {
+		{ .off = 0, .len = 64 * KiB, .time_ns = 0, .obj = 0 },
+		{ .off = 0, .len = 64 * KiB, .time_ns = 1, .obj = 1 },		/* other file */
+		{ .off = 16 * KiB, .len = 16 * KiB, .time_ns = 2, .obj = 0 },	/* inside */
+		{ .off = 32 * KiB, .len = 64 * KiB, .time_ns = 3, .obj = 0 },	/* overlaps */
+	};
+	struct sched_item *v = items(4, in);
+	size_t n = 0;
+
+	ck_assert_int_eq(sched_build(&v, 4, 2, &ssd, 1, UINT64_MAX, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(v[0].obj, 0);
+	ck_assert_uint_eq(v[0].off, 0);
+	ck_assert_uint_eq(v[0].len, 96 * KiB);
+	ck_assert_uint_eq(v[1].obj, 1);
+	ck_assert_uint_eq(v[1].len, 64 * KiB);
+	free(v);
+}
+END_TEST
+
+/* A merged request goes where its earliest range was; the rest keep first-access order. */
+START_TEST(test_order_kept)
+{
+	struct sched_item in[] = {
+		{ .off = 100 * KiB, .len = 4 * KiB, .time_ns = 5, .obj = 0 },
+		{ .off = 0, .len = 4 * KiB, .time_ns = 6, .obj = 1 },
+		{ .off = 96 * KiB, .len = 4 * KiB, .time_ns = 7, .obj = 0 },	/* before the first */
+		{ .off = 0, .len = 4 * KiB, .time_ns = 8, .obj = 2 },
+	};
+	struct sched_item *v = items(4, in);
+	size_t n = 0;
+
+	ck_assert_int_eq(sched_build(&v, 4, 3, &ssd, 1, UINT64_MAX, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(v[0].obj, 0);
+	ck_assert_uint_eq(v[0].off, 96 * KiB);
+	ck_assert_uint_eq(v[0].len, 8 * KiB);
+	ck_assert_uint_eq(v[0].time_ns, 5);
+	ck_assert_uint_eq(v[1].obj, 1);
+	ck_assert_uint_eq(v[2].obj, 2);
+	free(v);
+}
+END_TEST
+
+START_TEST(test_window)
+{
+	struct sched_item in[] = {
+		{ .off = 0, .len = 4 * KiB, .time_ns = 0, .obj = 0 },
+		{ .off = 4 * KiB, .len = 4 * KiB, .time_ns = 3000000000ull, .obj = 0 },
+	};
+	struct sched_item *v = items(2, in);
+	size_t n = 0;
+
+	/* adjacent, but 3 s apart: the later range must not hold up the early start */
+	ck_assert_int_eq(sched_build(&v, 2, 1, &ssd, 1, 1000000000ull, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(v[0].time_ns, 0);
+	ck_assert_uint_eq(v[1].time_ns, 3000000000ull);
+	free(v);
+}
+END_TEST
+
+START_TEST(test_chunks)
+{
+	struct sched_dev d = ssd;
+	struct sched_item in[] = { { .off = 4096, .len = 10 * MiB, .time_ns = 1, .obj = 0 } };
+	struct sched_item *v = items(1, in);
+	uint64_t next = 4096;
+	size_t n = 0;
+
+	d.chunk = 4 * MiB;
+	ck_assert_int_eq(sched_build(&v, 1, 1, &d, 1, UINT64_MAX, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(v[i].off, next);
+		ck_assert_uint_le(v[i].len, d.chunk);
+		next += v[i].len;
+	}
+	ck_assert_uint_eq(next, 4096 + 10 * MiB);
+	free(v);
+}
+END_TEST
+
+START_TEST(test_invalid)
+{
+	struct sched_item in[] = { { .off = 0, .len = 4096, .obj = 5 } };
+	struct sched_item *v = items(1, in), *keep = v;
+	size_t n = 7;
+
+	ck_assert_int_eq(sched_build(&v, 1, 2, &ssd, 1, UINT64_MAX, &n), -EINVAL);
+	ck_assert_ptr_eq(v, keep);
+	ck_assert_uint_eq(n, 7);
+	v[0].obj = 0;
+	v[0].dev = 3;
+	ck_assert_int_eq(sched_build(&v, 1, 2, &ssd, 1, UINT64_MAX, &n), -EINVAL);
+	free(v);
+}
+END_TEST
+
+START_TEST(test_many)
+{
+	size_t n = 100000, got = 0;
+	struct sched_item *v = malloc(n * sizeof(*v));
+	uint64_t total = 0, prev = 0;
+
+	ck_assert_ptr_nonnull(v);
+	for (size_t i = 0; i < n; i++) {
+		v[i] = (struct sched_item){ .off = (i * 7919 % 1000) * 4 * MiB, .len = 4096,
+					    .time_ns = i, .obj = (uint32_t)(i % 1000) };
+		total += 4096;
+	}
+	ck_assert_int_eq(sched_build(&v, n, 1000, &ssd, 1, UINT64_MAX, &got), 0);
+	ck_assert_uint_gt(got, 0);
+	for (size_t i = 0; i < got; i++) {
+		ck_assert_uint_ge(v[i].time_ns, prev);	/* first-access order */
+		prev = v[i].time_ns;
+	}
+	free(v);
+	(void)total;
+}
+END_TEST
+
+START_TEST(test_physical_bins)
+{
+	struct sched_item v[] = {
+		{ .time_ns = 0, .phys = 900, .obj = 0 },
+		{ .time_ns = 10, .phys = 100 << 12, .obj = 1 },
+		{ .time_ns = 20, .phys = 50 << 12, .obj = 2 },
+		{ .time_ns = 1000, .phys = 1, .obj = 3 },	/* next bin: stays after */
+		{ .time_ns = 1010, .phys = 0, .obj = 4 },
+	};
+
+	ck_assert_int_eq(sched_order_physical(v, 5, 1000), 0);
+	ck_assert_uint_eq(v[0].obj, 0);
+	ck_assert_uint_eq(v[1].obj, 2);
+	ck_assert_uint_eq(v[2].obj, 1);
+	/* 1 and 0 are in the same page: equal keys keep first-access order */
+	ck_assert_uint_eq(v[3].obj, 3);
+	ck_assert_uint_eq(v[4].obj, 4);
+}
+END_TEST
+
+/* ---- the engine, on files in a temporary directory (--root) ---- */
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = unit_mkdtemp();
+	log_set_level(LOG_LVL_ERR - 1);
+}
+
+static void teardown(void)
+{
+	unit_rmtree(dir);
+	free(dir);
+	dir = NULL;
+}
+
+static char *in_dir(const char *name)
+{
+	char *p;
+
+	ck_assert_int_ne(asprintf(&p, "%s/%s", dir, name), -1);
+	return p;
+}
+
+static void write_file(const char *name, size_t len)
+{
+	char *p = in_dir(name), *buf = malloc(len ? len : 1);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_ptr_nonnull(buf);
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (char)(i * 31 + 7);
+	ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
+	ck_assert_int_eq(fsync(fd), 0);
+	close(fd);
+	free(buf);
+	free(p);
+}
+
+static void evict(const char *name)
+{
+	char *p = in_dir(name);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	close(fd);
+	free(p);
+}
+
+static size_t resident_pages(const char *name)
+{
+	char *p = in_dir(name);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	unsigned char *vec;
+	size_t pages, n = 0;
+	void *map;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	pages = ((size_t)st.st_size + 4095) / 4096;
+	vec = malloc(pages + 1);
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	ck_assert(map != MAP_FAILED);
+	ck_assert_int_eq(mincore(map, (size_t)st.st_size, vec), 0);
+	for (size_t i = 0; i < pages; i++)
+		n += vec[i] & 1;
+	munmap(map, (size_t)st.st_size);
+	free(vec);
+	close(fd);
+	free(p);
+	return n;
+}
+
+/* Write a pack naming @names (whole files) under the temporary directory, taken as "/". */
+static char *make_pack(const char *const *names, size_t count)
+{
+	struct ura_pack_builder *b = NULL;
+	struct stat st;
+	char *pack = in_dir("test.pack");
+	uint32_t fsi;
+
+	ck_assert_int_eq(stat(dir, &st), 0);
+	ck_assert_int_eq(ura_pack_builder_new(&b), 0);
+	ck_assert_int_eq(ura_pack_builder_add_fs(b, &(struct ura_pack_fs){
+		.major = major(st.st_dev), .minor = minor(st.st_dev), .mount_point = "/",
+		.fstype = "", .source = "" }, &fsi), 0);
+	for (size_t i = 0; i < count; i++) {
+		char *p = in_dir(names[i]);
+		struct ura_pack_file f = { .fs_index = fsi, .path = names[i] };
+		struct ura_pack_range rg = { .flags = URA_PACK_RANGE_DEMANDED,
+					     .first_access_ns = i * 1000 };
+
+		ck_assert_int_eq(stat(p, &st), 0);
+		f.ino = st.st_ino;
+		f.size = (uint64_t)st.st_size;
+		f.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		ck_assert_int_eq(ura_pack_builder_add_file(b, &f, &rg.file_index), 0);
+		rg.page_count = (uint32_t)((f.size + 4095) / 4096);
+		if (rg.page_count)
+			ck_assert_int_eq(ura_pack_builder_add_range(b, &rg), 0);
+		free(p);
+	}
+	ck_assert_int_eq(ura_pack_builder_write(b, pack, 0644), 0);
+	ura_pack_builder_free(b);
+	return pack;
+}
+
+static struct replay_stats run(const char *pack, struct replay_options *o)
+{
+	struct ura_pack *p = NULL;
+	struct replay_stats st;
+
+	o->root = dir;
+	ck_assert_int_eq(replay_open_pack(pack, &p), 0);
+	ck_assert_int_eq(replay_run(p, o, &st), 0);
+	ura_pack_free(p);
+	return st;
+}
+
+START_TEST(test_replay_resident)
+{
+	const char *names[] = { "a", "b" };
+	struct replay_options o;
+	struct replay_stats st;
+	char *pack;
+
+	write_file("a", 256 * KiB);
+	write_file("b", 10000);
+	pack = make_pack(names, 2);
+	evict("a");
+	evict("b");
+	replay_options_init(&o);
+	o.wait = true;
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.files, 2);
+	ck_assert_uint_eq(st.pack_bytes, 256 * KiB + 12288);
+	ck_assert_uint_eq(st.errors + st.stale_files + st.missing_files + st.refused_files, 0);
+	ck_assert_uint_eq(st.unresident_bytes, 0);
+	ck_assert_uint_eq(resident_pages("a"), 64);
+	ck_assert_uint_eq(resident_pages("b"), 3);
+	/* again: everything resident, nothing issued */
+	replay_options_init(&o);
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.issued_bytes, 0);
+	ck_assert_uint_eq(st.resident_bytes, 256 * KiB + 10000);
+	free(pack);
+}
+END_TEST
+
+START_TEST(test_replay_stale_missing_refused)
+{
+	const char *names[] = { "stale", "gone", "fifo", "link", "dir", "ok" };
+	struct replay_options o;
+	struct replay_stats st;
+	char *pack, *p;
+
+	for (size_t i = 0; i < 6; i++)
+		write_file(names[i], 8192);
+	pack = make_pack(names, 6);
+	/* rewrite (new inode), delete, and replace by a FIFO, a symlink and a directory */
+	p = in_dir("stale");
+	ck_assert_int_eq(unlink(p), 0);
+	free(p);
+	write_file("stale", 8192);
+	p = in_dir("gone");
+	ck_assert_int_eq(unlink(p), 0);
+	free(p);
+	p = in_dir("fifo");
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(mkfifo(p, 0644), 0);
+	free(p);
+	p = in_dir("link");
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(symlink("/dev/zero", p), 0);
+	free(p);
+	p = in_dir("dir");
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	free(p);
+	evict("stale");
+
+	replay_options_init(&o);
+	st = run(pack, &o);	/* a FIFO opened for reading would block here */
+	ck_assert_uint_eq(st.files, 6);
+	ck_assert_uint_eq(st.stale_files, 1);
+	ck_assert_uint_eq(st.missing_files, 1);
+	ck_assert_uint_eq(st.refused_files, 3);
+	ck_assert_uint_eq(st.errors, 0);
+	ck_assert_uint_eq(resident_pages("stale"), 0);
+
+	replay_options_init(&o);
+	o.stale = REPLAY_STALE_READ;
+	o.wait = true;
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.stale_files, 1);
+	ck_assert_uint_eq(resident_pages("stale"), 2);
+	free(pack);
+}
+END_TEST
+
+START_TEST(test_replay_same_size_rewrite)
+{
+	const char *names[] = { "f" };
+	struct replay_options o;
+	struct replay_stats st;
+	struct timespec ts[2] = { { 1000, 0 }, { 1000, 0 } };
+	char *pack, *p;
+
+	write_file("f", 4096);
+	pack = make_pack(names, 1);
+	/* same inode and size, other mtime: stale */
+	p = in_dir("f");
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+	free(p);
+	replay_options_init(&o);
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.stale_files, 1);
+	free(pack);
+}
+END_TEST
+
+START_TEST(test_replay_limits_and_dry_run)
+{
+	const char *names[] = { "big" };
+	struct replay_options o;
+	struct replay_stats st;
+	char *pack;
+
+	write_file("big", 4 * MiB);
+	pack = make_pack(names, 1);
+	evict("big");
+	replay_options_init(&o);
+	o.dry_run = true;
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.issued_bytes, 0);
+	ck_assert_uint_gt(st.requests, 0);
+	ck_assert_uint_eq(resident_pages("big"), 0);
+
+	replay_options_init(&o);
+	o.max_bytes = 256 * KiB;
+	o.chunk = 64 * KiB;
+	o.jobs = 1;
+	st = run(pack, &o);
+	ck_assert_uint_le(st.issued_bytes, 256 * KiB);
+	ck_assert(st.max_bytes_reached);
+	ck_assert_uint_gt(st.skipped_bytes, 0);
+
+	/* a floor above all memory: nothing is issued */
+	evict("big");
+	replay_options_init(&o);
+	o.min_available = UINT64_MAX / 4;
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.issued_bytes, 0);
+	ck_assert(st.memory_limited);
+	free(pack);
+}
+END_TEST
+
+START_TEST(test_open_pack)
+{
+	struct ura_pack *p = NULL;
+	const char *names[] = { "x" };
+	char *pack, *bad;
+	FILE *f;
+
+	ck_assert_int_eq(replay_open_pack("/nonexistent/ura.pack", &p), -ENOENT);
+	write_file("x", 100);
+	pack = make_pack(names, 1);
+	bad = in_dir("bad.pack");
+	f = fopen(bad, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs("not a pack at all, but long enough to have a header of some size......"
+	      "..........................................", f);
+	fclose(f);
+	ck_assert_int_eq(replay_open_pack(bad, &p), -EBADMSG);
+	ck_assert_ptr_null(p);
+	ck_assert_int_eq(replay_open_pack(dir, &p), -EISDIR);
+	ck_assert_int_eq(replay_open_pack(pack, &p), 0);
+	ck_assert_ptr_nonnull(p);
+	ura_pack_free(p);
+	p = NULL;
+	if (geteuid() == 0) {
+		/* as root: a pack others may write is refused */
+		ck_assert_int_eq(chmod(pack, 0664), 0);
+		ck_assert_int_eq(replay_open_pack(pack, &p), -EPERM);
+		ck_assert_int_eq(chmod(pack, 0646), 0);
+		ck_assert_int_eq(replay_open_pack(pack, &p), -EPERM);
+		ck_assert_int_eq(chmod(pack, 0644), 0);
+		ck_assert_int_eq(chown(pack, 65534, 0), 0);
+		ck_assert_int_eq(replay_open_pack(pack, &p), -EPERM);
+		ck_assert_ptr_null(p);
+	}
+	free(bad);
+	free(pack);
+}
+END_TEST
+
+START_TEST(test_report)
+{
+	struct replay_stats st = { .pack_bytes = 2 * MiB, .resident_bytes = MiB,
+				   .issued_bytes = MiB, .requests = 3, .files = 4,
+				   .stale_files = 1, .ns = 500000000 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	replay_report(f, &st, true);
+	fflush(f);
+	ck_assert_ptr_nonnull(strstr(buf, "\"issued_bytes\":1048576"));
+	ck_assert_ptr_nonnull(strstr(buf, "\"stale_files\":1"));
+	ck_assert_ptr_nonnull(strstr(buf, "\"mib_per_second\":2.0"));
+	ck_assert_int_eq(buf[0], '{');
+	ck_assert_ptr_eq(strchr(buf, '\n'), buf + len - 1);	/* one line */
+	rewind(f);
+	replay_report(f, &st, false);
+	fflush(f);
+	ck_assert_ptr_nonnull(strstr(buf, "issued 1.0 MiB in 3 requests"));
+	ck_assert_ptr_nonnull(strstr(buf, "1 stale"));
+	fclose(f);
+	free(buf);
+}
+END_TEST
+
+static Suite *replay_suite(void)
+{
+	Suite *s = suite_create("replay");
+	TCase *sched = tcase_create("schedule"), *eng = tcase_create("engine");
+
+	tcase_add_test(sched, test_max_gap);
+	tcase_add_test(sched, test_merge_gap);
+	tcase_add_test(sched, test_merge_overlap_and_objects);
+	tcase_add_test(sched, test_order_kept);
+	tcase_add_test(sched, test_window);
+	tcase_add_test(sched, test_chunks);
+	tcase_add_test(sched, test_invalid);
+	tcase_add_test(sched, test_many);
+	tcase_add_test(sched, test_physical_bins);
+	tcase_add_checked_fixture(eng, setup, teardown);
+	tcase_add_test(eng, test_replay_resident);
+	tcase_add_test(eng, test_replay_stale_missing_refused);
+	tcase_add_test(eng, test_replay_same_size_rewrite);
+	tcase_add_test(eng, test_replay_limits_and_dry_run);
+	tcase_add_test(eng, test_open_pack);
+	tcase_add_test(eng, test_report);
+	tcase_set_timeout(eng, 30);
+	suite_add_tcase(s, sched);
+	suite_add_tcase(s, eng);
+	return s;
+}
+
+UNIT_SUITE(replay_suite)
