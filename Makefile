@@ -151,6 +151,16 @@ check: all tests/unit/runner $(FUZZ_TARGETS)
 	$(call msg,TEST,tools)
 	$(Q)prove -f tests/tools/*.t
 
+# test helpers: small programs the integration tests run (built by `make test-helpers`)
+TEST_HELPERS := tests/integration/helpers/evict tests/integration/helpers/touch-pages
+
+tests/integration/helpers/%: tests/integration/helpers/%.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
+
+test-helpers: $(TEST_HELPERS)
+.PHONY: test-helpers
+
 # Integration tests against the real kernel: need root and tracefs, skip otherwise.
 check-root: all
 	$(call msg,TEST,root)

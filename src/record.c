@@ -488,6 +488,8 @@ struct pack_ctx {
 	dev_t pack_dev;			/* the pack's old file, left out */
 	ino_t pack_ino;
 	char *pack_abs;
+	dev_t self_dev;			/* ura-trace's own executable */
+	ino_t self_ino;
 	/* filesystems added to the pack, by kernel dev */
 	struct {
 		uint32_t kdev;
@@ -677,9 +679,11 @@ static int add_fs_files(struct pack_ctx *c, const struct pageset_file *files, si
 		}
 		if ((c->pack_ino && stx.stx_ino == c->pack_ino &&
 		     makedev(stx.stx_dev_major, stx.stx_dev_minor) == c->pack_dev) ||
-		    (c->pack_abs && strcmp(full, c->pack_abs) == 0)) {
+		    (c->pack_abs && strcmp(full, c->pack_abs) == 0) ||
+		    (c->self_ino && stx.stx_ino == c->self_ino &&
+		     makedev(stx.stx_dev_major, stx.stx_dev_minor) == c->self_dev)) {
 			free(full);
-			continue;	/* the pack itself */
+			continue;	/* the pack itself, or ura-trace (run by the child before exec) */
 		}
 		free(full);
 		if (strip_len) {
@@ -800,6 +804,10 @@ static int build_pack(const struct record_opts *o, struct recorder *rec, unsigne
 		c.pack_ino = st.st_ino;
 	}
 	c.pack_abs = realpath(o->pack, NULL);
+	if (stat("/proc/self/exe", &st) == 0) {
+		c.self_dev = st.st_dev;
+		c.self_ino = st.st_ino;
+	}
 
 	r = ura_pack_builder_new(&c.b);
 	if (r < 0)

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# TAP helpers for the integration tests: source it from a tests/integration/*.t script.
+#
+#   . "$(dirname "$0")/lib.sh"
+#   need_root_tracefs            # or: skip_all "reason"
+#   plan 3
+#   ok "a description" command args...
+#   skip "why"                   # counts as one test
+#   tracefs_snapshot; ...; ok "tracefs as found" tracefs_unchanged
+#
+# Every tool run should be wrapped in `timeout`. Paths of the tools: $URA_TRACE, $URA_REPLAY,
+# $URA_DUMP (from the top of the tree unless set), helpers in $HELPERS.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")/../.." && pwd)
+URA_TRACE=${URA_TRACE:-$TOP/ura-trace}
+URA_REPLAY=${URA_REPLAY:-$TOP/ura-replay}
+URA_DUMP=${URA_DUMP:-$TOP/ura-dump}
+HELPERS=$TOP/tests/integration/helpers
+TRACEFS=${TRACEFS:-/sys/kernel/tracing}
+
+_tap_n=0
+_tap_failed=0
+
+plan() {
+	echo "1..$1"
+}
+
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+# ok DESCRIPTION COMMAND [ARGS...]: one test, passing when COMMAND succeeds (its output goes
+# to stderr as TAP diagnostics).
+ok() {
+	local desc=$1
+	shift
+	_tap_n=$((_tap_n + 1))
+	if "$@" >&2; then
+		echo "ok $_tap_n - $desc"
+	else
+		echo "not ok $_tap_n - $desc"
+		_tap_failed=$((_tap_failed + 1))
+	fi
+}
+
+skip() {
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n # skip $*"
+}
+
+diag() {
+	echo "# $*"
+}
+
+# The exit status for the end of a test script.
+tap_status() {
+	[ "$_tap_failed" -eq 0 ]
+}
+
+need_root_tracefs() {
+	if [ "$(id -u)" != 0 ] || { [ ! -d "$TRACEFS/instances" ] &&
+		! mount -t tracefs nodev "$TRACEFS" 2>/dev/null; }; then
+		skip_all "needs root and tracefs"
+	fi
+	[ -d "$TRACEFS/instances" ] || skip_all "needs root and tracefs"
+}
+
+need_tools() {
+	local t
+	for t in "$@"; do
+		[ -x "$t" ] || skip_all "$(basename "$t") is not built (run make)"
+	done
+}
+
+need_helpers() {
+	[ -x "$HELPERS/evict" ] && [ -x "$HELPERS/touch-pages" ] ||
+		make -s -C "$TOP" test-helpers >&2 ||
+		skip_all "cannot build the test helpers"
+}
+
+# What ura-trace must leave as it found: the instances, the top-level enabled events and
+# tracing_on, and the enabled events of every instance.
+_tracefs_state() {
+	local i
+	ls "$TRACEFS/instances"
+	cat "$TRACEFS/set_event" "$TRACEFS/tracing_on" "$TRACEFS/set_event_pid" 2>/dev/null
+	for i in "$TRACEFS"/instances/*/; do
+		[ -d "$i" ] || continue
+		echo "== $i"
+		cat "$i/set_event" "$i/tracing_on" 2>/dev/null
+	done
+}
+
+tracefs_snapshot() {
+	_tracefs_before=$(_tracefs_state)
+}
+
+tracefs_unchanged() {
+	local now
+	now=$(_tracefs_state)
+	if [ "$now" != "$_tracefs_before" ]; then
+		diff <(echo "$_tracefs_before") <(echo "$now") | sed 's/^/# /'
+		return 1
+	fi
+}
+
+# A scratch ext4 filesystem on a loop device (tmpfs is left out of packs, so tests need a
+# real one): make_scratch_fs DIR SIZE_MB mounts it on DIR/mnt and sets SCRATCH_LOOP.
+# scratch_cleanup undoes it.
+make_scratch_fs() {
+	local dir=$1 size=${2:-64}
+	truncate -s "${size}M" "$dir/scratch.img" &&
+		mkfs.ext4 -q -F "$dir/scratch.img" &&
+		SCRATCH_LOOP=$(losetup -f --show "$dir/scratch.img") &&
+		mkdir -p "$dir/mnt" &&
+		mount "$SCRATCH_LOOP" "$dir/mnt"
+}
+
+scratch_cleanup() {
+	local dir=$1
+	if [ -n "${SCRATCH_LOOP:-}" ]; then
+		umount -R "$dir/mnt" 2>/dev/null || umount -l "$dir/mnt" 2>/dev/null
+		losetup -d "$SCRATCH_LOOP" 2>/dev/null
+	fi
+	rm -rf "$dir"
+}
+
+# Pages of FILE (an absolute path) in a pack, as "first count demanded" lines, from ura-dump --json.
+pack_ranges() {
+	"$URA_DUMP" --json "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for f in d["files"]:
+    if f["path"] == sys.argv[1]:
+        for r in f["ranges"]:
+            print(r["offset"] // 4096, r["length"] // 4096, int(r["demanded"]))
+' "$2"
+}

@@ -1,0 +1,183 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# ura-trace against the real kernel: exact pages of a read, demanded vs speculative pages of an
+# mmap, process-tree filtering, path resolution, metadata, exit status, signals, tracefs and
+# read_ahead_kb left as found.
+. "$(dirname "$0")/lib.sh"
+
+need_root_tracefs
+need_tools "$URA_TRACE" "$URA_DUMP"
+need_helpers
+command -v python3 >/dev/null || skip_all "needs python3"
+
+T=$(mktemp -d /var/tmp/ura-trace-test.XXXXXX)
+trap 'scratch_cleanup "$T"' EXIT
+make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesystem"
+M=$T/mnt
+tracefs_snapshot
+
+plan 31
+
+has_pages() { # PACK FILE: the pack has pages of FILE
+	[ -n "$(pack_ranges "$1" "$2")" ]
+}
+
+not() {
+	! "$@"
+}
+
+trace() { # PACK CMD...: trace CMD quietly
+	local pack=$1
+	shift
+	timeout 60 "$URA_TRACE" -q --pack "$pack" -- "$@"
+}
+
+# --- a read: exactly the file's pages ---
+head -c $((100 * 4096 + 123)) /dev/urandom >"$M/read.bin"
+"$HELPERS/evict" "$M/read.bin"
+ok "trace cat of an evicted file" trace "$T/read.pack" cat "$M/read.bin"
+ok "the pack is valid" timeout 10 "$URA_DUMP" "$T/read.pack"
+pack_ranges "$T/read.pack" "$M/read.bin" >"$T/read.ranges"
+ok "it holds exactly the file's 101 pages, demanded" python3 -c '
+import sys
+pages = set(); dem = set()
+for line in open(sys.argv[1]):
+    first, count, d = map(int, line.split())
+    pages.update(range(first, first + count))
+    if d: dem.update(range(first, first + count))
+sys.exit(0 if pages == set(range(101)) and dem == pages else (print(sorted(pages)), 1)[1])
+' "$T/read.ranges"
+
+# --- an mmap touching three scattered pages: those demanded, readahead neighbours not ---
+head -c $((1024 * 4096)) /dev/urandom >"$M/map.bin"
+"$HELPERS/evict" "$M/map.bin"
+ok "trace an mmap touching pages 100, 500, 900" \
+	trace "$T/map.pack" "$HELPERS/touch-pages" "$M/map.bin" 100 500 900
+pack_ranges "$T/map.pack" "$M/map.bin" >"$T/map.ranges"
+ok "touched pages demanded, readahead neighbours speculative" python3 -c '
+import sys
+pages = set(); dem = set()
+for line in open(sys.argv[1]):
+    first, count, d = map(int, line.split())
+    pages.update(range(first, first + count))
+    if d: dem.update(range(first, first + count))
+good = {100, 500, 900} <= dem and pages - dem
+# fault-around neighbours may count as demanded, but only near the touched pages
+good = good and all(min(abs(p - t) for t in (100, 500, 900)) <= 16 for p in dem)
+sys.exit(0 if good else (print("demanded", sorted(dem), "all", len(pages)), 1)[1])
+' "$T/map.ranges"
+
+# --- the process tree only ---
+for f in child other; do
+	head -c $((40 * 4096)) /dev/urandom >"$M/$f.bin"
+done
+"$HELPERS/evict" "$M/child.bin" "$M/other.bin"
+# an unrelated process keeps reading other.bin while the traced command runs
+(for _ in $(seq 50); do "$HELPERS/evict" "$M/other.bin"; cat "$M/other.bin" >/dev/null;
+	sleep 0.02; done) &
+other=$!
+sleep 0.1
+ok "trace a shell whose child reads a file" \
+	trace "$T/tree.pack" sh -c 'sleep 0.3; (cat "$1" >/dev/null); sleep 0.3' - "$M/child.bin"
+wait "$other"
+ok "the child's reads are in the pack" has_pages "$T/tree.pack" "$M/child.bin"
+ok "an unrelated process's reads are not" not has_pages "$T/tree.pack" "$M/other.bin"
+
+# --- names: bind mounts, spaces and newlines ---
+mkdir -p "$M/dir" "$T/bind"
+name=$'odd name\nwith newline'
+head -c 8192 /dev/urandom >"$M/dir/$name"
+head -c 8192 /dev/urandom >"$M/dir/bound.bin"
+mount --bind "$M/dir" "$T/bind"
+"$HELPERS/evict" "$M/dir/$name" "$M/dir/bound.bin"
+ok "trace reads through a bind mount" trace "$T/names.pack" cat "$T/bind/bound.bin" "$T/bind/$name"
+umount "$T/bind"
+ok "a file read through a bind mount has its real path" \
+	has_pages "$T/names.pack" "$M/dir/bound.bin"
+ok "a name with a space and a newline resolves" has_pages "$T/names.pack" "$M/dir/$name"
+
+# --- metadata of a freshly mounted filesystem ---
+umount "$M"
+mount "$SCRATCH_LOOP" "$M"
+majmin=$(lsblk -dno MAJ:MIN "$SCRATCH_LOOP" | tr -d ' ')
+ok "trace ls -lR of a freshly mounted filesystem" trace "$T/meta.pack" sh -c 'ls -lR "$1" >/dev/null' - "$M"
+ok "its metadata blocks are block-device ranges of $majmin" sh -c '
+	"$1" --json "$2" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+m = [r for r in d[\"metadata\"] if r[\"device\"] == sys.argv[1]]
+sys.exit(0 if m and all(r[\"length\"] > 0 and r[\"offset\"] % 4096 == 0 for r in m) else 1)
+" "$3"' - "$URA_DUMP" "$T/meta.pack" "$majmin"
+
+# --- pseudo filesystems are left out ---
+ok "trace a read of /proc" trace "$T/proc.pack" sh -c 'cat /proc/self/status >/dev/null'
+ok "no /proc file in the pack" sh -c '! "$1" --json "$2" | grep "\"/proc/" >/dev/null' - \
+	"$URA_DUMP" "$T/proc.pack"
+
+# --- exit status ---
+timeout 60 "$URA_TRACE" -q --pack "$T/st.pack" -- sh -c 'exit 7'
+ok "the command's exit status passes through" test $? = 7
+timeout 60 "$URA_TRACE" -q --pack "$T/st.pack" -- sh -c 'kill -TERM $$'
+ok "death by signal N gives 128+N" test $? = 143
+timeout 60 "$URA_TRACE" -q --pack "$T/st.pack" -- /nonexistent/command 2>/dev/null
+ok "a command that cannot be found gives 127" test $? = 127
+timeout 10 "$URA_TRACE" --pack "$T/st.pack" >/dev/null 2>&1
+ok "nothing to trace is a usage error (64)" test $? = 64
+ok "stdin stays the command's" sh -c 'echo hello | timeout 60 "$1" -q -p "$2" -- cat | grep -x hello >/dev/null' - \
+	"$URA_TRACE" "$T/stdin.pack"
+
+# --- signals: a valid pack or none ---
+# started through timeout: wait for its child, ura-trace, and its instance
+ura_pid() { # TIMEOUT_PID
+	local p="" _
+	for _ in $(seq 100); do
+		p=$(pgrep -P "$1" | head -n 1)
+		[ -n "$p" ] && [ -d "$TRACEFS/instances/ura-$p" ] && break
+		sleep 0.05
+	done
+	echo "$p"
+}
+rm -f "$T/int.pack"
+timeout 60 "$URA_TRACE" -q --pack "$T/int.pack" -- sleep 30 &
+tpid=$!
+pid=$(ura_pid "$tpid")
+kill -INT "$pid"
+wait "$tpid"
+rc=$?
+ok "SIGINT ends the trace with 128+2 (got $rc)" test "$rc" = 130
+ok "SIGINT leaves a valid pack or none" sh -c '[ ! -e "$2" ] || timeout 10 "$1" "$2" >/dev/null' - \
+	"$URA_DUMP" "$T/int.pack"
+ok "no temporary file left beside it" sh -c '! ls -A "$1" | grep "^int.pack." >/dev/null' - "$T"
+
+# --- system mode ---
+ok "system mode with --duration" timeout 60 "$URA_TRACE" -q --system --duration 0.5 \
+	--pack "$T/sys.pack"
+ok "system mode pack is valid and says so" sh -c '"$1" --json "$2" | grep "\"system\": *true" >/dev/null' - \
+	"$URA_DUMP" "$T/sys.pack"
+
+# --- orphans and read_ahead_kb ---
+mkdir "$TRACEFS/instances/ura-999999" 2>/dev/null || true
+ok "trace runs with a stale instance around" trace "$T/orphan.pack" true
+ok "the stale instance of a dead ura-trace is removed" test ! -d "$TRACEFS/instances/ura-999999"
+
+ra_file=/sys/dev/block/$majmin/queue/read_ahead_kb
+ra_before=$(cat "$ra_file")
+ra_seen=$(timeout 60 "$URA_TRACE" -q --read-ahead-kb 8 --pack "$T/ra.pack" -- cat "$ra_file")
+ok "--read-ahead-kb is in force during the trace (saw $ra_seen)" test "$ra_seen" = 8
+ok "and restored afterwards" test "$(cat "$ra_file")" = "$ra_before"
+
+# killed with SIGKILL: the next run restores what the dead one changed
+timeout 60 "$URA_TRACE" -q --read-ahead-kb 12 --pack "$T/kill.pack" -- sleep 30 &
+tpid=$!
+pid=$(ura_pid "$tpid")
+for _ in $(seq 100); do [ "$(cat "$ra_file")" = 12 ] && break; sleep 0.05; done
+sleeper=$(pgrep -P "$pid" | head -n 1)
+{ kill -KILL "$pid"; wait "$tpid"; } 2>/dev/null
+[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null
+trace "$T/after.pack" true
+ok "after a SIGKILL, the next run restores read_ahead_kb and removes the instance" \
+	sh -c 'test "$(cat "$1")" = "$2" && test ! -d "$3"' - "$ra_file" "$ra_before" \
+	"$TRACEFS/instances/ura-$pid"
+
+ok "tracefs is left exactly as found" tracefs_unchanged
+tap_status
