@@ -154,7 +154,7 @@ check: all tests/unit/runner $(FUZZ_TARGETS)
 # test helpers: small programs the integration tests run (built by `make test-helpers`)
 TEST_HELPERS := tests/integration/helpers/evict tests/integration/helpers/touch-pages
 
-tests/integration/helpers/%: tests/integration/helpers/%.c
+$(TEST_HELPERS): tests/integration/helpers/%: tests/integration/helpers/%.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
 
