@@ -23,6 +23,7 @@ cleanup() {
 	rm -rf "$W"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 make -s -C "$TOP" ura-replay tests/integration/helpers/mkpack >/dev/null
 MKPACK=$TOP/tests/integration/helpers/mkpack
 truncate -s $((SIZE_MB * 13 / 10 + 64))M "$W/img"
@@ -53,7 +54,10 @@ evict_all() {
 echo "device $LOOP ($MAJMIN), read_ahead_kb $(cat /sys/dev/block/$MAJMIN/queue/read_ahead_kb)," \
 	"max_sectors_kb $(cat /sys/dev/block/$MAJMIN/queue/max_sectors_kb), ${THROTTLE:+throttle $THROTTLE,}" \
 	"$SIZE_MB MiB in ${FILE_MB} MiB files; replay options: $*"
+# other users' drop_caches would evict pages mid-run: such runs are marked
+drops() { awk '/^drop_pagecache/ { print $2 }' /proc/vmstat; }
 for r in $(seq "$RUNS"); do
+	d0=$(drops)
 	evict_all
 	s=$EPOCHREALTIME
 	in_cg dd if="$LOOP" of=/dev/null bs=1M count="$SIZE_MB" status=none
@@ -67,5 +71,6 @@ for r in $(seq "$RUNS"); do
 	res=$(for f in "$W/mnt"/f*; do "$MKPACK" --resident "$f"; done |
 		awk '{ a += $1; b += $2 } END { printf "%.1f", 100 * a / b }')
 	echo "run $r: dd $dd_mbs MiB/s, replay $rp_mbs MiB/s ($(echo "$rp_mbs $dd_mbs" |
-		awk '{ printf "%.0f", 100 * $1 / $2 }')% of dd), resident after replay $res%"
+		awk '{ printf "%.0f", 100 * $1 / $2 }')% of dd), resident after replay $res%" \
+		"$([ "$(drops)" = "$d0" ] || echo "(DISTURBED: page cache dropped during the run)")"
 done

@@ -33,6 +33,7 @@ void replay_usage(FILE *f)
 	      " -C, --request-cost SEC  cost model: time of one request (by device type)\n"
 	      " -B, --bandwidth SIZE    cost model: bytes per second (by device type)\n"
 	      " -F, --fadvise MODE      advice on the replay's files: random or none\n"
+	      " -S, --mark-stale FILE   create FILE when the pack should be recorded again\n"
 	      " -v, --verbose           say more\n"
 	      " -q, --quiet             print errors only\n"
 	      "\n"
@@ -120,6 +121,7 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 		{ "request-cost", required_argument, NULL, 'C' },
 		{ "bandwidth", required_argument, NULL, 'B' },
 		{ "fadvise", required_argument, NULL, 'F' },
+		{ "mark-stale", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -131,7 +133,7 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 
 	replay_options_init(o);
 	optind = 0;	/* full reset: tests call this more than once */
-	while ((c = getopt_long(argc, argv, "awdnJj:p:l:r:s:R:c:m:M:C:B:F:vqhV", longopts,
+	while ((c = getopt_long(argc, argv, "awdnJj:p:l:r:s:R:c:m:M:C:B:F:S:vqhV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -241,6 +243,13 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 				bad_arg("advice", optarg, "random or none");
 				goto usage;
 			}
+			break;
+		case 'S':
+			if (!*optarg) {
+				bad_arg("flag file", optarg, "a path");
+				goto usage;
+			}
+			o->mark_stale = optarg;
 			break;
 		case 'v':
 			o->verbosity++;

@@ -1094,6 +1094,32 @@ out:
 	return r;
 }
 
+/* ---- what comes next ---- */
+
+bool replay_needs_retrace(const struct ura_pack *pack, const struct replay_stats *s,
+			  int64_t now_ns)
+{
+	uint64_t bad = s->stale_files + s->missing_files + s->refused_files;
+	struct ura_pack_info info;
+
+	if (s->files && bad * 100 > s->files * REPLAY_RETRACE_STALE_PCT)
+		return true;
+	ura_pack_get_info(pack, &info);
+	return info.created_ns > 0 && now_ns > info.created_ns &&
+	       (uint64_t)(now_ns - info.created_ns) > REPLAY_RETRACE_AGE_NS;
+}
+
+int replay_mark_stale(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK,
+		      0644);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 /* ---- report ---- */
 
 void replay_report(FILE *f, const struct replay_stats *s, bool json)

@@ -25,6 +25,8 @@
 #define REPLAY_DEFAULT_AVAIL_PCT	10			/* keep 10% of RAM available */
 #define REPLAY_FALLBACK_CHUNK		(128u << 10)		/* when the device is unknown */
 #define REPLAY_WAIT_TIMEOUT_NS		(120ull * 1000000000ull)
+#define REPLAY_RETRACE_STALE_PCT	10			/* --mark-stale: share of bad files */
+#define REPLAY_RETRACE_AGE_NS		(30ull * 24 * 3600 * 1000000000ull)	/* or pack age */
 
 enum replay_stale { REPLAY_STALE_SKIP, REPLAY_STALE_READ };
 
@@ -32,6 +34,7 @@ enum replay_stale { REPLAY_STALE_SKIP, REPLAY_STALE_READ };
 struct replay_options {
 	const char *pack;		/* the pack file */
 	const char *root;		/* replay under this directory instead of the live mounts */
+	const char *mark_stale;		/* create this file when the pack needs tracing again */
 	bool all;			/* also speculative ranges */
 	bool wait;			/* return when the pages are resident */
 	bool daemon;			/* detach once the pack is read */
@@ -100,6 +103,26 @@ int replay_open_pack(const char *path, struct ura_pack **ret);
  */
 int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 	       struct replay_stats *ret);
+
+/**
+ * replay_needs_retrace() - is the pack worth recording again?
+ * @pack: the pack replayed
+ * @s: what the replay found
+ * @now_ns: wall clock now, ns since the epoch
+ *
+ * Return: true when more than REPLAY_RETRACE_STALE_PCT percent of its files were
+ * stale, missing or refused (a package update replaces files, so this also
+ * catches a changed package database), or when the pack is older than
+ * REPLAY_RETRACE_AGE_NS.
+ */
+bool replay_needs_retrace(const struct ura_pack *pack, const struct replay_stats *s,
+			  int64_t now_ns);
+
+/**
+ * replay_mark_stale() - create the empty flag file @path (the boot trace unit's condition)
+ * Return: 0 or -errno.
+ */
+int replay_mark_stale(const char *path);
 
 /**
  * replay_report() - print the end-of-run report

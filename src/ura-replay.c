@@ -9,6 +9,7 @@
 #include "exit-codes.h"
 #include "log.h"
 #include "replay.h"
+#include "util.h"
 
 static int open_pack(const char *path, struct ura_pack **ret)
 {
@@ -50,6 +51,16 @@ int main(int argc, char *argv[])
 		return status;
 
 	r = replay_run(pack, &o, &st);
+	if (r == 0 && o.mark_stale && !o.dry_run &&
+	    replay_needs_retrace(pack, &st, now_realtime_ns())) {
+		int k = replay_mark_stale(o.mark_stale);
+
+		if (k < 0)
+			log_warn("cannot create '%s': %s", o.mark_stale, strerror(-k));
+		else
+			log_info("pack '%s' is stale or old, marked for tracing again ('%s')",
+				 o.pack, o.mark_stale);
+	}
 	ura_pack_free(pack);
 	if (r < 0) {
 		log_err("cannot replay '%s': %s", o.pack, strerror(-r));

@@ -27,6 +27,7 @@ START_TEST(test_defaults)
 	ck_assert_str_eq(o.pack, "x.pack");
 	ck_assert(!o.all && !o.wait && !o.daemon && !o.json && !o.dry_run && !o.fadvise_random);
 	ck_assert_ptr_null(o.root);
+	ck_assert_ptr_null(o.mark_stale);
 	ck_assert_int_eq(o.stale, REPLAY_STALE_SKIP);
 	ck_assert_uint_eq(o.jobs, REPLAY_DEFAULT_JOBS);
 	ck_assert_int_eq(o.ioprio, REPLAY_DEFAULT_IOPRIO);
@@ -237,6 +238,21 @@ START_TEST(test_fadvise)
 }
 END_TEST
 
+START_TEST(test_mark_stale)
+{
+	struct replay_options o;
+
+	ck_assert_int_eq(PARSE(&o, "-S", "/run/f", "p"), 1);
+	ck_assert_str_eq(o.mark_stale, "/run/f");
+	ck_assert_int_eq(PARSE(&o, "--mark-stale", "/a", "p"), 1);
+	ck_assert_str_eq(o.mark_stale, "/a");
+	ck_assert_int_eq(PARSE(&o, "--mark-stale=/b", "p"), 1);
+	ck_assert_str_eq(o.mark_stale, "/b");
+	quiet();
+	ck_assert_int_eq(PARSE(&o, "--mark-stale=", "p"), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_verbosity_help_version)
 {
 	struct replay_options o;
@@ -281,6 +297,7 @@ static Suite *cli_replay_suite(void)
 	tcase_add_test(tc, test_sizes);
 	tcase_add_test(tc, test_cost_model);
 	tcase_add_test(tc, test_fadvise);
+	tcase_add_test(tc, test_mark_stale);
 	tcase_add_test(tc, test_verbosity_help_version);
 	tcase_add_test(tc, test_usage_errors);
 	suite_add_tcase(s, tc);

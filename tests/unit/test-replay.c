@@ -513,6 +513,39 @@ START_TEST(test_open_pack)
 }
 END_TEST
 
+START_TEST(test_retrace)
+{
+	const char *names[] = { "x" };
+	struct replay_stats st = { .files = 100, .stale_files = 5, .missing_files = 5 };
+	struct ura_pack *p = NULL;
+	struct ura_pack_info info;
+	char *pack, *flag;
+	struct stat sb;
+
+	write_file("x", 100);
+	pack = make_pack(names, 1);
+	ck_assert_int_eq(replay_open_pack(pack, &p), 0);
+	ck_assert(!replay_needs_retrace(p, &st, 0));	/* 10%: not more than the share */
+	st.refused_files = 1;
+	ck_assert(replay_needs_retrace(p, &st, 0));
+	st.refused_files = 0;
+	ura_pack_get_info(p, &info);
+	if (info.created_ns > 0) {
+		/* a month and a day later the pack is too old, whatever it found */
+		ck_assert(!replay_needs_retrace(p, &st, info.created_ns + 1000000000));
+		ck_assert(replay_needs_retrace(p, &st, info.created_ns +
+					       (int64_t)REPLAY_RETRACE_AGE_NS + 86400000000000ll));
+	}
+	ura_pack_free(p);
+	flag = in_dir("retrace");
+	ck_assert_int_eq(replay_mark_stale(flag), 0);
+	ck_assert_int_eq(stat(flag, &sb), 0);
+	ck_assert(S_ISREG(sb.st_mode));
+	free(flag);
+	free(pack);
+}
+END_TEST
+
 START_TEST(test_report)
 {
 	struct replay_stats st = { .pack_bytes = 2 * MiB, .resident_bytes = MiB,
@@ -559,6 +592,7 @@ static Suite *replay_suite(void)
 	tcase_add_test(eng, test_replay_same_size_rewrite);
 	tcase_add_test(eng, test_replay_limits_and_dry_run);
 	tcase_add_test(eng, test_open_pack);
+	tcase_add_test(eng, test_retrace);
 	tcase_add_test(eng, test_report);
 	tcase_set_timeout(eng, 30);
 	suite_add_tcase(s, sched);

@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The boot units: systemd-analyze verify accepts them; replay early, with --daemon, on the pack
+. "$(dirname "$0")/lib.sh"
+if ! command -v systemd-analyze >/dev/null; then
+	echo "1..0 # SKIP systemd-analyze is missing (apt-get install systemd)"
+	exit 0
+fi
+plan 10
+U="$TOP/systemd"
+# verify needs the ExecStart binaries: point /usr/sbin at the build tree
+mkdir -p "$T/units"
+for u in "$U"/*.service "$U"/*.timer; do
+	[ -e "$u" ] && sed "s|/usr/sbin/|$TOP/|g" "$u" >"$T/units/${u##*/}"
+done
+run_ok "systemd-analyze verify accepts the units" \
+	sh -c 'cd "$1" && systemd-analyze verify --man=no ./*.service' - "$T/units"
+ok "no warnings from verify" sh -c '! grep -v "^$" "$1/err"' - "$T"
+R="$U/ura-replay.service" B="$U/ura-trace-boot.service"
+ok "ura-replay.service: no default dependencies" grep -Fx "DefaultDependencies=no" "$R"
+ok "ura-replay.service: before sysinit.target" grep -E "^Before=.*sysinit.target" "$R"
+ok "ura-replay.service: only with a boot pack" grep -Fx "ConditionPathExists=/var/lib/ura/boot.pack" "$R"
+ok "ura-replay.service: detaches (--daemon, Type=forking)" \
+	sh -c 'grep -E "^ExecStart=/usr/sbin/ura-replay .*--daemon .*/var/lib/ura/boot.pack$" "$1" && grep -Fx "Type=forking" "$1"' - "$R"
+ok "ura-trace-boot.service: records when there is no pack" \
+	grep -Fx "ConditionPathExists=|!/var/lib/ura/boot.pack" "$B"
+ok "ura-trace-boot.service: or when replay marked it stale" \
+	sh -c 'grep -Fx "ConditionPathExists=|/var/lib/ura/retrace" "$1" && grep -Fx "ConditionPathExists=!/var/lib/ura/retrace" "$2" && grep -F -- "--mark-stale /var/lib/ura/retrace" "$2"' - "$B" "$R"
+ok "ura-trace-boot.service: system-wide, stops when the boot is idle" \
+	grep -E "^ExecStart=/usr/sbin/ura-trace --system --until-idle [0-9]+ .*--pack /var/lib/ura/boot.pack" "$B"
+ok "the tools the units run exist" test -x "$TOP/ura-replay" -a -x "$TOP/ura-trace"
+done_testing
