@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ura-trace's option parsing: every option in its -x, --long and --long=arg forms */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli-trace.h"
+#include "unit.h"
+
+#define ARGV(...) ((char *[]){ "ura-trace", __VA_ARGS__, NULL })
+#define ARGC(...) ((int)(sizeof((char *[]){ "ura-trace", __VA_ARGS__ }) / sizeof(char *)))
+#define PARSE(o, ...) trace_parse_args(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), o)
+
+#define SEC 1000000000ull
+
+/* Usage errors print to stderr, help to stdout: keep the test log readable. */
+static void quiet(void)
+{
+	if (!freopen("/dev/null", "w", stderr) || !freopen("/dev/null", "w", stdout))
+		ck_abort_msg("cannot silence output");
+}
+
+START_TEST(test_command_mode)
+{
+	struct trace_options o;
+	char *argv[] = { "ura-trace", "--pack", "p", "--", "cat", "-n", "/etc/x", NULL };
+
+	ck_assert_int_eq(trace_parse_args(7, argv, &o), 1);
+	ck_assert_str_eq(o.pack, "p");
+	ck_assert_ptr_nonnull(o.argv);
+	ck_assert_str_eq(o.argv[0], "cat");
+	ck_assert_str_eq(o.argv[1], "-n");	/* the command's options are its own */
+	ck_assert_str_eq(o.argv[2], "/etc/x");
+	ck_assert_ptr_null(o.argv[3]);
+	ck_assert(!o.system && !o.cold && !o.json && !o.input && !o.root);
+	ck_assert_int_eq(o.read_ahead_kb, 0);
+	ck_assert_int_eq(o.buffer_kb, 0);
+	ck_assert_int_eq(o.verbosity, 0);
+
+	/* without "--" the options stop at the command too */
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "ls", "-l"), 1);
+	ck_assert_str_eq(o.argv[0], "ls");
+	ck_assert_str_eq(o.argv[1], "-l");
+}
+END_TEST
+
+START_TEST(test_pack)
+{
+	struct trace_options o;
+
+	ck_assert_int_eq(PARSE(&o, "-p", "a", "true"), 1);
+	ck_assert_str_eq(o.pack, "a");
+	ck_assert_int_eq(PARSE(&o, "-pb", "true"), 1);
+	ck_assert_str_eq(o.pack, "b");
+	ck_assert_int_eq(PARSE(&o, "--pack", "c", "true"), 1);
+	ck_assert_str_eq(o.pack, "c");
+	ck_assert_int_eq(PARSE(&o, "--pack=d", "true"), 1);
+	ck_assert_str_eq(o.pack, "d");
+	quiet();
+	ck_assert_int_eq(PARSE(&o, "true"), -EINVAL);		/* no pack */
+	ck_assert_int_eq(PARSE(&o, "--pack="), -EINVAL);	/* empty */
+	ck_assert_int_eq(PARSE(&o, "--pack"), -EINVAL);		/* no argument */
+}
+END_TEST
+
+START_TEST(test_system)
+{
+	struct trace_options o;
+
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-s"), 1);
+	ck_assert(o.system);
+	ck_assert_ptr_null(o.argv);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--system"), 1);
+	ck_assert(o.system);
+
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-s", "-d", "30"), 1);
+	ck_assert_uint_eq(o.duration_ns, 30 * SEC);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-s", "--duration", "1.5"), 1);
+	ck_assert_uint_eq(o.duration_ns, 3 * SEC / 2);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-s", "--duration=2"), 1);
+	ck_assert_uint_eq(o.duration_ns, 2 * SEC);
+
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-s", "-i", "5"), 1);
+	ck_assert_uint_eq(o.until_idle_ns, 5 * SEC);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-s", "--until-idle", "0.25"), 1);
+	ck_assert_uint_eq(o.until_idle_ns, SEC / 4);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-s", "--until-idle=3"), 1);
+	ck_assert_uint_eq(o.until_idle_ns, 3 * SEC);
+
+	quiet();
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-s", "true"), -EINVAL);	/* both */
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-d", "3", "true"), -EINVAL);	/* needs -s */
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-i", "3", "true"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-s", "-d", "0"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-s", "-d", "x"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-s", "--until-idle=-1"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-p", "p"), -EINVAL);	/* nothing to trace */
+}
+END_TEST
+
+START_TEST(test_cold_and_read_ahead)
+{
+	struct trace_options o;
+
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-c", "true"), 1);
+	ck_assert(o.cold);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--cold", "true"), 1);
+	ck_assert(o.cold);
+
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-r", "4", "true"), 1);
+	ck_assert_uint_eq(o.read_ahead_kb, 4);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--read-ahead-kb", "128", "true"), 1);
+	ck_assert_uint_eq(o.read_ahead_kb, 128);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--read-ahead-kb=16", "true"), 1);
+	ck_assert_uint_eq(o.read_ahead_kb, 16);
+	quiet();
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-r", "0", "true"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-r", "-4", "true"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-r", "4k", "true"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-r", "99999999999", "true"), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_root_input_buffer)
+{
+	struct trace_options o;
+
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-R", "/srv/img", "true"), 1);
+	ck_assert_str_eq(o.root, "/srv/img");
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--root", "/a", "true"), 1);
+	ck_assert_str_eq(o.root, "/a");
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--root=/b", "true"), 1);
+	ck_assert_str_eq(o.root, "/b");
+
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-I", "trace.dat"), 1);
+	ck_assert_str_eq(o.input, "trace.dat");
+	ck_assert_ptr_null(o.argv);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--input", "t.dat"), 1);
+	ck_assert_str_eq(o.input, "t.dat");
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--input=u.dat"), 1);
+	ck_assert_str_eq(o.input, "u.dat");
+
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-b", "4M", "true"), 1);
+	ck_assert_uint_eq(o.buffer_kb, 4096);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--buffer-size", "512K", "true"), 1);
+	ck_assert_uint_eq(o.buffer_kb, 512);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--buffer-size=1G", "true"), 1);
+	ck_assert_uint_eq(o.buffer_kb, 1024 * 1024);
+
+	quiet();
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-R", "rel", "true"), -EINVAL);	/* not absolute */
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-I", "t.dat", "true"), -EINVAL);	/* both */
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-I", "t.dat", "-c"), -EINVAL);	/* live only */
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-I", "t.dat", "-r", "8"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-b", "1", "true"), -EINVAL);	/* too small */
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-b", "x", "true"), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_output_options)
+{
+	struct trace_options o;
+
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-j", "true"), 1);
+	ck_assert(o.json);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--json", "true"), 1);
+	ck_assert(o.json);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-v", "-v", "true"), 1);
+	ck_assert_int_eq(o.verbosity, 2);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--verbose", "-vv", "true"), 1);
+	ck_assert_int_eq(o.verbosity, 3);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-q", "true"), 1);
+	ck_assert_int_eq(o.verbosity, -1);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--quiet", "true"), 1);
+	ck_assert_int_eq(o.verbosity, -1);
+}
+END_TEST
+
+START_TEST(test_help_version)
+{
+	struct trace_options o;
+
+	quiet();
+	ck_assert_int_eq(PARSE(&o, "-h"), 0);
+	ck_assert_int_eq(PARSE(&o, "--help"), 0);
+	ck_assert_int_eq(PARSE(&o, "-V"), 0);
+	ck_assert_int_eq(PARSE(&o, "--version"), 0);
+	ck_assert_int_eq(PARSE(&o, "--bogus"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-x"), -EINVAL);
+}
+END_TEST
+
+/* --help: util-linux layout, within 80 columns, ends with the man page. */
+START_TEST(test_usage_text)
+{
+	char buf[8192] = "";
+	size_t n;
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+	char *line, *save = NULL;
+
+	ck_assert_ptr_nonnull(f);
+	trace_usage(f);
+	n = (size_t)ftell(f);
+	fclose(f);
+	buf[n] = '\0';
+	ck_assert(strncmp(buf, "Usage:\n", 7) == 0);
+	ck_assert_ptr_nonnull(strstr(buf, "\nOptions:\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "slows the whole"));	/* --cold warns */
+	ck_assert(n > 20 && strcmp(buf + n - 18, "See ura-trace(8).\n") == 0);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		ck_assert_msg(strlen(line) <= 80, "line too long: %s", line);
+}
+END_TEST
+
+static Suite *cli_trace_suite(void)
+{
+	Suite *s = suite_create("cli-trace");
+	TCase *tc = tcase_create("parse");
+
+	tcase_add_test(tc, test_command_mode);
+	tcase_add_test(tc, test_pack);
+	tcase_add_test(tc, test_system);
+	tcase_add_test(tc, test_cold_and_read_ahead);
+	tcase_add_test(tc, test_root_input_buffer);
+	tcase_add_test(tc, test_output_options);
+	tcase_add_test(tc, test_help_version);
+	tcase_add_test(tc, test_usage_text);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_SUITE(cli_trace_suite)
