@@ -27,15 +27,18 @@ enum resolve_method {
  *
  * The walk uses d_ino from getdents64 (no stat per entry), never crosses into
  * another mount, btrfs subvolume or symlink, and stops as soon as every wanted
- * inode is found. Files with several links get one of their names; the inode
- * of @mount_dir itself is named ".". Items asked for twice each get their own
- * copy. Items whose path is already set, and inode 0, are left alone. Files
- * deleted since (open but unlinked) stay unresolved.
+ * inode is found; it holds one descriptor per level and goes no deeper than
+ * 255 directories below @mount_dir. Files with several links get one of their
+ * names; the inode of @mount_dir itself is named ".". Items asked for twice
+ * each get their own copy. Items whose path is already set, and inode 0, are
+ * left alone. Files deleted since (open but unlinked) stay unresolved. Names
+ * may hold any byte but NUL and '/' (spaces, newlines, non-UTF-8).
  *
- * RESOLVE_HANDLE is tried on ext2/3/4 only and needs CAP_DAC_READ_SEARCH; its
- * answers are checked by looking the path up again from @mount_dir, and
- * anything it cannot name (disconnected dentries, files outside a bind mount's
- * root) is left to the walk. Paths may contain any byte but NUL and '/'.
+ * RESOLVE_HANDLE is tried on ext2/3/4 only and needs CAP_DAC_READ_SEARCH. It
+ * names only files whose dentries are cached (as right after a trace): when
+ * most of the first 256 tries fail it gives up. Its answers are checked by
+ * looking the path up again from @mount_dir; whatever it cannot name
+ * (disconnected dentries, files outside a bind mount's root) is left to the walk.
  *
  * Return: the number of items that have a path on return, or -errno: the
  * error opening @mount_dir, -EXDEV if @mount_dir is not on @major:@minor

@@ -510,6 +510,31 @@ START_TEST(test_bind_of_subdir)
 }
 END_TEST
 
+/* Very deep trees are walked to a bounded depth (one descriptor per level), without failing. */
+START_TEST(test_deep_tree)
+{
+	struct resolve_item items[2] = { 0 };
+	char rel[1024] = "";
+	size_t len = 0;
+
+	for (int level = 1; level <= 300; level++) {
+		len += (size_t)snprintf(rel + len, sizeof(rel) - len, "%sd", level > 1 ? "/" : "");
+		make_dir(rel);
+		if (level == 200 || level == 300) {
+			snprintf(rel + len, sizeof(rel) - len, "/f");
+			items[level == 300].ino = make_file(rel);
+			rel[len] = '\0';
+		}
+	}
+	ck_assert_int_eq(resolve(items, 2, RESOLVE_WALK), 1);
+	ck_assert_ptr_nonnull(items[0].path);
+	ck_assert_uint_eq(strlen(items[0].path), 200 * 2 + 1);
+	ck_assert_ptr_null(items[1].path);	/* below the walk's depth limit */
+	assert_paths_true(items, 2);
+	items_free(items, 2);
+}
+END_TEST
+
 static Suite *resolve_suite(void)
 {
 	Suite *s = suite_create("resolve");
@@ -526,6 +551,7 @@ static Suite *resolve_suite(void)
 	tcase_add_test(tc, test_outside_not_named);
 	tcase_add_test(tc, test_walk_stops_early);
 	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_deep_tree);
 	tcase_add_test(tc, test_walk_stays_on_filesystem);
 	tcase_add_test(tc, test_bind_of_subdir);
 	suite_add_tcase(s, tc);
