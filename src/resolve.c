@@ -27,8 +27,8 @@
 
 #define DELETED_SUFFIX	" (deleted)"
 
-/* After this many handle lookups, go on only if at least a quarter succeeded. */
-#define HANDLE_SAMPLE	256
+/* After this many handle lookups, go on only if at least a quarter gave an answer. */
+#define HANDLE_SAMPLE	64
 
 struct linux_dirent64 {
 	uint64_t d_ino;
@@ -133,6 +133,13 @@ static int wantset_found(struct wantset *ws, struct want *w, const char *path)
 	return 0;
 }
 
+/* @w has no name to find: stop looking for it (its items stay unresolved). */
+static void wantset_gone(struct wantset *ws, struct want *w)
+{
+	w->found = true;
+	ws->left--;
+}
+
 /* ---- fast path: open_by_handle_at, then ask /proc where the file is ---- */
 
 static bool has_suffix(const char *s, size_t len, const char *suffix)
@@ -163,7 +170,14 @@ static int fd_path(int fd, char *buf, size_t size, size_t *ret_len)
  * the mount directory and, looked up again from there, leads back to the same
  * (device, inode): a disconnected dentry reads "/", a deleted file ends in
  * " (deleted)", and with a bind mount of a subdirectory the file may be outside.
- * Returns 1 named, 0 not named (the walk will try), or -errno to stop using handles.
+ *
+ * A handle also tells when no name can exist: ESTALE (ext4 refuses free,
+ * deleted, reserved and xattr inodes) or a link count of 0 (deleted, still
+ * open). Such inodes are dropped from the walk's list, so one deleted file
+ * does not cost a walk of the whole filesystem.
+ *
+ * Returns 1 named, 2 nameless, 0 not known (the walk will try), or -errno to
+ * stop using handles.
  */
 static int handle_one(int root_fd, const char *prefix, size_t prefix_len, dev_t dev,
 		      struct wantset *ws, struct want *w, char *buf, size_t size)
@@ -188,11 +202,20 @@ static int handle_one(int root_fd, const char *prefix, size_t prefix_len, dev_t 
 		/* No privilege or no export support: no handle will work, stop trying. */
 		if (errno == EPERM || errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL)
 			return -errno;
-		return 0;	/* ESTALE and friends: this inode only */
+		if (errno == ESTALE) {
+			wantset_gone(ws, w);
+			return 2;
+		}
+		return 0;	/* this inode only */
 	}
 	r = 0;
 	if (fstat(fd, &st) < 0 || st.st_ino != w->ino || st.st_dev != dev)
 		goto out;
+	if (st.st_nlink == 0) {
+		wantset_gone(ws, w);
+		r = 2;
+		goto out;
+	}
 	if (fd_path(fd, buf, size, &len) < 0 || has_suffix(buf, len, DELETED_SUFFIX))
 		goto out;
 	if (len <= prefix_len + 1 || memcmp(buf, prefix, prefix_len) != 0 || buf[prefix_len] != '/')
@@ -211,7 +234,7 @@ out:
 
 static int resolve_by_handle(int root_fd, dev_t dev, struct wantset *ws)
 {
-	size_t size = PATH_MAX + sizeof(DELETED_SUFFIX) + 1, prefix_len = 0, tried = 0, named = 0;
+	size_t size = PATH_MAX + sizeof(DELETED_SUFFIX) + 1, prefix_len = 0, tried = 0, answered = 0;
 	char *prefix = NULL, *buf = NULL;
 	struct statfs sfs;
 	int r;
@@ -243,13 +266,13 @@ static int resolve_by_handle(int root_fd, dev_t dev, struct wantset *ws)
 		 * inode from disk for nothing. When most of a first sample misses, the
 		 * cache is cold: leave everything to the walk.
 		 */
-		if (tried == HANDLE_SAMPLE && named * 4 < tried)
+		if (tried == HANDLE_SAMPLE && answered * 4 < tried)
 			break;
 		r = handle_one(root_fd, prefix, prefix_len, dev, ws, w, buf, size);
 		if (r < 0)
 			break;
 		tried++;
-		named += (size_t)r;
+		answered += r > 0;
 	}
 	/* Only running out of memory is an error; anything else leaves work for the walk. */
 	r = r == -ENOMEM ? r : 0;

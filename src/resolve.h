@@ -36,9 +36,11 @@ enum resolve_method {
  *
  * RESOLVE_HANDLE is tried on ext2/3/4 only and needs CAP_DAC_READ_SEARCH. It
  * names only files whose dentries are cached (as right after a trace): when
- * most of the first 256 tries fail it gives up. Its answers are checked by
+ * most of the first 64 tries fail it gives up. Its answers are checked by
  * looking the path up again from @mount_dir; whatever it cannot name
- * (disconnected dentries, files outside a bind mount's root) is left to the walk.
+ * (disconnected dentries, files outside a bind mount's root) is left to the
+ * walk, except inodes it finds have no name any more (freed, or deleted and
+ * still open): a deleted file then does not cost a walk of the whole filesystem.
  *
  * Return: the number of items that have a path on return, or -errno: the
  * error opening @mount_dir, -EXDEV if @mount_dir is not on @major:@minor

@@ -510,6 +510,66 @@ START_TEST(test_bind_of_subdir)
 }
 END_TEST
 
+/*
+ * With handles, deleted files (one still open, one freed) are known to have no
+ * name: the walk does not search the whole tree for them.
+ */
+START_TEST(test_deleted_files_spare_the_walk)
+{
+	struct resolve_item items[3] = { 0 };
+	const char *why_not = NULL;
+	char buf[4096] __attribute__((aligned(8)));
+	char *open_path, *freed_path;
+	int in, fd;
+
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	ck_assert_int_ge(in, 0);
+	for (int i = 0; i < 4; i++) {
+		char name[16], *p;
+
+		snprintf(name, sizeof(name), "sub%d", i);
+		make_dir(name);
+		snprintf(name, sizeof(name), "sub%d/f", i);
+		make_file(name);
+		p = in_root(name);
+		*strrchr(p, '/') = '\0';
+		ck_assert_int_ge(inotify_add_watch(in, p, IN_OPEN | IN_ONLYDIR), 0);
+		free(p);
+	}
+	items[0].ino = make_file("target");
+	items[1].ino = make_file("deleted-open");
+	items[2].ino = make_file("deleted-freed");	/* made last: its number is not reused */
+	open_path = in_root("deleted-open");
+	freed_path = in_root("deleted-freed");
+	fd = open(open_path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(unlink(open_path), 0);
+	ck_assert_int_eq(unlink(freed_path), 0);
+
+	ck_assert_int_eq(resolve(items, 3, RESOLVE_HANDLE | RESOLVE_WALK), 1);
+	ck_assert_str_eq(items[0].path, "target");
+	ck_assert_ptr_null(items[1].path);
+	ck_assert_ptr_null(items[2].path);
+	items_free(items, 3);
+	if (!handles_work(&why_not)) {
+		printf("# SKIP deleted files sparing the walk: %s\n", why_not);
+	} else {
+		ck_assert_msg(read(in, buf, sizeof(buf)) < 0 && errno == EAGAIN,
+			      "walked the tree for deleted files");
+	}
+	/* The walk alone cannot know: it looks everywhere, and finds nothing more */
+	ck_assert_int_eq(resolve(items, 3, RESOLVE_WALK), 1);
+	ck_assert_ptr_null(items[1].path);
+	ck_assert_ptr_null(items[2].path);
+	items_free(items, 3);
+	ck_assert_int_gt(read(in, buf, sizeof(buf)), 0);
+	close(fd);
+	close(in);
+	free(open_path);
+	free(freed_path);
+}
+END_TEST
+
 /* Very deep trees are walked to a bounded depth (one descriptor per level), without failing. */
 START_TEST(test_deep_tree)
 {
@@ -552,6 +612,7 @@ static Suite *resolve_suite(void)
 	tcase_add_test(tc, test_walk_stops_early);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_deep_tree);
+	tcase_add_test(tc, test_deleted_files_spare_the_walk);
 	tcase_add_test(tc, test_walk_stays_on_filesystem);
 	tcase_add_test(tc, test_bind_of_subdir);
 	suite_add_tcase(s, tc);
