@@ -105,9 +105,11 @@ static struct entry *read_list(const char *path, size_t *ret_n)
 }
 
 /*
- * run MOUNT_DIR LIST NPICK SEED METHODS [touch]: name NPICK inodes picked at random
- * from LIST; with "touch", open and close the picked files first, as a traced
- * program would have (their dentries are then cached).
+ * run MOUNT_DIR LIST NPICK SEED METHODS [touch] [deleted=N]: name NPICK inodes picked
+ * at random from LIST; with "touch", open and close the picked files first, as a
+ * traced program would have (their dentries are then cached); with "deleted=N",
+ * also ask for N files created and deleted just before (temporary files of the
+ * traced run), which have no name to find.
  */
 static int run(int argc, char **argv)
 {
@@ -115,7 +117,8 @@ static int run(int argc, char **argv)
 	size_t n, npick = strtoul(argv[4], NULL, 10), ok = 0, wrong = 0;
 	size_t other_link = 0;
 	unsigned seed = (unsigned)strtoul(argv[5], NULL, 10), methods = 0;
-	bool touch = argc > 7 && strcmp(argv[7], "touch") == 0;
+	size_t ndel = 0, total;
+	bool touch = false;
 	struct entry *list = read_list(argv[3], &n);
 	struct resolve_item *items;
 	size_t *pick;
@@ -123,6 +126,12 @@ static int run(int argc, char **argv)
 	double t0, t1;
 	long r;
 
+	for (int a = 7; a < argc; a++) {
+		if (strcmp(argv[a], "touch") == 0)
+			touch = true;
+		else if (strncmp(argv[a], "deleted=", 8) == 0)
+			ndel = strtoul(argv[a] + 8, NULL, 10);
+	}
 	if (strstr(argv[6], "handle"))
 		methods |= RESOLVE_HANDLE;
 	if (strstr(argv[6], "walk"))
@@ -130,7 +139,7 @@ static int run(int argc, char **argv)
 	if (npick > n)
 		npick = n;
 	pick = malloc(n * sizeof(*pick));
-	items = calloc(npick, sizeof(*items));
+	items = calloc(npick + ndel, sizeof(*items));
 	if (!pick || !items)
 		die("out of memory for", argv[3]);
 	/* A partial Fisher-Yates shuffle picks distinct entries */
@@ -159,12 +168,39 @@ static int run(int argc, char **argv)
 			close(fd);
 		}
 	}
+	if (ndel) {
+		char dir[4096], full[4096 + 32];
+
+		snprintf(dir, sizeof(dir), "%s/scratch", mnt);
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			die("cannot create", dir);
+		for (size_t i = 0; i < ndel; i++) {
+			struct stat fst;
+			int fd;
+
+			snprintf(full, sizeof(full), "%s/tmp-%zu", dir, i);
+			fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+			if (fd < 0 || fstat(fd, &fst) < 0 || unlink(full) < 0)
+				die("cannot create and delete", full);
+			close(fd);
+			items[npick + i].ino = fst.st_ino;
+		}
+	}
+	total = npick + ndel;
 	t0 = now();
-	r = resolve_inodes(mnt, major(st.st_dev), minor(st.st_dev), items, npick, methods);
+	r = resolve_inodes(mnt, major(st.st_dev), minor(st.st_dev), items, total, methods);
 	t1 = now();
 	if (r < 0) {
 		errno = (int)-r;
 		die("cannot resolve in", mnt);
+	}
+	for (size_t i = npick; i < total; i++) {
+		if (items[i].path) {
+			fprintf(stderr, "resolve-bench: deleted inode %" PRIu64 " named '%s'\n",
+				items[i].ino, items[i].path);
+			wrong++;
+			free(items[i].path);
+		}
 	}
 	for (size_t i = 0; i < npick; i++) {
 		if (!items[i].path)
@@ -185,8 +221,9 @@ static int run(int argc, char **argv)
 		}
 		free(items[i].path);
 	}
-	printf("methods=%s touch=%d picked=%zu resolved=%ld correct=%zu other-link=%zu wrong=%zu "
-	       "seconds=%.3f\n", argv[6], touch, npick, r, ok, other_link, wrong, t1 - t0);
+	printf("methods=%s touch=%d picked=%zu deleted=%zu resolved=%ld correct=%zu other-link=%zu "
+	       "wrong=%zu seconds=%.3f\n", argv[6], touch, npick, ndel, r, ok, other_link, wrong,
+	       t1 - t0);
 	for (size_t i = 0; i < n; i++)
 		free(list[i].path);
 	free(list);
@@ -203,6 +240,6 @@ int main(int argc, char **argv)
 		return run(argc, argv);
 	fprintf(stderr, "usage: resolve-bench populate DIR NFILES > LIST\n"
 			"       resolve-bench run MOUNT_DIR LIST NPICK SEED walk|handle|handle,walk "
-			"[touch]\n");
+			"[touch] [deleted=N]\n");
 	return 2;
 }

@@ -12,6 +12,8 @@
 #   warm        the same run again at once: directory blocks and inodes cached
 #   touched     caches dropped, then the picked files opened and closed, as a traced
 #               program would have just done: their dentries are cached, little else
+#   touched+del the same, plus 100 files created and deleted just before (a traced
+#               run's temporary files): they have no name, and only handles can tell
 # Each line is one run; "correct" counts names checked against the list made at creation.
 set -eu
 
@@ -70,5 +72,8 @@ for run in $(seq 1 "$RUNS"); do
 		printf 'warm    %s\n' "$("$BIN" run "$MNT" "$LIST" "$NPICK" "$seed" "$m")"
 		drop
 		printf 'touched %s\n' "$("$BIN" run "$MNT" "$LIST" "$NPICK" "$seed" "$m" touch)"
+		drop
+		printf 'touched+del %s\n' \
+			"$("$BIN" run "$MNT" "$LIST" "$NPICK" "$seed" "$m" touch deleted=100)"
 	done
 done
