@@ -56,7 +56,21 @@ echo "device $LOOP ($MAJMIN), read_ahead_kb $(cat /sys/dev/block/$MAJMIN/queue/r
 	"$SIZE_MB MiB in ${FILE_MB} MiB files; replay options: $*"
 # other users' drop_caches would evict pages mid-run: such runs are marked
 drops() { awk '/^drop_pagecache/ { print $2 }' /proc/vmstat; }
+# wait (up to a minute) for 5 s without a drop_caches from someone else
+quiet() {
+	local last=$(drops) calm=0
+	for _ in $(seq 60); do
+		sleep 1
+		if [ "$(drops)" = "$last" ]; then
+			calm=$((calm + 1))
+			[ $calm -ge 5 ] && return 0
+		else
+			last=$(drops) calm=0
+		fi
+	done
+}
 for r in $(seq "$RUNS"); do
+	quiet
 	d0=$(drops)
 	evict_all
 	s=$EPOCHREALTIME

@@ -673,15 +673,6 @@ static int dispatch(struct ctx *c)
 
 /* ---- --wait ---- */
 
-static int cmp_obj_off(const void *a, const void *b)
-{
-	const struct sched_item *x = a, *y = b;
-
-	if (x->obj != y->obj)
-		return x->obj < y->obj ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
 /* Read a range with pread(): what readahead() cannot bring up to date, a read does. */
 static void read_through(int fd, uint64_t off, uint64_t len)
 {
@@ -702,76 +693,103 @@ static void read_through(int fd, uint64_t off, uint64_t len)
 	free(buf);
 }
 
-/* Return when every issued or resident range is resident and up to date, or at the timeout. */
+struct wait_item {
+	struct sched_item q;
+	uint64_t seen;		/* up-to-date bytes at the last look */
+	uint64_t changed;	/* when that last changed (or was acted on) */
+	uint64_t asked;		/* when readahead() was last issued again */
+};
+
+/* The descriptor of object @i for --wait: reopened once (and checked again) for files. */
+static int wait_fd(struct ctx *c, uint32_t i)
+{
+	struct robj *ob = &c->obj[i];
+	int err;
+
+	if (ob->fd >= 0 || i >= c->nfiles)
+		return ob->fd;
+	if (ob->warned)		/* could not be reopened before */
+		return -1;
+	if (open_file(c, i, c->o->stale == REPLAY_STALE_READ, &ob->fd, &ob->size, &err) != OBJ_OK &&
+	    ob->fd < 0)
+		ob->warned = true;
+	return ob->fd;
+}
+
+/*
+ * Return when every issued or resident range is resident and up to date, or at
+ * the timeout. All ranges are watched together, so that pages evicted again
+ * (memory pressure, someone's drop_caches) are asked for again at once:
+ * - pages missing from the cache (cachestat): readahead() again, at most every 50 ms;
+ * - all present but some not up to date for 1 s: read them with pread(), which
+ *   waits for reads in flight and reads what readahead() cannot bring up to
+ *   date (a block device folio partly held by a mounted filesystem).
+ */
 static void wait_resident(struct ctx *c)
 {
-	uint64_t deadline = now_monotonic_ns() + REPLAY_WAIT_TIMEOUT_NS;
-	uint32_t cur = UINT32_MAX;
-	uint64_t size = 0;
+	uint64_t start = now_monotonic_ns(), deadline = start + REPLAY_WAIT_TIMEOUT_NS;
+	struct wait_item *w = NULL;
+	unsigned passes = 0;
 	size_t k = 0;
-	int fd = -1;
 
-	/* visit each file once: keep only what was issued, in file order */
+	w = malloc((c->nreq ? c->nreq : 1) * sizeof(*w));
+	if (!w)
+		return;
+again:
 	for (size_t i = 0; i < c->nreq; i++)
 		if (c->done[i])
-			c->req[k++] = c->req[i];
-	qsort(c->req, k, sizeof(*c->req), cmp_obj_off);
-	for (size_t i = 0; i < k; i++) {
-		const struct sched_item *q = &c->req[i];
-		uint64_t len = q->len, last = now_monotonic_ns(), best = 0;
-		unsigned stalls = 0;
+			w[k++] = (struct wait_item){ .q = c->req[i], .changed = start, .asked = start };
+	while (k) {
+		uint64_t now = now_monotonic_ns();
+		struct timespec ts = { 0, 2000000 };
+		size_t m = 0;
 
-		if (q->obj != cur) {
-			int err;
+		for (size_t i = 0; i < k; i++) {
+			struct wait_item *it = &w[i];
+			const struct sched_item *q = &it->q;
+			uint64_t len = q->len, size;
+			int64_t up, present;
+			int fd = wait_fd(c, q->obj);
 
-			if (fd >= 0 && cur < c->nfiles)
-				close(fd);
-			fd = -1;
-			cur = q->obj;
-			if (cur >= c->nfiles) {
-				fd = c->obj[cur].fd;
-				size = c->obj[cur].size;
-			} else if (open_file(c, cur, c->o->stale == REPLAY_STALE_READ, &fd, &size,
-					     &err) != OBJ_OK && fd < 0) {
-				fd = -1;
-			}
-		}
-		if (fd < 0 || q->off >= size)
-			continue;
-		if (len > size - q->off)
-			len = size - q->off;
-		for (;;) {
-			int64_t n = resident_bytes(fd, q->off, len);
-			uint64_t now = now_monotonic_ns();
-			struct timespec ts = { 0, 1000000 };
-
-			if (n < 0 || (uint64_t)n >= len)
-				break;
+			if (fd < 0)
+				continue;
+			size = c->obj[q->obj].size;
+			if (q->off >= size)
+				continue;
+			if (len > size - q->off)
+				len = size - q->off;
+			up = resident_bytes(fd, q->off, len);
+			if (up < 0 || (uint64_t)up >= len)
+				continue;
 			if (now >= deadline) {
-				add(&c->st.unresident_bytes, len - (uint64_t)n);
-				break;
+				add(&c->st.unresident_bytes, len - (uint64_t)up);
+				continue;
 			}
-			if ((uint64_t)n > best) {
-				best = (uint64_t)n;
-				last = now;
-			} else if (now - last >= WAIT_REISSUE_NS) {
-				/*
-				 * Evicted again or cut short: ask once more. A page can also
-				 * sit in the cache without being up to date (a block device
-				 * folio whose other buffers a mounted filesystem holds);
-				 * readahead() skips it, so the second time, read it.
-				 */
-				if (stalls++ == 0)
+			if ((uint64_t)up != it->seen) {
+				it->seen = (uint64_t)up;
+				it->changed = now;
+			}
+			present = cached_bytes(fd, q->off, len);
+			if (present == -ENOSYS)		/* no cachestat: after a stall, ask again */
+				present = now - it->changed >= WAIT_REISSUE_NS ? 0 : (int64_t)len;
+			if (present >= 0 && (uint64_t)present < len) {
+				if (now - it->asked >= WAIT_REISSUE_NS / 4) {
 					(void)issue(fd, q->off, len);
-				else
-					read_through(fd, q->off, len);
-				last = now;
+					it->asked = now;
+				}
+			} else if (now - it->changed >= 5 * WAIT_REISSUE_NS) {
+				read_through(fd, q->off, len);
+				it->changed = now_monotonic_ns();
 			}
-			nanosleep(&ts, NULL);
+			w[m++] = *it;
 		}
+		k = m;
+		if (k)
+			nanosleep(&ts, NULL);
+		else if (passes++ < 3 && now < deadline)
+			goto again;	/* what was seen resident early may have been evicted since */
 	}
-	if (fd >= 0 && cur < c->nfiles)
-		close(fd);
+	free(w);
 }
 
 /* ---- set-up ---- */
