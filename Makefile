@@ -166,6 +166,16 @@ check-root: all
 	$(call msg,TEST,root)
 	$(Q)prove -f tests/integration/*.t
 
+# The unit tests under valgrind (no fork, so every test runs inside valgrind; children forked by
+# tests are silent).
+VALGRIND = valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	--error-exitcode=99 --child-silent-after-fork=yes
+check-valgrind: tests/unit/runner $(FUZZ_TARGETS)
+	$(call msg,VALGRIND,unit)
+	$(Q)CK_FORK=no $(VALGRIND) tests/unit/runner
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		$(VALGRIND) $$t tests/fuzz/corpus/$${t##*/fuzz-}/* || exit 1; done
+
 # libFuzzer builds (clang): `make fuzz`, then run e.g. tests/fuzz/fuzz-pack-libfuzzer CORPUS
 FUZZ_CC ?= clang
 fuzz:
@@ -222,6 +232,6 @@ clean:
 		$(PROGS) $(LIB_A) $(LIB_SO) libura.so pkgconfig/libura.pc tests/unit/runner \
 		$(FUZZ_TARGETS) tests/fuzz/*-libfuzzer bench/*.o $(BENCH_PROGS) .build-flags
 
-.PHONY: all check check-root fuzz lint install uninstall clean FORCE
+.PHONY: all check check-root check-valgrind fuzz lint install uninstall clean FORCE
 
 -include $(wildcard src/*.d tests/unit/*.d tests/fuzz/*.d)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* ura-dump's option parsing: every option in its short, long and --long=arg forms */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -11,10 +12,41 @@
 #define ARGC(...) ((int)(sizeof((char *[]){ "ura-dump", __VA_ARGS__ }) / sizeof(char *)))
 #define PARSE(o, ...) dump_parse_args(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), o)
 
-/* Usage errors print to stderr: keep the test log readable. */
+static int saved_stdout = -1, saved_stderr = -1;
+
+/* Help and usage errors print: keep the test log readable, and restore it after each test. */
 static void quiet_stderr(void)
 {
-	freopen("/dev/null", "w", stderr);
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	fflush(stderr);
+	dup2(null, STDERR_FILENO);
+	close(null);
+}
+
+static void quiet_stdout(void)
+{
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	fflush(stdout);
+	dup2(null, STDOUT_FILENO);
+	close(null);
+}
+
+static void save_fds(void)
+{
+	saved_stdout = dup(STDOUT_FILENO);
+	saved_stderr = dup(STDERR_FILENO);
+}
+
+static void restore_fds(void)
+{
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved_stdout, STDOUT_FILENO);
+	dup2(saved_stderr, STDERR_FILENO);
+	close(saved_stdout);
+	close(saved_stderr);
 }
 
 START_TEST(test_defaults)
@@ -79,7 +111,7 @@ START_TEST(test_help_version_and_errors)
 {
 	struct dump_options o;
 
-	freopen("/dev/null", "w", stdout);
+	quiet_stdout();
 	ck_assert_int_eq(PARSE(&o, "-h"), 0);
 	ck_assert_int_eq(PARSE(&o, "--help"), 0);
 	ck_assert_int_eq(PARSE(&o, "-V"), 0);
@@ -97,6 +129,8 @@ static Suite *cli_dump_suite(void)
 {
 	Suite *s = suite_create("cli-dump");
 	TCase *tc = tcase_create("options");
+
+	tcase_add_checked_fixture(tc, save_fds, restore_fds);
 
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_sort);
