@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -34,6 +35,7 @@
 #define PAGE_SZ			4096ull
 #define MIB			(1024.0 * 1024.0)
 #define POLL_MS			100
+#define READER_NICE		10	/* nice value while reading the trace */
 #define RUN_STATE_DIR		"/run/ura"
 #define FAULT_AROUND_PAGES	16	/* default fault_around_bytes / PAGE_SIZE */
 #define PF_TABLE_SIZE		256	/* last fault address per pid, direct-mapped */
@@ -1210,6 +1212,13 @@ int record_trace(const struct record_opts *opts, struct record_summary *sum)
 		}
 	}
 
+	/*
+	 * The reader is not in a hurry: the buffers hold seconds of events. Give the
+	 * CPU to the traced programs first (the command was started before this).
+	 */
+	if (setpriority(PRIO_PROCESS, 0, READER_NICE) < 0)
+		log_debug("cannot lower our priority: %s", strerror(errno));
+
 	ls.t = t;
 	ls.rec = &rec;
 	r = trace_loop(&ls);
@@ -1377,8 +1386,8 @@ int record_from_trace_dat(const struct record_opts *opts, struct record_summary 
 	if (r < 0)
 		goto out;
 
-	sum->access_events = rec.counts[TRACER_GET_PAGES] || rec.counts[TRACER_MAP_PAGES] ||
-			     rec.counts[TRACER_FAULT];
+	/* demand needs the read and fault-around events in the recording (their formats) */
+	sum->access_events = rec.ids[TRACER_GET_PAGES] >= 0 && rec.ids[TRACER_MAP_PAGES] >= 0;
 	if (!sum->access_events)
 		info_flags |= URA_PACK_INFO_NO_ACCESS_EVENTS;
 	sum->events = rec.events;
