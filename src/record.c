@@ -81,6 +81,8 @@ struct ra_saved {
 struct ra_state {
 	struct ra_saved *devs;
 	size_t n;
+	unsigned kb;			/* the value forced */
+	bool restored;
 	char path[PATH_MAX];
 };
 
@@ -401,6 +403,7 @@ static int ra_force(struct ra_state *st, unsigned kb, const char *root)
 	struct mount_table mt = { 0 };
 	int r;
 
+	st->kb = kb;
 	snprintf(st->path, sizeof(st->path), "%s/trace-%d.state", RUN_STATE_DIR, (int)getpid());
 	r = mountinfo_read("/proc/self/mountinfo", &mt);
 	if (r < 0)
@@ -461,8 +464,12 @@ out:
 	return r;
 }
 
+/* Put the old values back (once); the list stays for the pack's records until ra_free(). */
 static void ra_restore(struct ra_state *st)
 {
+	if (st->restored)
+		return;
+	st->restored = true;
 	for (size_t k = 0; k < st->n; k++) {
 		int r = blockdev_set_read_ahead_kb(st->devs[k].major, st->devs[k].minor,
 						   st->devs[k].old_kb);
@@ -473,15 +480,32 @@ static void ra_restore(struct ra_state *st)
 	}
 	if (st->n)
 		unlink(st->path);
+}
+
+static void ra_free(struct ra_state *st)
+{
+	ra_restore(st);
 	free(st->devs);
 	st->devs = NULL;
 	st->n = 0;
+}
+
+/* read_ahead_kb of a device while the trace ran. */
+static unsigned ra_during_trace(const struct ra_state *st, unsigned major, unsigned minor)
+{
+	unsigned kb;
+
+	for (size_t k = 0; st && k < st->n; k++)
+		if (st->devs[k].major == major && st->devs[k].minor == minor)
+			return st->kb;
+	return blockdev_get_read_ahead_kb(major, minor, &kb) < 0 ? 0 : kb;
 }
 
 /* ---- building the pack ---- */
 
 struct pack_ctx {
 	const struct record_opts *o;
+	const struct ra_state *ra;	/* read_ahead_kb forced during the trace, or NULL */
 	struct recorder *rec;
 	struct ura_pack_builder *b;
 	struct mount_table mt;
@@ -546,8 +570,7 @@ static int fs_index(struct pack_ctx *c, uint32_t kdev, const struct mount_entry 
 	fs.mount_point = mount_point;
 	fs.fstype = me ? me->fstype : "";
 	fs.source = me ? me->source : "";
-	if (blockdev_get_read_ahead_kb(fs.major, fs.minor, &fs.read_ahead_kb) < 0)
-		fs.read_ahead_kb = 0;
+	fs.read_ahead_kb = ra_during_trace(c->ra, fs.major, fs.minor);
 	r = ura_pack_builder_add_fs(c->b, &fs, &idx);
 	if (r < 0)
 		return r;
@@ -788,10 +811,10 @@ static char *join_argv(char **argv)
 	return s;
 }
 
-static int build_pack(const struct record_opts *o, struct recorder *rec, unsigned info_flags,
-		      uint64_t duration_ns, struct record_summary *sum)
+static int build_pack(const struct record_opts *o, struct recorder *rec, const struct ra_state *ra,
+		      unsigned info_flags, uint64_t duration_ns, struct record_summary *sum)
 {
-	struct pack_ctx c = { .o = o, .rec = rec, .sum = sum };
+	struct pack_ctx c = { .o = o, .ra = ra, .rec = rec, .sum = sum };
 	struct pageset_file *files = NULL;
 	struct ura_pack_info info = { 0 };
 	struct utsname un;
@@ -1255,7 +1278,7 @@ int record_trace(const struct record_opts *opts, struct record_summary *sum)
 	sum->add_events = rec.counts[TRACER_ADD];
 	sum->added_pages = rec.added_pages;
 	sum->fault_events = rec.counts[TRACER_FAULT];
-	r = build_pack(o, &rec, info_flags, end_ns - rec.t0, sum);
+	r = build_pack(o, &rec, &ra, info_flags, end_ns - rec.t0, sum);
 out:
 	if (ch.pid > 0 && !ls.child_done) {
 		/* the command outlives an error of ours: let it run, as our own child no more */
@@ -1267,7 +1290,7 @@ out:
 	if (ch.err_fd >= 0)
 		close(ch.err_fd);
 	tracer_free(t);
-	ra_restore(&ra);
+	ra_free(&ra);
 	if (ls.sigfd >= 0)
 		close(ls.sigfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -1398,7 +1421,7 @@ int record_from_trace_dat(const struct record_opts *opts, struct record_summary 
 	sum->mm_fault_ns = rec.mm_fault_ns;
 	sum->lost_events = lost;
 	sum->seconds = (double)(rec.last_ts - rec.t0) / 1e9;
-	r = build_pack(o, &rec, info_flags, rec.last_ts - rec.t0, sum);
+	r = build_pack(o, &rec, NULL, info_flags, rec.last_ts - rec.t0, sum);
 out:
 	if (h)
 		tracecmd_close(h);
