@@ -55,7 +55,7 @@ static int lib_log_level = LOG_LVL_DEBUG;
  * libtraceevent and libtracefs print through this weak hook; override it so
  * their messages go through our logger with our prefix and our -v/-q level.
  */
-__attribute__((visibility("default")))
+__attribute__((visibility("default"), format(printf, 4, 0)))
 int tep_vprint(const char *name, enum tep_loglevel level, bool print_err, const char *fmt,
 	       va_list ap);
 int tep_vprint(const char *name, enum tep_loglevel level, bool print_err, const char *fmt,

@@ -39,7 +39,9 @@ START_TEST(test_command_mode)
 	ck_assert_int_eq(o.verbosity, 0);
 
 	/* without "--" the options stop at the command too */
-	ck_assert_int_eq(PARSE(&o, "-p", "p", "ls", "-l"), 1);
+	char *argv2[] = { "ura-trace", "-p", "p", "ls", "-l", NULL };
+
+	ck_assert_int_eq(trace_parse_args(5, argv2, &o), 1);
 	ck_assert_str_eq(o.argv[0], "ls");
 	ck_assert_str_eq(o.argv[1], "-l");
 }
