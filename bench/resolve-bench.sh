@@ -15,6 +15,8 @@
 #   touched+del the same, plus 100 files created and deleted just before (a traced
 #               run's temporary files): they have no name, and only handles can tell
 # Each line is one run; "correct" counts names checked against the list made at creation.
+# THROTTLE=hdd|emmc|ssd runs only the cold cases, with the loop device limited as on the
+# slow-disk testbed (a private cgroup-v1 blkio group: hdd 150 IOPS and 120 MB/s, ...).
 set -eu
 
 NFILES=${1:-500000}
@@ -35,7 +37,10 @@ LIST=$BENCH_DIR/ura-resolve-bench.list
 MNT=$(mktemp -d /tmp/ura-resolve-bench.XXXXXX)
 LOOP=
 
+CG=/sys/fs/cgroup/blkio/ura_resolve_bench
+
 cleanup() {
+	[ -d "$CG" ] && rmdir "$CG" 2>/dev/null || true
 	umount "$MNT" 2>/dev/null || true
 	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null || true
 	rmdir "$MNT" 2>/dev/null || true
@@ -64,6 +69,29 @@ drop() {
 
 echo "# kernel $(uname -r), $(nproc) CPUs, image on $(df --output=source "$BENCH_DIR" | tail -1)," \
 	"loop $LOOP, $NPICK of $(wc -l < "$LIST") inodes"
+
+if [ -n "${THROTTLE:-}" ]; then
+	case $THROTTLE in
+	hdd) iops=150 bps=120000000 ;;
+	emmc) iops=1500 bps=150000000 ;;
+	ssd) iops=20000 bps=500000000 ;;
+	*) echo "resolve-bench: THROTTLE is hdd, emmc or ssd" >&2; exit 64 ;;
+	esac
+	majmin=$(lsblk -dno MAJ:MIN "$LOOP" | tr -d ' ')
+	mkdir -p "$CG"
+	echo "$majmin $iops" > "$CG/blkio.throttle.read_iops_device"
+	echo "$majmin $bps" > "$CG/blkio.throttle.read_bps_device"
+	echo "# throttled to $THROTTLE: $iops IOPS, $bps B/s on $majmin"
+	for run in $(seq 1 "$RUNS"); do
+		for m in walk handle,walk; do
+			drop
+			printf 'cold    %s\n' "$(sh -c 'echo $$ > "$1/cgroup.procs"; shift; exec "$@"' - \
+				"$CG" "$BIN" run "$MNT" "$LIST" "$NPICK" "$run" "$m")"
+		done
+	done
+	exit 0
+fi
+
 for run in $(seq 1 "$RUNS"); do
 	seed=$run
 	for m in walk handle handle,walk; do
