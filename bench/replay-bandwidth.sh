@@ -5,7 +5,8 @@
 # (so the backing file's cache plays no part), fills it with files, evicts them (fadvise
 # DONTNEED, no global drop_caches), then compares, run by run:
 #   dd:     dd if=LOOP bs=1M count=1024 (buffered, the device's own readahead)
-#   replay: ura-replay --wait PACK (every file, whole)
+#   replay: ura-replay PACK (every file, whole), timed until the device has read 99% of
+#           the pack's bytes (sectors read in /sys/dev/block/MAJ:MIN/stat)
 # With THROTTLE="IOPS BPS" both run in a blkio cgroup limiting the loop device (a slow disk).
 # Usage: bench/replay-bandwidth.sh [RUNS] [extra ura-replay options...]   (root)
 set -euo pipefail
@@ -54,6 +55,7 @@ evict_all() {
 echo "device $LOOP ($MAJMIN), read_ahead_kb $(cat /sys/dev/block/$MAJMIN/queue/read_ahead_kb)," \
 	"max_sectors_kb $(cat /sys/dev/block/$MAJMIN/queue/max_sectors_kb), ${THROTTLE:+throttle $THROTTLE,}" \
 	"$SIZE_MB MiB in ${FILE_MB} MiB files; replay options: $*"
+sectors() { awk '{ print $3 }' "/sys/dev/block/$MAJMIN/stat"; }
 # other users' drop_caches would evict pages mid-run: such runs are marked
 drops() { awk '/^drop_pagecache/ { print $2 }' /proc/vmstat; }
 # wait (up to a minute) for 5 s without a drop_caches from someone else
@@ -78,9 +80,19 @@ for r in $(seq "$RUNS"); do
 	e=$EPOCHREALTIME
 	dd_mbs=$(echo "$s $e" | awk -v mb="$SIZE_MB" '{ printf "%.1f", mb / ($2 - $1) }')
 	evict_all
+	# the time until the device has delivered the pack's bytes (sectors read, from
+	# /sys/.../stat): --wait would also count re-reading pages the page cache lost meanwhile
+	want=$((SIZE_MB * 2048 * 99 / 100))
+	s0=$(sectors)
 	s=$EPOCHREALTIME
-	in_cg "$TOP/ura-replay" --wait -q "$@" "$W/p.pack"
+	in_cg "$TOP/ura-replay" -q "$@" "$W/p.pack"
+	last=$(sectors) still=0
+	while [ $(($(sectors) - s0)) -lt "$want" ] && [ $still -lt 300 ]; do
+		sleep 0.01
+		if [ "$(sectors)" = "$last" ]; then still=$((still + 1)); else last=$(sectors) still=0; fi
+	done
 	e=$EPOCHREALTIME
+	[ $still -lt 300 ] || echo "run $r: replay read only $((($(sectors) - s0) / 2048)) MiB"
 	rp_mbs=$(echo "$s $e" | awk -v mb="$SIZE_MB" '{ printf "%.1f", mb / ($2 - $1) }')
 	res=$(for f in "$W/mnt"/f*; do "$MKPACK" --resident "$f"; done |
 		awk '{ a += $1; b += $2 } END { printf "%.1f", 100 * a / b }')

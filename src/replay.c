@@ -624,13 +624,19 @@ out:
 	obj_put(c, q->obj);
 }
 
+/* I/O priority is per thread (without CLONE_IO): each thread that reads sets its own. */
+static void set_ioprio(const struct ctx *c)
+{
+	if (c->o->ioprio >= 0 &&
+	    syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, (int)gettid(), c->o->ioprio) < 0)
+		log_debug("cannot set the I/O priority: %s", strerror(errno));
+}
+
 static void *worker(void *arg)
 {
 	struct ctx *c = arg;
 
-	if (c->o->ioprio >= 0 &&
-	    syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, (int)gettid(), c->o->ioprio) < 0)
-		log_debug("cannot set the I/O priority: %s", strerror(errno));
+	set_ioprio(c);
 	for (;;) {
 		size_t i = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED);
 
@@ -1101,8 +1107,10 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 	r = dispatch(&c);
 	if (r < 0)
 		goto out;
-	if (o->wait)
+	if (o->wait) {
+		set_ioprio(&c);		/* the waiting thread may read too */
 		wait_resident(&c);
+	}
 done:
 	r = 0;
 out:
