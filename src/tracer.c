@@ -313,25 +313,6 @@ int tracer_new(const struct tracer_opts *o, struct tracer **ret)
 	if (r < 0)
 		goto out;
 
-	t->cpus = calloc((size_t)t->ncpus, sizeof(*t->cpus));
-	if (!t->cpus) {
-		r = -ENOMEM;
-		goto out;
-	}
-	for (int cpu = 0; cpu < t->ncpus; cpu++) {
-		t->cpus[cpu] = tracefs_cpu_open(t->inst, cpu, true);
-		if (t->cpus[cpu] && tracefs_cpu_read_size(t->cpus[cpu]) > t->page_size)
-			t->page_size = tracefs_cpu_read_size(t->cpus[cpu]);
-	}
-	if (t->page_size <= 0) {
-		r = -EIO;
-		goto out;
-	}
-	t->page = malloc((size_t)t->page_size);
-	if (!t->page) {
-		r = -ENOMEM;
-		goto out;
-	}
 	*ret = t;
 	return 0;
 out:
@@ -399,8 +380,37 @@ int tracer_follow_pid(struct tracer *t, pid_t pid)
 	return write_file(t, "set_event_pid", buf);
 }
 
+/*
+ * The per-CPU readers are opened here, not in tracer_new(): libtracefs opens
+ * them without O_CLOEXEC, and a command forked in between must not inherit them.
+ */
+static int open_cpus(struct tracer *t)
+{
+	t->cpus = calloc((size_t)t->ncpus, sizeof(*t->cpus));
+	if (!t->cpus)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < t->ncpus; cpu++) {
+		t->cpus[cpu] = tracefs_cpu_open(t->inst, cpu, true);
+		if (t->cpus[cpu] && tracefs_cpu_read_size(t->cpus[cpu]) > t->page_size)
+			t->page_size = tracefs_cpu_read_size(t->cpus[cpu]);
+	}
+	if (t->page_size <= 0)
+		return -EIO;
+	t->page = malloc((size_t)t->page_size);
+	if (!t->page)
+		return -ENOMEM;
+	return 0;
+}
+
 int tracer_start(struct tracer *t)
 {
+	int r;
+
+	if (!t->cpus) {
+		r = open_cpus(t);
+		if (r < 0)
+			return r;
+	}
 	t->start_ns = now_monotonic_ns();
 	if (tracefs_trace_on(t->inst) < 0)
 		return errno ? -errno : -EIO;
@@ -456,6 +466,9 @@ long tracer_read(struct tracer *t, tracer_record_fn fn, void *ctx)
 {
 	long total = 0;
 
+	if (!t->cpus)
+		return 0;
+
 	for (int cpu = 0; cpu < t->ncpus; cpu++) {
 		struct tracefs_cpu *tcpu = t->cpus[cpu];
 
@@ -504,7 +517,7 @@ uint64_t tracer_lost_events(struct tracer *t)
 {
 	uint64_t stats = 0;
 
-	for (int cpu = 0; cpu < t->ncpus; cpu++)
+	for (int cpu = 0; t->cpus && cpu < t->ncpus; cpu++)
 		if (t->cpus[cpu])
 			stats += cpu_lost(t, cpu);
 	return stats > t->missed ? stats : t->missed;

@@ -88,7 +88,9 @@ struct tep_handle *tracer_tep(const struct tracer *t);
 int tracer_follow_pid(struct tracer *t, pid_t pid);
 
 /**
- * tracer_start() - turn tracing on in the instance
+ * tracer_start() - open the per-CPU readers and turn tracing on in the instance
+ *
+ * Fork a command to trace before this: the readers' descriptors are not close-on-exec.
  * Return: 0 or -errno.
  */
 int tracer_start(struct tracer *t);

@@ -16,7 +16,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 35
+plan 36
 
 has_pages() { # PACK FILE: the pack has pages of FILE
 	[ -n "$(pack_ranges "$1" "$2")" ]
@@ -124,6 +124,9 @@ timeout 60 "$URA_TRACE" -q --pack "$T/st.pack" -- /nonexistent/command 2>/dev/nu
 ok "a command that cannot be found gives 127" test $? = 127
 timeout 10 "$URA_TRACE" --pack "$T/st.pack" >/dev/null 2>&1
 ok "nothing to trace is a usage error (64)" test $? = 64
+ok "the command inherits no descriptor of ura-trace" test \
+	"$(timeout 60 "$URA_TRACE" -q -p "$T/fd.pack" -- sh -c 'ls /proc/$$/fd')" = \
+	"$(sh -c 'ls /proc/$$/fd')"
 ok "stdin stays the command's" sh -c 'echo hello | timeout 60 "$1" -q -p "$2" -- cat | grep -x hello >/dev/null' - \
 	"$URA_TRACE" "$T/stdin.pack"
 
