@@ -189,7 +189,7 @@ fuzz:
 # Benchmarks, run by hand as root (bench/*.sh build what they need with `make bench`).
 BENCH_PROGS := bench/resolve-bench
 .PHONY: bench
-bench: bench/resolve-bench.o src/resolve.o
+bench: bench/resolve-bench.o src/resolve.o src/mountinfo.o
 	$(call msg,LD,bench/resolve-bench)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o bench/resolve-bench $^
 

@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "mountinfo.h"
 #include "resolve.h"
 
 /* Deeper directories are not walked: each level holds one open descriptor. */
@@ -522,6 +523,38 @@ out:
 	return r;
 }
 
+/*
+ * Is the mount holding @fd numbered @dev in mountinfo? For btrfs, whose st_dev
+ * is a subvolume's own anonymous device, this is how to tell that @dev (the
+ * superblock's, as in the trace) is right. 0 yes, -EXDEV no, other -errno: no
+ * way to know (no statx mount id, no /proc).
+ */
+static int mount_dev_matches(int fd, dev_t dev)
+{
+	struct mount_table t = { 0 };
+	struct statx stx;
+	int r;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0)
+		return -errno;
+	if (!(stx.stx_mask & STATX_MNT_ID))
+		return -EOPNOTSUPP;
+	r = mountinfo_read("/proc/self/mountinfo", &t);
+	if (r < 0)
+		return r;
+	r = -ENOENT;
+	for (size_t i = 0; i < t.count; i++) {
+		const struct mount_entry *e = &t.entries[i];
+
+		if (e->id == stx.stx_mnt_id) {
+			r = makedev(e->major, e->minor) == dev ? 0 : -EXDEV;
+			break;
+		}
+	}
+	mountinfo_free(&t);
+	return r;
+}
+
 long resolve_inodes(const char *mount_dir, unsigned major, unsigned minor,
 		    struct resolve_item *items, size_t n, unsigned methods)
 {
@@ -545,7 +578,8 @@ long resolve_inodes(const char *mount_dir, unsigned major, unsigned minor,
 		 * one in mountinfo and the trace: walk the subvolume mounted here.
 		 * Anything else is another filesystem (say, mounted over this one).
 		 */
-		if (fstatfs(root_fd, &sfs) < 0 || sfs.f_type != BTRFS_SUPER_MAGIC) {
+		if (fstatfs(root_fd, &sfs) < 0 || sfs.f_type != BTRFS_SUPER_MAGIC ||
+		    mount_dev_matches(root_fd, dev) == -EXDEV) {
 			r = -EXDEV;
 			goto out;
 		}

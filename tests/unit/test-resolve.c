@@ -3,18 +3,22 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/btrfs.h>
+#include <linux/loop.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "mountinfo.h"
 #include "resolve.h"
 #include "unit.h"
 
@@ -595,6 +599,135 @@ START_TEST(test_deep_tree)
 }
 END_TEST
 
+/* A loop device over @img; AUTOCLEAR detaches it once unmounted and closed. */
+static int attach_loop(const char *img, char *dev, size_t size)
+{
+	struct loop_config cfg = { 0 };
+	int ctl, img_fd, fd = -1, nr;
+
+	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	img_fd = open(img, O_RDWR | O_CLOEXEC);
+	if (ctl < 0 || img_fd < 0)
+		goto out;
+	nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+	if (nr < 0)
+		goto out;
+	snprintf(dev, size, "/dev/loop%d", nr);
+	fd = open(dev, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		goto out;
+	cfg.fd = (unsigned)img_fd;
+	cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+	if (ioctl(fd, LOOP_CONFIGURE, &cfg) < 0) {
+		close(fd);
+		fd = -1;
+	}
+out:
+	if (ctl >= 0)
+		close(ctl);
+	if (img_fd >= 0)
+		close(img_fd);
+	return fd;
+}
+
+/* The device mountinfo gives the mount at @dir. */
+static void mount_dev(const char *dir, unsigned *ma, unsigned *mi)
+{
+	struct mount_table t = { 0 };
+	bool found = false;
+
+	ck_assert_int_eq(mountinfo_read("/proc/self/mountinfo", &t), 0);
+	for (size_t i = 0; i < t.count; i++) {
+		if (strcmp(t.entries[i].mount_point, dir) == 0) {
+			*ma = t.entries[i].major;
+			*mi = t.entries[i].minor;
+			found = true;
+		}
+	}
+	mountinfo_free(&t);
+	ck_assert_msg(found, "'%s' not in mountinfo", dir);
+}
+
+/*
+ * btrfs: st_dev is each subvolume's own anonymous device, while mountinfo and
+ * the trace give the superblock's. A subvolume mount is walked with the
+ * superblock's number; a wrong number is still refused; nested subvolumes
+ * (inode numbers start again in each) are not entered.
+ */
+START_TEST(test_btrfs_subvolume)
+{
+	struct btrfs_ioctl_vol_args args = { 0 };
+	struct resolve_item item = { 0 };
+	char *img, *top, *view, *real_top, *real_view, dev[64];
+	unsigned ma, mi;
+	int fd, loop_fd, top_fd;
+
+	if (geteuid() != 0 || system("grep -qw btrfs /proc/filesystems && "
+				     "command -v mkfs.btrfs >/dev/null") != 0) {
+		printf("# SKIP test_btrfs_subvolume: needs root, btrfs and mkfs.btrfs\n");
+		return;
+	}
+	if (!private_mounts())
+		return;
+	ck_assert_int_ne(asprintf(&img, "%s/btrfs.img", tmp), -1);
+	fd = open(img, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, 160 << 20), 0);
+	close(fd);
+	{
+		char *cmd;
+
+		ck_assert_int_ne(asprintf(&cmd, "mkfs.btrfs -q -f '%s' >/dev/null 2>&1", img), -1);
+		ck_assert_int_eq(system(cmd), 0);
+		free(cmd);
+	}
+	loop_fd = attach_loop(img, dev, sizeof(dev));
+	if (loop_fd < 0) {
+		printf("# SKIP test_btrfs_subvolume: no loop device: %s\n", strerror(errno));
+		free(img);
+		return;
+	}
+	make_dir("top");
+	make_dir("view");
+	top = in_root("top");
+	view = in_root("view");
+	real_top = realpath(top, NULL);
+	real_view = realpath(view, NULL);
+	ck_assert_int_eq(mount(dev, top, "btrfs", 0, NULL), 0);
+	top_fd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(top_fd, 0);
+	snprintf(args.name, sizeof(args.name), "sub");
+	ck_assert_int_eq(ioctl(top_fd, BTRFS_IOC_SUBVOL_CREATE, &args), 0);
+	close(top_fd);
+	make_dir("top/sub/dir");
+	item.ino = make_file("top/sub/dir/file");
+	make_file("top/file-in-top");
+	ck_assert_int_eq(mount(dev, view, "btrfs", 0, "subvol=sub"), 0);
+	mount_dev(real_view, &ma, &mi);
+
+	ck_assert_int_eq(resolve_inodes(view, ma, mi, &item, 1, RESOLVE_WALK | RESOLVE_HANDLE), 1);
+	ck_assert_str_eq(item.path, "dir/file");
+	free(item.path);
+	item.path = NULL;
+	ck_assert_int_eq(resolve_inodes(view, ma, mi + 1000, &item, 1, RESOLVE_WALK), -EXDEV);
+	/* From the top level, the subvolume is another inode space: not entered */
+	mount_dev(real_top, &ma, &mi);
+	resolve_inodes(top, ma, mi, &item, 1, RESOLVE_WALK);
+	ck_assert_msg(!item.path || strncmp(item.path, "sub/", 4) != 0,
+		      "walked into a subvolume: '%s'", item.path);
+	free(item.path);
+
+	umount2(view, MNT_DETACH);
+	umount2(top, MNT_DETACH);
+	close(loop_fd);
+	free(img);
+	free(top);
+	free(view);
+	free(real_top);
+	free(real_view);
+}
+END_TEST
+
 static Suite *resolve_suite(void)
 {
 	Suite *s = suite_create("resolve");
@@ -615,6 +748,7 @@ static Suite *resolve_suite(void)
 	tcase_add_test(tc, test_deleted_files_spare_the_walk);
 	tcase_add_test(tc, test_walk_stays_on_filesystem);
 	tcase_add_test(tc, test_bind_of_subdir);
+	tcase_add_test(tc, test_btrfs_subvolume);
 	suite_add_tcase(s, tc);
 	return s;
 }
