@@ -116,10 +116,12 @@ tests/integration/helpers/mkpack: tests/integration/helpers/mkpack.o $(LIB_A)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
 
+GEN_PC = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' pkgconfig/libura.pc.in
+
 pkgconfig/libura.pc: pkgconfig/libura.pc.in Makefile
 	$(call msg,GEN,$@)
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+	$(Q)$(GEN_PC) > $@
 
 # ---- tests ----
 
@@ -213,7 +215,7 @@ install: all
 	$(INSTALL) -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(LIB_SO) $(DESTDIR)$(LIBDIR)/libura.so
 	$(INSTALL) -m 0644 include/ura/pack.h $(DESTDIR)$(INCLUDEDIR)/ura/
-	$(INSTALL) -m 0644 pkgconfig/libura.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	$(GEN_PC) > $(DESTDIR)$(PKGCONFIGDIR)/libura.pc	# for this PREFIX, not the build's
 	$(INSTALL) -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8/
 	$(INSTALL) -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
 	$(if $(UNITS),$(INSTALL) -d $(DESTDIR)$(SYSTEMDUNITDIR) && \
