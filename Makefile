@@ -189,11 +189,17 @@ fuzz:
 	done
 
 # Benchmarks, run by hand as root (bench/*.sh build what they need with `make bench`).
-BENCH_PROGS := bench/resolve-bench
+BENCH_PROGS := bench/resolve-bench bench/naive-replay bench/pack-bench
 .PHONY: bench
-bench: bench/resolve-bench.o src/resolve.o src/mountinfo.o
-	$(call msg,LD,bench/resolve-bench)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o bench/resolve-bench $^
+bench: $(BENCH_PROGS)
+
+bench/resolve-bench: bench/resolve-bench.o src/resolve.o src/mountinfo.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+bench/naive-replay bench/pack-bench: %: %.o $(LIB_A)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lpthread
 
 # Static analysis, run by CI: cppcheck and clang-tidy (checks in .clang-tidy).
 LINT_SRCS = $(wildcard src/*.c)
