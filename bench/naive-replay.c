@@ -7,7 +7,6 @@
  *
  *   naive-replay [--root DIR] [--data-only] PACK
  */
-#define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
