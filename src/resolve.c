@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdbool.h>
@@ -143,6 +144,39 @@ static void wantset_gone(struct wantset *ws, struct want *w)
 
 /* ---- fast path: open_by_handle_at, then ask /proc where the file is ---- */
 
+/*
+ * With CAP_DAC_READ_SEARCH in the initial user namespace the kernel takes any
+ * dentry a handle decodes to, so ESTALE comes from the filesystem alone. Other
+ * callers that may use handles (6.9+, inside a user namespace) get ESTALE also
+ * for a live file that is merely not connected below the mount: no conclusion.
+ */
+static bool handles_unrestricted(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { 0 };
+	char map[128] = "", *nl;
+	unsigned long a = 1, b = 1, c = 0;
+	ssize_t n;
+	int fd;
+
+	if (syscall(SYS_capget, &hdr, data) < 0 || !(data[0].effective & (1u << CAP_DAC_READ_SEARCH)))
+		return false;
+	/* The initial user namespace maps every id to itself: "0 0 4294967295" */
+	fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return false;
+	n = read(fd, map, sizeof(map) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	map[n] = '\0';
+	nl = strchr(map, '\n');
+	if (nl && nl[1] != '\0')
+		return false;	/* several ranges: not the initial namespace */
+	return sscanf(map, "%lu %lu %lu", &a, &b, &c) == 3 && a == 0 && b == 0 &&
+	       c == 4294967295UL;
+}
+
 static bool has_suffix(const char *s, size_t len, const char *suffix)
 {
 	size_t sl = strlen(suffix);
@@ -181,7 +215,8 @@ static int fd_path(int fd, char *buf, size_t size, size_t *ret_len)
  * stop using handles.
  */
 static int handle_one(int root_fd, const char *prefix, size_t prefix_len, dev_t dev,
-		      struct wantset *ws, struct want *w, char *buf, size_t size)
+		      bool estale_is_gone, struct wantset *ws, struct want *w, char *buf,
+		      size_t size)
 {
 	union {
 		struct file_handle fh;
@@ -203,7 +238,7 @@ static int handle_one(int root_fd, const char *prefix, size_t prefix_len, dev_t 
 		/* No privilege or no export support: no handle will work, stop trying. */
 		if (errno == EPERM || errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL)
 			return -errno;
-		if (errno == ESTALE) {
+		if (errno == ESTALE && estale_is_gone) {
 			wantset_gone(ws, w);
 			return 2;
 		}
@@ -238,6 +273,7 @@ static int resolve_by_handle(int root_fd, dev_t dev, struct wantset *ws)
 	size_t size = PATH_MAX + sizeof(DELETED_SUFFIX) + 1, prefix_len = 0, tried = 0, answered = 0;
 	char *prefix = NULL, *buf = NULL;
 	struct statfs sfs;
+	bool estale_is_gone;
 	int r;
 
 	/* Generation 0 means "any generation" only to ext2/3/4 (ext4_nfs_get_inode). */
@@ -256,6 +292,7 @@ static int resolve_by_handle(int root_fd, dev_t dev, struct wantset *ws)
 	}
 	if (strcmp(prefix, "/") == 0)
 		prefix_len = 0;
+	estale_is_gone = handles_unrestricted();
 	r = 0;
 	for (size_t i = 0; i <= ws->mask && ws->left; i++) {
 		struct want *w = &ws->slots[i];
@@ -269,7 +306,7 @@ static int resolve_by_handle(int root_fd, dev_t dev, struct wantset *ws)
 		 */
 		if (tried == HANDLE_SAMPLE && answered * 4 < tried)
 			break;
-		r = handle_one(root_fd, prefix, prefix_len, dev, ws, w, buf, size);
+		r = handle_one(root_fd, prefix, prefix_len, dev, estale_is_gone, ws, w, buf, size);
 		if (r < 0)
 			break;
 		tried++;

@@ -693,7 +693,16 @@ START_TEST(test_btrfs_subvolume)
 	view = in_root("view");
 	real_top = realpath(top, NULL);
 	real_view = realpath(view, NULL);
-	ck_assert_int_eq(mount(dev, top, "btrfs", 0, NULL), 0);
+	if (mount(dev, top, "btrfs", 0, NULL) < 0) {	/* in a user namespace, say */
+		printf("# SKIP test_btrfs_subvolume: cannot mount btrfs: %s\n", strerror(errno));
+		close(loop_fd);
+		free(img);
+		free(top);
+		free(view);
+		free(real_top);
+		free(real_view);
+		return;
+	}
 	top_fd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ck_assert_int_ge(top_fd, 0);
 	snprintf(args.name, sizeof(args.name), "sub");
