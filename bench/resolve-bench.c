@@ -221,6 +221,12 @@ static int run(int argc, char **argv)
 		}
 		free(items[i].path);
 	}
+	if (ndel) {
+		char dir[4096];
+
+		snprintf(dir, sizeof(dir), "%s/scratch", mnt);
+		rmdir(dir);
+	}
 	printf("methods=%s touch=%d picked=%zu deleted=%zu resolved=%ld correct=%zu other-link=%zu "
 	       "wrong=%zu seconds=%.3f\n", argv[6], touch, npick, ndel, r, ok, other_link, wrong,
 	       t1 - t0);
