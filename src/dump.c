@@ -154,6 +154,27 @@ static void print_uuid(FILE *f, const uint8_t *u)
 /* ---- text ---- */
 
 /*
+ * One file per line: a newline, a control byte or a backslash in a name is
+ * written as a C-style escape (\n, \t, \\, \ooo), as ls -b does, so a hostile
+ * name cannot forge lines. Other bytes, UTF-8 included, pass unchanged.
+ */
+static void print_escaped(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\\')
+			fputs("\\\\", f);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\%03o", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
+/*
  * One character per bucket of pages, over the whole file: '#' some page of
  * the bucket is demanded, '-' pages in the pack but only speculative, '.' none.
  */
@@ -208,8 +229,9 @@ static void text_file(FILE *f, const struct by_file *g, size_t i)
 			demanded += rg.page_count;
 	}
 	path = path_join(fs.mount_point, file.path);
-	fprintf(f, "%s (%" PRIu64 " bytes, %" PRIu64 " pages in pack, %" PRIu64 " demanded)\n",
-		path ? path : file.path, file.size, pages, demanded);
+	print_escaped(f, path ? path : file.path);
+	fprintf(f, " (%" PRIu64 " bytes, %" PRIu64 " pages in pack, %" PRIu64 " demanded)\n",
+		file.size, pages, demanded);
 	free(path);
 	page_map(f, g, i, (file.size + PAGE - 1) / PAGE);
 }

@@ -3,12 +3,13 @@
 # ura-dump on the golden pack: views, sorting, JSON schema, exit codes for bad packs
 . "$(dirname "$0")/lib.sh"
 G="$DATA/golden-v1.pack"
-plan 24
+plan 25
 
 run_ok "text view" timeout 10 "$URA_DUMP" "$G"
 ok "text: absolute path with size and pages" out_has "/usr/bin/python3.11 (6833392 bytes, 116 pages in pack, 84 demanded)"
 ok "text: page map" grep -E '^	\[[#.-]+\]$' "$T/out"
 ok "text: metadata line" out_has "metadata 8:1 offset 1048576 length 8192"
+ok "text: a newline in a name is escaped, one file per line" grep -F 'ird name\nwith newline (12288 bytes' "$T/out"
 ok "text: first access order (weird name first)" sh -c "sed -n 2p '$T/out' | grep -F 'with space/we' >/dev/null"
 
 run_ok "sort by path" timeout 10 "$URA_DUMP" --sort=path "$G"
