@@ -16,7 +16,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 36
+plan 39
 
 has_pages() { # PACK FILE: the pack has pages of FILE
 	[ -n "$(pack_ranges "$1" "$2")" ]
@@ -127,6 +127,20 @@ ok "nothing to trace is a usage error (64)" test $? = 64
 ok "the command inherits no descriptor of ura-trace" test \
 	"$(timeout 60 "$URA_TRACE" -q -p "$T/fd.pack" -- sh -c 'ls /proc/$$/fd')" = \
 	"$(sh -c 'ls /proc/$$/fd')"
+if command -v setpriv >/dev/null; then
+	timeout 10 setpriv --reuid=65534 --regid=65534 --clear-groups "$URA_TRACE" -q \
+		-p "$T/x.pack" -- true 2>/dev/null
+	ok "not root gives 77" test $? = 77
+else
+	skip "no setpriv"
+fi
+timeout 10 "$URA_TRACE" -q -p "$T/x.pack" --input "$T/nonexistent.dat" 2>/dev/null
+ok "a missing --input gives 66" test $? = 66
+ok "a tiny buffer loses events, and the pack says so" sh -c '
+	timeout 60 "$1" -q -b 4K -p "$2" -- sh -c "find /usr/lib /usr/share -type f 2>/dev/null |
+		head -n 3000 | xargs cat >/dev/null 2>&1" 2>/dev/null
+	"$3" --json "$2" | grep "\"lost_events\": *[1-9]" >/dev/null' - "$URA_TRACE" "$T/lost.pack" \
+	"$URA_DUMP"
 ok "stdin stays the command's" sh -c 'echo hello | timeout 60 "$1" -q -p "$2" -- cat | grep -x hello >/dev/null' - \
 	"$URA_TRACE" "$T/stdin.pack"
 
