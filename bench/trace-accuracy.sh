@@ -9,7 +9,9 @@
 #
 # Prints, per workload: demanded MiB, true-demand MiB, their ratio (target <= 1.3), recall
 # (share of the true demand marked demanded) and precision (share of the demanded pages that
-# are true demand), and the same for every page the cold run added, for comparison.
+# are true demand), and the same for every page in the pack (demanded and speculative); then
+# the same for a warm run (everything cached before the trace: nothing is added, the pack
+# comes from the access events alone).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 URA_TRACE=${URA_TRACE:-$HERE/ura-trace}
@@ -22,11 +24,12 @@ RUNS=${1:-3}
 T=$(mktemp -d /var/tmp/ura-accuracy.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-trace() { # pack read_ahead_kb cmd...
-	local pack=$1 ra=$2
+trace() { # pack read_ahead_kb|warm cmd...
+	local pack=$1 ra=$2 cold=--cold
 	shift 2
+	[ "$ra" = warm ] && { ra=""; cold=""; }
 	sync
-	timeout 300 "$URA_TRACE" -q --cold --root "$MNT" ${ra:+--read-ahead-kb "$ra"} \
+	timeout 300 "$URA_TRACE" -q $cold --root "$MNT" ${ra:+--read-ahead-kb "$ra"} \
 		--pack "$pack" -- chroot "$MNT" "$@" >/dev/null
 	"$URA_DUMP" --json "$pack" >"$pack.json"
 }
@@ -49,10 +52,12 @@ def pages(path, only_demanded):
     return s
 T = pages(truth, False)
 for run in runs:
-    for label, only in (('demanded', True), ('all added', False)):
+    warm = run.endswith('-warm.pack.json')
+    for label, only in (('demanded', True), ('all listed', False)):
+        label = ('warm ' if warm else '') + label
         D = pages(run, only)
         both = len(D & T)
-        print(f'{name:8s} {label:10s} {len(D) / 256:8.2f} MiB  true {len(T) / 256:7.2f} MiB  '
+        print(f'{name:8s} {label:15s} {len(D) / 256:8.2f} MiB  true {len(T) / 256:7.2f} MiB  '
               f'ratio {len(D) / max(1, len(T)):4.2f}  recall {both / max(1, len(T)):4.2f}  '
               f'precision {both / max(1, len(D)):4.2f}')
 PY
@@ -71,5 +76,8 @@ for w in python gcc boot; do
 		trace "$T/$w-$i.pack" "" "${cmd[@]}"
 		runs+=("$T/$w-$i.pack.json")
 	done
+	# and a warm run: everything already cached, nothing added
+	trace "$T/$w-warm.pack" warm "${cmd[@]}"
+	runs+=("$T/$w-warm.pack.json")
 	compare "$w" "$T/$w-truth.pack.json" "${runs[@]}"
 done

@@ -313,7 +313,7 @@ int pageset_file_ranges(const struct pageset *ps, const struct pageset_file *f, 
 			demand |= c->weak;
 		if (flags & PAGESET_ALL_DEMANDED)
 			demand |= c->added;
-		listed = c->added | demand;
+		listed = c->added | c->weak | demand;
 		for (unsigned i = 0; listed && i < CHUNK_PAGES; i++) {
 			uint64_t page = (c->cno << CHUNK_SHIFT) + i;
 			bool dem = demand & (1ull << i);

@@ -112,9 +112,10 @@ int pageset_files(struct pageset *ps, struct pageset_file **ret, size_t *ret_n);
  * @ret: on success a malloc()ed array the caller frees (NULL when empty)
  * @ret_n: its length
  *
- * A page is listed if it was added or used (weak evidence alone lists a page
- * only when it counts as demand). It is demanded if it has strong evidence (or
- * weak, with PAGESET_WEAK_IS_DEMAND); otherwise speculative.
+ * A page is listed if it was added or used, with strong or weak evidence (a
+ * page that only a fault-around window mapped was in the cache, and a warm
+ * trace must list it). It is demanded if it has strong evidence (or weak, with
+ * PAGESET_WEAK_IS_DEMAND); otherwise speculative.
  *
  * Return: 0 or -ENOMEM.
  */

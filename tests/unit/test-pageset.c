@@ -99,13 +99,16 @@ START_TEST(test_warm_pages_recorded)
 
 	/* used while already cached: never added, still demanded */
 	ck_assert_int_eq(pageset_access(ps, DEV, 9, 100, 102, 50, PAGESET_STRONG), 0);
-	/* weak evidence alone on a page never added lists nothing */
+	/* mapped by fault-around while cached: listed, speculative */
 	ck_assert_int_eq(pageset_access(ps, DEV, 9, 200, 215, 60, PAGESET_WEAK), 0);
-	ck_assert_uint_eq(only_file_ranges(UINT64_MAX, 0, &r), 1);
+	ck_assert_uint_eq(only_file_ranges(UINT64_MAX, 0, &r), 2);
 	ck_assert_uint_eq(r[0].first_page, 100);
 	ck_assert_uint_eq(r[0].page_count, 3);
 	ck_assert(r[0].demanded);
 	ck_assert_uint_eq(r[0].first_ns, 50);
+	ck_assert_uint_eq(r[1].first_page, 200);
+	ck_assert_uint_eq(r[1].page_count, 16);
+	ck_assert(!r[1].demanded);
 	free(r);
 }
 END_TEST
