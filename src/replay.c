@@ -656,7 +656,8 @@ static int dispatch(struct ctx *c)
 
 	if (jobs > c->nreq)
 		jobs = c->nreq ? (unsigned)c->nreq : 1;
-	c->t0 = now_monotonic_ns();
+	if (!c->t0)
+		c->t0 = now_monotonic_ns();
 	if (jobs == 1) {
 		worker(c);
 		return 0;
@@ -993,21 +994,62 @@ static uint64_t physical(int fd, uint64_t off, uint64_t len)
  * file: its first extent stands for the whole file, which on a filesystem that
  * allocates in extents is close enough to order requests.
  */
-static int order_rotational(struct ctx *c)
+static bool any_rotational(const struct ctx *c)
+{
+	for (size_t d = 0; d < c->ndev; d++)
+		if (c->devs[d].rotational)
+			return true;
+	return false;
+}
+
+/*
+ * Metadata before file data, within each time bin of @bin_ns (UINT64_MAX: the
+ * whole pack), keeping each kind's order. Opening a file reads its inode and
+ * directories: if that happens before the metadata ranges are issued, the
+ * filesystem reads them itself, block by block (ext4's inode table readahead
+ * sends one 4 KiB bio per block), instead of in our large requests.
+ * Return: the number of metadata requests in the first bin.
+ */
+static size_t meta_first(struct ctx *c, uint64_t bin_ns)
+{
+	struct sched_item *tmp = malloc((c->nreq ? c->nreq : 1) * sizeof(*tmp));
+	size_t i = 0, first = 0;
+
+	if (!tmp)
+		return 0;	/* keep first-access order */
+	memcpy(tmp, c->req, c->nreq * sizeof(*tmp));
+	while (i < c->nreq) {
+		uint64_t bin = bin_ns == UINT64_MAX ? 0 : tmp[i].time_ns / bin_ns;
+		size_t j = i, k = i, nm = 0;
+
+		while (j < c->nreq && (bin_ns == UINT64_MAX || tmp[j].time_ns / bin_ns == bin))
+			j++;
+		for (size_t x = i; x < j; x++)
+			if (tmp[x].obj >= c->nfiles)
+				c->req[k++] = tmp[x], nm++;
+		for (size_t x = i; x < j; x++)
+			if (tmp[x].obj < c->nfiles)
+				c->req[k++] = tmp[x];
+		if (i == 0)
+			first = nm;
+		i = j;
+	}
+	free(tmp);
+	return first;
+}
+
+static int order_rotational(struct ctx *c, size_t from)
 {
 	uint64_t *base = NULL;
-	bool any = false;
 
-	for (size_t d = 0; d < c->ndev; d++)
-		any |= c->devs[d].rotational;
-	if (!any)
+	if (!any_rotational(c))
 		return 0;
 	base = malloc((c->nfiles ? c->nfiles : 1) * sizeof(*base));
 	if (!base)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->nfiles; i++)
 		base[i] = UINT64_MAX;
-	for (size_t i = 0; i < c->nreq; i++) {
+	for (size_t i = from; i < c->nreq; i++) {
 		struct sched_item *q = &c->req[i];
 
 		if (!c->devs[q->dev].rotational || c->o->dry_run) {
@@ -1024,7 +1066,7 @@ static int order_rotational(struct ctx *c)
 		}
 	}
 	free(base);
-	return sched_order_physical(c->req, c->nreq, REPLAY_DEFAULT_BIN_NS);
+	return sched_order_physical(c->req + from, c->nreq - from, REPLAY_DEFAULT_BIN_NS);
 }
 
 static void ctx_free(struct ctx *c)
@@ -1063,6 +1105,8 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 {
 	struct ctx c = { .pack = pack, .o = o };
 	uint64_t start = now_monotonic_ns(), total = 0, avail;
+	size_t nmeta;
+	bool rot;
 	int r;
 
 	for (int i = 0; i < NLOCKS; i++)
@@ -1088,11 +1132,39 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 		c.obj[i].pending = 0;
 	for (size_t i = 0; i < c.nreq; i++)
 		c.obj[c.req[i].obj].pending++;
+	/*
+	 * Metadata first. Rotational order needs every file open (FIEMAP) before
+	 * the first read: then all metadata goes first, issued right here.
+	 */
+	rot = any_rotational(&c);
+	nmeta = meta_first(&c, rot ? UINT64_MAX : REPLAY_DEFAULT_BIN_NS);
+	if (!rot)
+		nmeta = 0;
 	if (o->dry_run) {
-		r = order_rotational(&c);
+		r = order_rotational(&c, nmeta);
 		if (r < 0)
 			goto out;
 		c.st.requests = c.nreq;
+		if (log_get_level() >= LOG_LVL_DEBUG)
+			for (size_t i = 0; i < c.nreq; i++) {
+				const struct sched_item *q = &c.req[i];
+				char name[PATH_MAX + 64];
+
+				if (q->obj < c.nfiles) {
+					struct ura_pack_file f;
+
+					if (ura_pack_get_file(pack, q->obj, &f) < 0)
+						continue;
+					snprintf(name, sizeof(name), "%u:%u '%s'",
+						 c.devnum[q->dev][0], c.devnum[q->dev][1], f.path);
+				} else {
+					snprintf(name, sizeof(name), "block device %u:%u",
+						 c.obj[q->obj].major, c.obj[q->obj].minor);
+				}
+				log_debug("request %zu: %s offset %" PRIu64 " length %" PRIu64
+					  " at %.6f s", i, name, q->off, q->len,
+					  (double)q->time_ns / 1e9);
+			}
 		goto done;
 	}
 	raise_nofile();
@@ -1101,7 +1173,13 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 	log_debug("%zu requests on %zu devices; MemAvailable %" PRIu64 " MiB, floor %" PRIu64
 		  " MiB", c.nreq, c.ndev, avail >> 20, c.mem_floor >> 20);
 	setup_bdevs(&c);
-	r = order_rotational(&c);
+	if (nmeta) {
+		c.t0 = now_monotonic_ns();
+		set_ioprio(&c);
+		for (; c.next < nmeta; c.next++)
+			do_request(&c, c.next);
+	}
+	r = order_rotational(&c, nmeta);
 	if (r < 0)
 		goto out;
 	r = dispatch(&c);
