@@ -79,12 +79,13 @@ need_helpers() {
 		skip_all "cannot build the test helpers"
 }
 
-# What ura-trace must leave as it found: the instances, the top-level enabled events and
-# tracing_on, and the enabled events of every instance.
+# What ura-trace must leave as it found: the instances, the top-level enabled events,
+# tracing_on, tracer, clock and buffer size, and the enabled events of every instance.
 _tracefs_state() {
 	local i
 	ls "$TRACEFS/instances"
-	cat "$TRACEFS/set_event" "$TRACEFS/tracing_on" "$TRACEFS/set_event_pid" 2>/dev/null
+	cat "$TRACEFS/set_event" "$TRACEFS/tracing_on" "$TRACEFS/set_event_pid" \
+		"$TRACEFS/current_tracer" "$TRACEFS/trace_clock" "$TRACEFS/buffer_size_kb" 2>/dev/null
 	for i in "$TRACEFS"/instances/*/; do
 		[ -d "$i" ] || continue
 		echo "== $i"

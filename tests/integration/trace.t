@@ -189,8 +189,10 @@ sys.exit(0 if paths == [\"/read.bin\"] else (print(paths), 1)[1])
 # set_ftrace_filter, which trace-cmd writes even for event-only recordings): give trace-cmd
 # dummies for those files in a private mount namespace, and an instance of its own.
 tc_record() { # DAT CMD...
-	local dat=$1 inst=uratest$$ d f
+	local dat=$1 inst=uratest$$ d f r saved
 	shift
+	# trace-cmd turns off the top-level buffer when it is done: put back what it changes
+	saved=$(cat "$TRACEFS/tracing_on")
 	: >"$T/dummy"
 	echo 1 >"$T/ftrace_enabled"
 	mkdir "$TRACEFS/instances/$inst" || return 1
@@ -207,8 +209,10 @@ tc_record() { # DAT CMD...
 		trace-cmd record -B "$inst" -e filemap:mm_filemap_add_to_page_cache \
 			-e filemap:mm_filemap_fault -o "$dat" "$@"' - "$T" "$TRACEFS" "$inst" "$dat" "$@" \
 		>/dev/null 2>&1
+	r=$?
 	rmdir "$TRACEFS/instances/$inst" 2>/dev/null
-	[ -s "$dat" ]
+	echo "$saved" >"$TRACEFS/tracing_on"
+	[ "$r" = 0 ] && [ -s "$dat" ]
 }
 "$HELPERS/evict" "$M/read.bin"
 if command -v trace-cmd >/dev/null && tc_record "$T/trace.dat" cat "$M/read.bin"; then
