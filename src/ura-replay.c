@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* ura-replay: prefetch the pages of a pack into the page cache */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,13 @@ int main(int argc, char *argv[])
 	struct ura_pack *pack = NULL;
 	int r, notify = -1, status;
 
+	/*
+	 * The schedule is built in a few large buffers one after the other: keep
+	 * freed ones in the heap for the next instead of unmapping them and
+	 * faulting in fresh zeroed pages (a third of the time of a 100,000-range pack).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 128 << 20);
 	r = replay_parse_args(argc, argv, &o);
 	if (r <= 0)
 		return r == 0 ? EXIT_OK : EXIT_USAGE;
