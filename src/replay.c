@@ -974,26 +974,20 @@ static void setup_bdevs(struct ctx *c)
 /* FIEMAP: where the request starts on the disk, for rotational order. */
 static uint64_t physical(int fd, uint64_t off, uint64_t len)
 {
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent ext[1];
-	} b;
-	const struct fiemap_extent *e = &b.ext[0];
+	/* a struct fiemap followed by room for one extent, 8-aligned */
+	uint64_t buf[(sizeof(struct fiemap) + sizeof(struct fiemap_extent)) / 8 + 1];
+	struct fiemap *fm = (struct fiemap *)buf;
+	const struct fiemap_extent *e = &fm->fm_extents[0];
 
-	memset(&b, 0, sizeof(b));
-	b.fm.fm_start = off;
-	b.fm.fm_length = len;
-	b.fm.fm_extent_count = 1;
-	if (ioctl(fd, FS_IOC_FIEMAP, &b.fm) < 0 || !b.fm.fm_mapped_extents)
+	memset(buf, 0, sizeof(buf));
+	fm->fm_start = off;
+	fm->fm_length = len;
+	fm->fm_extent_count = 1;
+	if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0 || !fm->fm_mapped_extents)
 		return UINT64_MAX;
 	return e->fe_physical + (off > e->fe_logical ? off - e->fe_logical : 0);
 }
 
-/*
- * Physical order within time bins where a disk is rotational. One FIEMAP per
- * file: its first extent stands for the whole file, which on a filesystem that
- * allocates in extents is close enough to order requests.
- */
 static bool any_rotational(const struct ctx *c)
 {
 	for (size_t d = 0; d < c->ndev; d++)
@@ -1038,6 +1032,11 @@ static size_t meta_first(struct ctx *c, uint64_t bin_ns)
 	return first;
 }
 
+/*
+ * Physical order within time bins where a disk is rotational. One FIEMAP per
+ * file: its first extent stands for the whole file, which on a filesystem that
+ * allocates in extents is close enough to order requests.
+ */
 static int order_rotational(struct ctx *c, size_t from)
 {
 	uint64_t *base = NULL;
