@@ -81,12 +81,13 @@ need_helpers() {
 
 # What ura-trace must leave as it found: the instances, the top-level enabled events,
 # tracing_on, tracer, clock and buffer size, and the enabled events of every instance.
+# Instances other than ura's and the tests' are left out: other programs (or other test
+# suites running at the same time) may create and remove theirs while the tests run.
 _tracefs_state() {
 	local i
-	ls "$TRACEFS/instances"
 	cat "$TRACEFS/set_event" "$TRACEFS/tracing_on" "$TRACEFS/set_event_pid" \
 		"$TRACEFS/current_tracer" "$TRACEFS/trace_clock" "$TRACEFS/buffer_size_kb" 2>/dev/null
-	for i in "$TRACEFS"/instances/*/; do
+	for i in "$TRACEFS"/instances/ura-*/ "$TRACEFS"/instances/uratest*/; do
 		[ -d "$i" ] || continue
 		echo "== $i"
 		cat "$i/set_event" "$i/tracing_on" 2>/dev/null
