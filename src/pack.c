@@ -82,15 +82,29 @@ static int check_path(const char *path, size_t len)
 	return 0;
 }
 
+/*
+ * Mount points are absolute and normalised, as the kernel shows them: "/" or "/a/b". A ".."
+ * would let a pack replayed with --root name files outside the root.
+ */
+static int check_mount_point(const char *mp, size_t len)
+{
+	if (len == 0 || mp[0] != '/')
+		return bad("mount point not absolute");
+	if (len > 1 && check_path(mp + 1, len - 1) < 0)
+		return bad("mount point not normalised (empty, '.' or '..' component)");
+	return 0;
+}
+
 static int check_fs(const struct ura_pack *p, const uint8_t *r)
 {
+	const char *mp;
 	int k;
 
-	if ((k = check_string(p, r + FS_MNT, NULL)) < 0 ||
+	if ((k = check_string(p, r + FS_MNT, &mp)) < 0 ||
 	    (k = check_string(p, r + FS_TYPE, NULL)) < 0 ||
 	    (k = check_string(p, r + FS_SOURCE, NULL)) < 0)
 		return k;
-	return 0;
+	return check_mount_point(mp, get_le32(r + FS_MNT + 4));
 }
 
 static int check_file(const struct ura_pack *p, const uint8_t *r)
@@ -609,7 +623,7 @@ int ura_pack_builder_add_fs(struct ura_pack_builder *b, const struct ura_pack_fs
 	uint8_t rec[FS_REC_SIZE] = { 0 }, *slot;
 	int r;
 
-	if (!fs->mount_point)
+	if (!fs->mount_point || check_mount_point(fs->mount_point, strlen(fs->mount_point)) < 0)
 		return -EINVAL;
 	if (b->fs.count >= URA_PACK_NO_INDEX)
 		return -E2BIG;

@@ -170,7 +170,7 @@ URA_API void ura_pack_builder_free(struct ura_pack_builder *b);
 /**
  * ura_pack_builder_add_fs() - append a filesystem; strings are copied
  * @ret_index: if not NULL, its index for ura_pack_file.fs_index
- * Return: 0, -EINVAL (NULL mount point), -ENOMEM.
+ * Return: 0, -EINVAL (NULL mount point, or one not absolute and normalised), -ENOMEM.
  */
 URA_API int ura_pack_builder_add_fs(struct ura_pack_builder *b, const struct ura_pack_fs *fs,
 				    uint32_t *ret_index);

@@ -499,6 +499,48 @@ START_TEST(test_bad_paths)
 }
 END_TEST
 
+/* A mount point with ".." would let a replay under --root leave the root. */
+START_TEST(test_bad_mount_points)
+{
+	static const char *const bad_mnts[] = { "", "mnt", "/mnt/", "//", "/a//b", "/..",
+						"/mnt/../etc", "/./mnt" };
+	struct ura_pack_builder *b = NULL;
+	struct ura_pack *p = NULL;
+	size_t len, at;
+	uint8_t *data;
+
+	ck_assert_int_eq(ura_pack_builder_new(&b), 0);
+	for (size_t i = 0; i < sizeof(bad_mnts) / sizeof(bad_mnts[0]); i++)
+		ck_assert_msg(ura_pack_builder_add_fs(b, &(struct ura_pack_fs){
+			.mount_point = bad_mnts[i] }, NULL) == -EINVAL, "'%s' accepted", bad_mnts[i]);
+	ck_assert_int_eq(ura_pack_builder_add_fs(b, &(struct ura_pack_fs){ .mount_point = "/" },
+						 NULL), 0);
+	ck_assert_int_eq(ura_pack_builder_add_fs(b, &(struct ura_pack_fs){
+		.mount_point = "/mnt/x.y/..." }, NULL), 0);
+	ck_assert_int_eq(ura_pack_builder_add_fs(b, &(struct ura_pack_fs){
+		.mount_point = "/mnt/zz/etc" }, NULL), 0);
+	ck_assert_int_eq(ura_pack_builder_serialize(b, (void **)&data, &len), 0);
+	ura_pack_builder_free(b);
+	ck_assert_int_eq(ura_pack_parse(data, len, &p), 0);
+	ura_pack_free(p);
+	p = NULL;
+
+	/* a hostile writer puts ".." in a mount point: the reader refuses it */
+	at = section_offset(data, SEC_STRINGS);
+	for (size_t i = at; i + 11 <= len; i++)
+		if (memcmp(data + i, "/mnt/zz/etc", 11) == 0) {
+			memcpy(data + i, "/mnt/../etc", 11);
+			break;
+		}
+	fix_crc(data, len);
+	ck_assert_int_eq(ura_pack_parse(data, len, &p), -EBADMSG);
+	ck_assert_str_eq(ura_pack_error(),
+			 "mount point not normalised (empty, '.' or '..' component)");
+	ck_assert_ptr_null(p);
+	free(data);
+}
+END_TEST
+
 START_TEST(test_open_errors)
 {
 	struct ura_pack *p = NULL;
@@ -727,6 +769,7 @@ static Suite *pack_suite(void)
 	tcase_add_test(tc, test_section_counts);
 	tcase_add_test(tc, test_unknown_flags_and_sections);
 	tcase_add_test(tc, test_bad_paths);
+	tcase_add_test(tc, test_bad_mount_points);
 	tcase_add_test(tc, test_empty_pack);
 	tcase_add_test(tc, test_crc32c_vectors);
 	tcase_set_timeout(tc, 60);
