@@ -161,6 +161,13 @@ $(TEST_HELPERS): tests/integration/helpers/%: tests/integration/helpers/%.c
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
 
 test-helpers: $(TEST_HELPERS)
+
+# The hostile-pack builder of tests/integration/hostile.t links libura (and patches raw bytes).
+tests/integration/helpers/mkhostile: tests/integration/helpers/mkhostile.o $(LIB_A)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+test-helpers: tests/integration/helpers/mkhostile
 .PHONY: test-helpers
 
 # Integration tests against the real kernel: need root and tracefs, skip otherwise.
