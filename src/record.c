@@ -40,6 +40,7 @@
 #define FAULT_AROUND_PAGES	16	/* default fault_around_bytes / PAGE_SIZE */
 #define PF_TABLE_SIZE		256	/* last fault address per pid, direct-mapped */
 #define RESOLVE_METHODS		(RESOLVE_HANDLE | RESOLVE_WALK)
+#define REUSE_SLACK_NS		(10ll * 1000 * 1000)	/* clock skew allowed in that check */
 
 /* Kernel dev_t (as in tracepoints): major << 20 | minor. */
 #define KDEV_MAJOR(d)		((unsigned)((d) >> 20))
@@ -62,6 +63,7 @@ struct recorder {
 	struct tep_format_field *common_pid;
 	struct pageset *ps;
 	uint64_t t0;			/* record time that is 0 in the pack */
+	int64_t t0_real;		/* t0 on the wall clock, 0 if unknown */
 	bool t0_from_first;		/* --input: the first record sets t0 */
 	uint64_t last_ts;		/* latest record time */
 	uint64_t last_add_ts;		/* latest add event time */
@@ -702,6 +704,17 @@ static int add_fs_files(struct pack_ctx *c, const struct pageset_file *files, si
 			free(full);
 			goto unresolved;
 		}
+		/*
+		 * Inode numbers are reused: a file born after the trace saw its pages
+		 * is another file than the one that had them (deleted since).
+		 */
+		if (c->rec->t0_real && (stx.stx_mask & STATX_BTIME) &&
+		    (int64_t)stx.stx_btime.tv_sec * 1000000000 + stx.stx_btime.tv_nsec >
+			    c->rec->t0_real + (int64_t)files[i].first_ns + REUSE_SLACK_NS) {
+			log_debug("'%s' is newer than the pages traced: inode reused", full);
+			free(full);
+			goto unresolved;
+		}
 		if ((c->pack_ino && stx.stx_ino == c->pack_ino &&
 		     makedev(stx.stx_dev_major, stx.stx_dev_minor) == c->pack_dev) ||
 		    (c->pack_abs && strcmp(full, c->pack_abs) == 0) ||
@@ -1223,6 +1236,7 @@ int record_trace(const struct record_opts *opts, struct record_summary *sum)
 		goto out;
 	}
 	rec.t0 = tracer_start_ns(t);
+	rec.t0_real = now_realtime_ns() - (int64_t)(now_monotonic_ns() - rec.t0);
 	if (!o->system) {
 		r = child_release(&ch);
 		if (r < 0) {
