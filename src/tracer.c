@@ -33,15 +33,27 @@ static const struct {
 	[TRACER_PF_USER] = { "exceptions", "page_fault_user" },
 };
 
+/* Sub-buffers read from one CPU's ring buffer, and the record being looked at. */
+struct cpu_stream {
+	struct tracefs_cpu *tcpu;	/* NULL for a CPU that cannot exist */
+	struct kbuffer *kbuf;
+	char *pages;			/* npages sub-buffers of page_size bytes */
+	size_t npages, cap, cur;
+	void *data;			/* current record, NULL when this round is done */
+	unsigned long long ts;
+	int missed;			/* events lost before it (first of a sub-buffer) */
+};
+
+/* Sub-buffers read from one CPU before merging (4 MiB with 4 KiB sub-buffers). */
+#define STREAM_MAX_PAGES	1024
+
 struct tracer {
 	struct tracefs_instance *inst;
 	char name[32];
 	struct tep_handle *tep;
-	struct kbuffer *kbuf;
-	struct tracefs_cpu **cpus;
+	struct cpu_stream *streams;	/* one per possible CPU */
 	int ncpus;
-	void *page;
-	int page_size;
+	int page_size;			/* of a sub-buffer */
 	int ids[TRACER_NR_EVENTS];
 	bool enabled[TRACER_NR_EVENTS];
 	bool instance_created;
@@ -269,11 +281,6 @@ int tracer_new(const struct tracer_opts *o, struct tracer **ret)
 		r = -ENODEV;
 		goto out;
 	}
-	t->kbuf = tep_kbuffer(t->tep);
-	if (!t->kbuf) {
-		r = -ENOMEM;
-		goto out;
-	}
 
 	if (tracefs_instance_exists(t->name)) {
 		/* our pid's name, so left by an earlier process with the same pid */
@@ -347,11 +354,14 @@ void tracer_free(struct tracer *t)
 {
 	if (!t)
 		return;
-	if (t->cpus)
-		for (int cpu = 0; cpu < t->ncpus; cpu++)
-			if (t->cpus[cpu])
-				tracefs_cpu_close(t->cpus[cpu]);
-	free(t->cpus);
+	for (int cpu = 0; t->streams && cpu < t->ncpus; cpu++) {
+		if (t->streams[cpu].tcpu)
+			tracefs_cpu_close(t->streams[cpu].tcpu);
+		if (t->streams[cpu].kbuf)
+			kbuffer_free(t->streams[cpu].kbuf);
+		free(t->streams[cpu].pages);
+	}
+	free(t->streams);
 	if (t->inst) {
 		tracefs_trace_off(t->inst);
 		if (t->instance_created && tracefs_instance_destroy(t->inst) < 0)
@@ -359,11 +369,8 @@ void tracer_free(struct tracer *t)
 				 strerror(errno));
 		tracefs_instance_free(t->inst);
 	}
-	if (t->kbuf)
-		kbuffer_free(t->kbuf);
 	if (t->tep)
 		tep_free(t->tep);
-	free(t->page);
 	free(t);
 }
 
@@ -409,19 +416,23 @@ int tracer_follow_pid(struct tracer *t, pid_t pid)
  */
 static int open_cpus(struct tracer *t)
 {
-	t->cpus = calloc((size_t)t->ncpus, sizeof(*t->cpus));
-	if (!t->cpus)
+	t->streams = calloc((size_t)t->ncpus, sizeof(*t->streams));
+	if (!t->streams)
 		return -ENOMEM;
 	for (int cpu = 0; cpu < t->ncpus; cpu++) {
-		t->cpus[cpu] = tracefs_cpu_open(t->inst, cpu, true);
-		if (t->cpus[cpu] && tracefs_cpu_read_size(t->cpus[cpu]) > t->page_size)
-			t->page_size = tracefs_cpu_read_size(t->cpus[cpu]);
+		struct cpu_stream *st = &t->streams[cpu];
+
+		st->tcpu = tracefs_cpu_open(t->inst, cpu, true);
+		if (!st->tcpu)
+			continue;	/* not a possible CPU */
+		if (tracefs_cpu_read_size(st->tcpu) > t->page_size)
+			t->page_size = tracefs_cpu_read_size(st->tcpu);
+		st->kbuf = tep_kbuffer(t->tep);
+		if (!st->kbuf)
+			return -ENOMEM;
 	}
 	if (t->page_size <= 0)
 		return -EIO;
-	t->page = malloc((size_t)t->page_size);
-	if (!t->page)
-		return -ENOMEM;
 	return 0;
 }
 
@@ -429,7 +440,7 @@ int tracer_start(struct tracer *t)
 {
 	int r;
 
-	if (!t->cpus) {
+	if (!t->streams) {
 		r = open_cpus(t);
 		if (r < 0)
 			return r;
@@ -452,66 +463,119 @@ int tracer_stop(struct tracer *t)
 	return 0;
 }
 
-/* Feed the records of the sub-buffer in t->page to @fn. */
-static long parse_page(struct tracer *t, int cpu, tracer_record_fn fn, void *ctx)
+/* Load sub-buffer @st->cur and its first event; false when none is left. */
+static bool stream_load(struct tracer *t, struct cpu_stream *st)
 {
-	unsigned long long ts;
-	long count = 0;
-	void *data;
-	int missed;
+	for (; st->cur < st->npages; st->cur++) {
+		int missed;
 
-	if (kbuffer_load_subbuffer(t->kbuf, t->page) < 0)
-		return -EBADMSG;
-	missed = kbuffer_missed_events(t->kbuf);
-	if (missed > 0)
-		t->missed += (uint64_t)missed;
-	else if (missed < 0)
-		t->missed++;	/* some were lost, the count is unknown */
-	for (data = kbuffer_read_event(t->kbuf, &ts); data; data = kbuffer_next_event(t->kbuf, &ts)) {
-		struct tep_record rec = {
-			.ts = ts,
-			.data = data,
-			.size = kbuffer_event_size(t->kbuf),
-			.record_size = kbuffer_curr_size(t->kbuf),
-			.cpu = cpu,
-			.missed_events = count == 0 ? missed : 0,
-		};
-		int r = fn(&rec, ctx);
-
-		if (r < 0)
-			return r;
-		count++;
+		if (kbuffer_load_subbuffer(st->kbuf, st->pages + st->cur * (size_t)t->page_size) < 0)
+			continue;
+		missed = kbuffer_missed_events(st->kbuf);
+		if (missed > 0)
+			t->missed += (uint64_t)missed;
+		else if (missed < 0)
+			t->missed++;	/* some were lost, the count is unknown */
+		st->missed = missed;
+		st->data = kbuffer_read_event(st->kbuf, &st->ts);
+		if (st->data)
+			return true;
 	}
-	return count;
+	st->data = NULL;
+	return false;
 }
 
+static void stream_next(struct tracer *t, struct cpu_stream *st)
+{
+	st->missed = 0;
+	st->data = kbuffer_next_event(st->kbuf, &st->ts);
+	if (!st->data) {
+		st->cur++;
+		stream_load(t, st);
+	}
+}
+
+/* Read up to STREAM_MAX_PAGES sub-buffers of one CPU; true if it had more. */
+static int stream_fill(struct tracer *t, struct cpu_stream *st, bool *ret_more)
+{
+	st->npages = st->cur = 0;
+	*ret_more = false;
+	while (st->tcpu) {
+		int n;
+
+		if (st->npages == STREAM_MAX_PAGES) {
+			*ret_more = true;
+			break;
+		}
+		if (st->npages == st->cap) {
+			size_t cap = st->cap ? st->cap * 2 : 16;
+			char *p = realloc(st->pages, cap * (size_t)t->page_size);
+
+			if (!p)
+				return -ENOMEM;
+			st->pages = p;
+			st->cap = cap;
+		}
+		n = tracefs_cpu_read(st->tcpu, st->pages + st->npages * (size_t)t->page_size, true);
+		if (n <= 0) {
+			if (n < 0 && errno != EAGAIN && errno != EINTR && errno != 0)
+				return -errno;
+			break;
+		}
+		st->npages++;
+	}
+	stream_load(t, st);
+	return 0;
+}
+
+/*
+ * Records of all CPUs in time order: a task that added pages on one CPU may
+ * fault on another, and the demand heuristics need the adds first.
+ */
 long tracer_read(struct tracer *t, tracer_record_fn fn, void *ctx)
 {
 	long total = 0;
+	bool more;
 
-	if (!t->cpus)
+	if (!t->streams)
 		return 0;
+	do {
+		more = false;
+		for (int cpu = 0; cpu < t->ncpus; cpu++) {
+			bool m;
+			int r = stream_fill(t, &t->streams[cpu], &m);
 
-	for (int cpu = 0; cpu < t->ncpus; cpu++) {
-		struct tracefs_cpu *tcpu = t->cpus[cpu];
-
-		if (!tcpu)
-			continue;
-		for (;;) {
-			long r;
-			int n = tracefs_cpu_read(tcpu, t->page, true);
-
-			if (n <= 0) {
-				if (n < 0 && errno != EAGAIN && errno != EINTR && errno != 0)
-					return -errno;
-				break;
-			}
-			r = parse_page(t, cpu, fn, ctx);
 			if (r < 0)
 				return r;
-			total += r;
+			more |= m;
 		}
-	}
+		for (;;) {
+			struct cpu_stream *min = NULL;
+			struct tep_record rec;
+			int cpu = -1, r;
+
+			for (int c = 0; c < t->ncpus; c++)
+				if (t->streams[c].data && (!min || t->streams[c].ts < min->ts)) {
+					min = &t->streams[c];
+					cpu = c;
+				}
+			if (!min)
+				break;
+			rec = (struct tep_record){
+				.ts = min->ts,
+				.data = min->data,
+				.size = kbuffer_event_size(min->kbuf),
+				.record_size = kbuffer_curr_size(min->kbuf),
+				.cpu = cpu,
+				.missed_events = min->missed,
+			};
+			r = fn(&rec, ctx);
+			if (r < 0)
+				return r;
+			total++;
+			stream_next(t, min);
+		}
+	} while (more);
 	return total;
 }
 
@@ -540,8 +604,8 @@ uint64_t tracer_lost_events(struct tracer *t)
 {
 	uint64_t stats = 0;
 
-	for (int cpu = 0; t->cpus && cpu < t->ncpus; cpu++)
-		if (t->cpus[cpu])
+	for (int cpu = 0; t->streams && cpu < t->ncpus; cpu++)
+		if (t->streams[cpu].tcpu)
 			stats += cpu_lost(t, cpu);
 	return stats > t->missed ? stats : t->missed;
 }
