@@ -38,7 +38,7 @@
 #define READER_NICE		10	/* nice value while reading the trace */
 #define RUN_STATE_DIR		"/run/ura"
 #define FAULT_AROUND_PAGES	16	/* default fault_around_bytes / PAGE_SIZE */
-#define PF_TABLE_SIZE		256	/* last fault address per pid, direct-mapped */
+#define PF_TABLE_SIZE		4096	/* last fault address per pid, direct-mapped */
 #define RESOLVE_METHODS		(RESOLVE_HANDLE | RESOLVE_WALK)
 #define REUSE_SLACK_NS		(10ll * 1000 * 1000)	/* clock skew allowed in that check */
 
@@ -70,7 +70,7 @@ struct recorder {
 	uint64_t events, counts[TRACER_NR_EVENTS], added_pages;
 	uint64_t mm_faults, mm_fault_ns;
 	struct tep_format_field *fg_func, *fg_calltime, *fg_rettime;
-	struct pf_slot pf[PF_TABLE_SIZE];
+	struct pf_slot *pf;		/* PF_TABLE_SIZE slots */
 	FILE *dump;			/* URA_TRACE_EVENTS: decoded events, for analysis */
 	int error;
 };
@@ -274,11 +274,26 @@ static int live_record_cb(struct tep_record *rec, void *ctx)
 	return recorder_handle(ctx, rec);
 }
 
+static void recorder_fini(struct recorder *r)
+{
+	if (r->dump)
+		fclose(r->dump);
+	r->dump = NULL;
+	free(r->pf);
+	r->pf = NULL;
+	pageset_free(r->ps);
+	r->ps = NULL;
+}
+
 static int recorder_init(struct recorder *r)
 {
 	const char *dump = getenv("URA_TRACE_EVENTS");
+	int ret;
 
 	memset(r, 0, sizeof(*r));
+	r->pf = calloc(PF_TABLE_SIZE, sizeof(*r->pf));
+	if (!r->pf)
+		return -ENOMEM;
 	for (int i = 0; i < PF_TABLE_SIZE; i++)
 		r->pf[i].page = UINT64_MAX;
 	if (dump && *dump) {
@@ -286,16 +301,10 @@ static int recorder_init(struct recorder *r)
 		if (!r->dump)
 			log_warn("cannot write '%s': %s, skipping", dump, strerror(errno));
 	}
-	return pageset_new(&r->ps);
-}
-
-static void recorder_fini(struct recorder *r)
-{
-	if (r->dump)
-		fclose(r->dump);
-	r->dump = NULL;
-	pageset_free(r->ps);
-	r->ps = NULL;
+	ret = pageset_new(&r->ps);
+	if (ret < 0)
+		recorder_fini(r);
+	return ret;
 }
 
 /* ---- read_ahead_kb: force, remember on disk, restore ---- */
