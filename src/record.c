@@ -1276,6 +1276,14 @@ int record_trace(const struct record_opts *opts, struct record_summary *sum)
 		if (d < 0 && r == 0)
 			r = d;
 	}
+	{
+		struct rusage ru;
+
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			log_debug("%" PRIu64 " records read, reader CPU time %.3f s user, %.3f s system",
+				  rec.events, (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+				  (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	}
 	sum->lost_events = tracer_lost_events(t);
 	sum->seconds = (double)(end_ns - tracer_start_ns(t)) / 1e9;
 	if (ls.child_done)
