@@ -412,6 +412,7 @@ static int ra_force(struct ra_state *st, unsigned kb, const char *root)
 {
 	const struct mount_entry *base = NULL;
 	struct mount_table mt = { 0 };
+	struct ra_saved *n;
 	int r;
 
 	st->kb = kb;
@@ -441,16 +442,13 @@ static int ra_force(struct ra_state *st, unsigned kb, const char *root)
 			continue;
 		if (old == kb)
 			continue;
-		{
-			struct ra_saved *n = realloc(st->devs, (st->n + 1) * sizeof(*n));
-
-			if (!n) {
-				r = -ENOMEM;
-				goto out;
-			}
-			st->devs = n;
-			st->devs[st->n++] = (struct ra_saved){ e->major, e->minor, old };
+		n = realloc(st->devs, (st->n + 1) * sizeof(*n));
+		if (!n) {
+			r = -ENOMEM;
+			goto out;
 		}
+		st->devs = n;
+		st->devs[st->n++] = (struct ra_saved){ e->major, e->minor, old };
 	}
 	/* the record of what will change is on disk before anything changes */
 	if (st->n) {
@@ -569,6 +567,7 @@ static int fs_index(struct pack_ctx *c, uint32_t kdev, const struct mount_entry 
 {
 	struct ura_pack_fs fs = { 0 };
 	uint32_t idx;
+	void *n;
 	int r;
 
 	for (size_t i = 0; i < c->nfs; i++)
@@ -582,16 +581,13 @@ static int fs_index(struct pack_ctx *c, uint32_t kdev, const struct mount_entry 
 	fs.fstype = me ? me->fstype : "";
 	fs.source = me ? me->source : "";
 	fs.read_ahead_kb = ra_during_trace(c->ra, fs.major, fs.minor);
+	n = realloc(c->fs, (c->nfs + 1) * sizeof(*c->fs));
+	if (!n)
+		return -ENOMEM;
+	c->fs = n;
 	r = ura_pack_builder_add_fs(c->b, &fs, &idx);
 	if (r < 0)
 		return r;
-	{
-		void *n = realloc(c->fs, (c->nfs + 1) * sizeof(*c->fs));
-
-		if (!n)
-			return -ENOMEM;
-		c->fs = n;
-	}
 	c->fs[c->nfs].kdev = kdev;
 	c->fs[c->nfs].index = idx;
 	c->nfs++;
@@ -1130,6 +1126,16 @@ static int trace_loop(struct loop_state *ls)
 	}
 }
 
+static void log_reader_usage(const struct recorder *rec)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		log_debug("%" PRIu64 " records read, reader CPU time %.3f s user, %.3f s system",
+			  rec->events, (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+			  (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+}
+
 /* --root made canonical: absolute, no symlinks, no trailing '/'; NULL for "/" or none. */
 static int canonical_root(const struct record_opts *o, struct record_opts *copy, char **ret)
 {
@@ -1276,14 +1282,7 @@ int record_trace(const struct record_opts *opts, struct record_summary *sum)
 		if (d < 0 && r == 0)
 			r = d;
 	}
-	{
-		struct rusage ru;
-
-		if (getrusage(RUSAGE_SELF, &ru) == 0)
-			log_debug("%" PRIu64 " records read, reader CPU time %.3f s user, %.3f s system",
-				  rec.events, (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
-				  (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
-	}
+	log_reader_usage(&rec);
 	sum->lost_events = tracer_lost_events(t);
 	sum->seconds = (double)(end_ns - tracer_start_ns(t)) / 1e9;
 	if (ls.child_done)
