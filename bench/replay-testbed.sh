@@ -6,11 +6,14 @@
 #   cold   nothing prefetched        warm   page cache kept from the run before
 #   NAME   ura-replay OPTIONS PACK started alongside boot.sh, in the same cgroup
 # and prints medians and the share of the cold-to-warm gap closed, (cold - t) / (cold - warm).
+# The trace runs under TRACE_PROFILE (default: PROFILE), so that the pack's timeline is that of
+# a cold start on this device, as a boot pack's is (it matters for --lead).
 # Usage: bench/replay-testbed.sh [PROFILE] [RUNS] ['NAME=OPTIONS' ...]   (root; drops caches)
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 TB=${TESTBED:-/work/shared/testbed}
 PROFILE=${1:-hdd} RUNS=${2:-5}
+TRACE_PROFILE=${TRACE_PROFILE:-$PROFILE}
 shift 2 || shift $#
 . "${TESTBED_WORK:-/var/tmp/ura-testbed}/state.env"
 W=$(mktemp -d /var/tmp/ura-tb.XXXXXX)
@@ -35,9 +38,9 @@ run() {
 		"${2:-}" "$W/boot.pack" "$MNT"
 }
 cold_cache
-"$TOP/ura-trace" -q --root "$MNT" -p "$W/boot.pack" -- "$TB/slowrun" none --chroot -- /bench/boot.sh
+"$TOP/ura-trace" -q --root "$MNT" -p "$W/boot.pack" -- "$TB/slowrun" "$TRACE_PROFILE" --chroot -- /bench/boot.sh
 "$TOP/ura-replay" --dry-run --json "$W/boot.pack"
-echo "profile $PROFILE, $RUNS runs each, pack $(stat -c %s "$W/boot.pack") bytes"
+echo "profile $PROFILE (traced under $TRACE_PROFILE), $RUNS runs each, pack $(stat -c %s "$W/boot.pack") bytes"
 names="cold warm"
 for s in "$@"; do names="$names ${s%%=*}"; done
 for r in $(seq "$RUNS"); do
