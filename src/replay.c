@@ -843,6 +843,30 @@ static int setup_fs(struct ctx *c)
 			goto out;
 		}
 		fs->dirfd = open(fs->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fs->dirfd < 0 && e && strcmp(fs->dir, pf.mount_point) != 0) {
+			/*
+			 * The mount found by device number is not a usable directory
+			 * (a file bind mount, as /run/host/os-release in a container):
+			 * try the recorded mount point, if it is that filesystem.
+			 */
+			struct stat st;
+			int fd = open(pf.mount_point, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+			if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == makedev(pf.major, pf.minor)) {
+				log_debug("filesystem %u:%u: '%s' is not a directory, using '%s'",
+					  pf.major, pf.minor, fs->dir, pf.mount_point);
+				free(fs->dir);
+				fs->dir = strdup(pf.mount_point);
+				fs->dirfd = fd;
+				fd = -1;
+				if (!fs->dir) {
+					r = -ENOMEM;
+					goto out;
+				}
+			}
+			if (fd >= 0)
+				close(fd);
+		}
 		if (fs->dirfd < 0) {
 			log_info("filesystem %u:%u is not at '%s' (%s), skipping its files",
 				 pf.major, pf.minor, fs->dir, strerror(errno));
