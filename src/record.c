@@ -1238,7 +1238,7 @@ int record_trace(const struct record_opts *opts, struct record_summary *sum)
 			goto out;
 		}
 		ls.ch = &ch;
-		r = tracer_follow_pid(t, ch.pid);
+		r = tracer_follow_pid(t, ch.pid, ch.pidfd);
 		if (r < 0) {
 			log_err("cannot filter on pid %d: %s", (int)ch.pid, strerror(-r));
 			goto out;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* ura-trace's own tracefs instance: page-cache events, PID filters, binary reads, lost events */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -57,6 +58,7 @@ struct tracer {
 	int ids[TRACER_NR_EVENTS];
 	bool enabled[TRACER_NR_EVENTS];
 	bool instance_created;
+	int pin_fd;			/* keeps the instance busy while it is ours */
 	char pid_filter[40];		/* "common_pid != N" where set_event_notrace_pid is missing */
 	uint64_t start_ns;
 	uint64_t missed;		/* from sub-buffer headers */
@@ -166,6 +168,9 @@ static int orphan_cb(const char *name, void *ctx)
 	if (tracefs_instance_destroy(inst) == 0) {
 		log_info("removed tracefs instance '%s' left by a killed ura-trace", name);
 		(*count)++;
+	} else if (errno == EBUSY) {
+		/* open: a live ura-trace, in another pid namespace */
+		log_debug("tracefs instance '%s' is in use, left alone", name);
 	} else {
 		log_warn("cannot remove stale tracefs instance '%s': %s, skipping", name,
 			 strerror(errno));
@@ -208,6 +213,33 @@ static int write_file(struct tracer *t, const char *file, const char *val)
 	if (tracefs_instance_file_write(t->inst, file, val) < 0)
 		return errno ? -errno : -EIO;
 	return 0;
+}
+
+/*
+ * tracefs pid filters take pids as the kernel's top pid namespace numbers them.
+ * In a nested pid namespace, the first NSpid entry is that number when /proc is
+ * the outer one; otherwise @pid is the best there is. @file is /proc/self/status,
+ * or the fdinfo of a pidfd (which names the process whatever /proc is mounted).
+ */
+static pid_t outer_pid(pid_t pid, const char *file)
+{
+	char line[256];
+	pid_t ret = pid;
+	FILE *f;
+
+	f = fopen(file, "re");
+	if (!f)
+		return pid;
+	while (fgets(line, sizeof(line), f)) {
+		int outer;
+
+		if (sscanf(line, "NSpid: %d", &outer) == 1) {
+			ret = outer;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
 }
 
 /*
@@ -264,6 +296,7 @@ static int setup_events(struct tracer *t, const struct tracer_opts *o)
 int tracer_new(const struct tracer_opts *o, struct tracer **ret)
 {
 	const char *systems[] = { "filemap", "exceptions", NULL };
+	char *dir = NULL, *pin = NULL;
 	struct tracer *t;
 	char buf[64];
 	int r;
@@ -274,6 +307,7 @@ int tracer_new(const struct tracer_opts *o, struct tracer **ret)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
+	t->pin_fd = -1;
 	snprintf(t->name, sizeof(t->name), INSTANCE_PREFIX "%d", (int)getpid());
 
 	t->tep = tracefs_local_events_system(NULL, systems);
@@ -297,6 +331,16 @@ int tracer_new(const struct tracer_opts *o, struct tracer **ret)
 		goto out;
 	}
 	t->instance_created = true;
+	/*
+	 * An open file keeps the instance busy (rmdir fails with EBUSY), so that the
+	 * orphan sweep of another ura-trace, maybe in another pid namespace where our
+	 * pid means nothing, cannot remove it before our readers are open.
+	 */
+	dir = tracefs_instance_get_dir(t->inst);
+	if (dir && asprintf(&pin, "%s/tracing_on", dir) >= 0)
+		t->pin_fd = open(pin, O_RDONLY | O_CLOEXEC);
+	free(pin);
+	tracefs_put_tracing_file(dir);
 
 	if (tracefs_trace_off(t->inst) < 0) {
 		r = errno ? -errno : -EIO;
@@ -319,14 +363,14 @@ int tracer_new(const struct tracer_opts *o, struct tracer **ret)
 	if (o->system && o->exclude_pid > 0) {
 		/* follow ura's children too, so they are left out as well */
 		tracefs_option_enable(t->inst, TRACEFS_OPTION_EVENT_FORK);
-		snprintf(buf, sizeof(buf), "%d", (int)o->exclude_pid);
+		snprintf(buf, sizeof(buf), "%d", (int)outer_pid(o->exclude_pid, "/proc/self/status"));
 		r = write_file(t, "set_event_notrace_pid", buf);
 		if (r < 0) {
 			/* older kernels: a filter on each event does it */
 			log_debug("no set_event_notrace_pid (%s), using event filters",
 				  strerror(-r));
 			snprintf(t->pid_filter, sizeof(t->pid_filter), "common_pid != %d",
-				 (int)o->exclude_pid);
+				 (int)outer_pid(o->exclude_pid, "/proc/self/status"));
 			snprintf(buf, sizeof(buf), "%s", t->pid_filter);
 			for (int i = 0; i < TRACER_NR_EVENTS; i++) {
 				if (tracefs_event_file_write(t->inst, events[i].system,
@@ -362,6 +406,8 @@ void tracer_free(struct tracer *t)
 		free(t->streams[cpu].pages);
 	}
 	free(t->streams);
+	if (t->pin_fd >= 0)
+		close(t->pin_fd);
 	if (t->inst) {
 		tracefs_trace_off(t->inst);
 		if (t->instance_created && tracefs_instance_destroy(t->inst) < 0)
@@ -400,12 +446,16 @@ struct tep_handle *tracer_tep(const struct tracer *t)
 	return t->tep;
 }
 
-int tracer_follow_pid(struct tracer *t, pid_t pid)
+int tracer_follow_pid(struct tracer *t, pid_t pid, int pidfd)
 {
-	char buf[32];
+	char buf[64];
 
 	if (tracefs_option_enable(t->inst, TRACEFS_OPTION_EVENT_FORK) < 0)
 		return errno ? -errno : -EIO;
+	if (pidfd >= 0) {
+		snprintf(buf, sizeof(buf), "/proc/self/fdinfo/%d", pidfd);
+		pid = outer_pid(pid, buf);
+	}
 	snprintf(buf, sizeof(buf), "%d", (int)pid);
 	return write_file(t, "set_event_pid", buf);
 }

@@ -81,11 +81,13 @@ struct tep_handle *tracer_tep(const struct tracer *t);
 
 /**
  * tracer_follow_pid() - record only @pid and, through the event-fork option, its descendants
+ * @pidfd: a pidfd of @pid, or -1; with it the pid is found as the kernel's top pid
+ *	namespace numbers it, when ura-trace runs in a nested one
  *
  * Writes the instance's set_event_pid (libtracefs 1.6 has no tracefs_filter_pid_events).
  * Return: 0 or -errno.
  */
-int tracer_follow_pid(struct tracer *t, pid_t pid);
+int tracer_follow_pid(struct tracer *t, pid_t pid, int pidfd);
 
 /**
  * tracer_start() - open the per-CPU readers and turn tracing on in the instance
