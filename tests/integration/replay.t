@@ -44,7 +44,7 @@ fi
 
 n=0
 failed=0
-echo "1..33"
+echo "1..35"
 report() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -115,7 +115,15 @@ ok "report counts the bytes issued" test "$(json issued_bytes)" -ge $((24 << 20)
 report_ok "second replay finds them resident" timeout 60 "$R" --json "$T/p.pack"
 ok "and issues nothing" test "$(json issued_bytes)" = 0 -a "$(json resident_bytes)" -gt 0
 
-# One chunk per readahead() call: a file much larger than read_ahead_kb is read whole.
+# One readahead() call reads at most max(read_ahead_kb, max_sectors_kb): without --wait
+# (which would read what is missing), only chunking brings the whole 24 MiB file in.
+evict "$D/big"
+ok "replay without --wait" timeout 60 "$R" "$T/p.pack"
+for _ in $(seq 100); do
+	all_resident "$D/big" 2>/dev/null && break
+	sleep 0.05
+done
+ok "the whole big file was read (chunked)" all_resident "$D/big"
 evict "$D/big"
 ok "small chunks still cover the file" timeout 60 "$R" --wait --chunk 64K "$T/p.pack"
 ok "big file resident with 64K chunks" all_resident "$D/big"
