@@ -16,7 +16,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 39
+plan 41
 
 has_pages() { # PACK FILE: the pack has pages of FILE
 	[ -n "$(pack_ranges "$1" "$2")" ]
@@ -231,6 +231,23 @@ fi
 mkdir "$TRACEFS/instances/ura-999999" 2>/dev/null || true
 ok "trace runs with a stale instance around" trace "$T/orphan.pack" true
 ok "the stale instance of a dead ura-trace is removed" test ! -d "$TRACEFS/instances/ura-999999"
+
+# a ura-trace in a pid namespace: its instance (named after its pid there) is in use, and
+# another ura-trace must leave it alone; it traces its command all the same
+if unshare -p -f true 2>/dev/null; then
+	"$HELPERS/evict" "$M/read.bin"
+	timeout 60 unshare -p -f "$URA_TRACE" -q -p "$T/ns.pack" -- \
+		sh -c 'cat "$1" >/dev/null; sleep 1.5' - "$M/read.bin" &
+	nspid=$!
+	for _ in $(seq 100); do [ -d "$TRACEFS/instances/ura-1" ] && break; sleep 0.05; done
+	trace "$T/x.pack" true
+	ok "an instance in use is left alone" test -d "$TRACEFS/instances/ura-1"
+	wait "$nspid"
+	ok "in a pid namespace, the command is traced" has_pages "$T/ns.pack" "$M/read.bin"
+else
+	skip "cannot make a pid namespace"
+	skip "cannot make a pid namespace"
+fi
 
 ra_file=/sys/dev/block/$majmin/queue/read_ahead_kb
 ra_before=$(cat "$ra_file")
