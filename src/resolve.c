@@ -432,9 +432,30 @@ static int scan_dir(struct walk *wk, struct frame *f, char *dents)
 }
 
 /*
+ * The mount id of @fd: from statx, else from a file handle (any kernel with
+ * name_to_handle_at). -1 when neither can tell.
+ */
+static long long mount_id_of(int fd)
+{
+	char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ] __attribute__((aligned(8)));
+	struct file_handle *fh = (struct file_handle *)buf;
+	struct statx stx;
+	int mnt;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) == 0 && (stx.stx_mask & STATX_MNT_ID))
+		return (long long)stx.stx_mnt_id;
+	fh->handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(fd, "", fh, &mnt, AT_EMPTY_PATH) == 0)
+		return mnt;
+	return -1;
+}
+
+/*
  * Open a subdirectory without following symlinks or crossing into another
  * mount; RESOLVE_NO_XDEV refuses a mount point before the other filesystem is
  * read. The caller still compares st_dev (btrfs subvolumes are not mounts).
+ * Without openat2 (old kernels, valgrind, seccomp filters), a mount point is
+ * told by its mount id: a bind mount of the same filesystem keeps st_dev.
  */
 static int open_subdir(struct walk *wk, int dir_fd, const char *name)
 {
@@ -458,6 +479,14 @@ static int open_subdir(struct walk *wk, int dir_fd, const char *name)
 			}
 		} else {
 			fd = openat(dir_fd, name, flags);
+			if (fd >= 0) {
+				long long up = mount_id_of(dir_fd), here = mount_id_of(fd);
+
+				if (up >= 0 && here >= 0 && up != here) {
+					close(fd);
+					return -EXDEV;
+				}
+			}
 		}
 		if (fd < 0 && errno == EPERM && (flags & O_NOATIME)) {
 			/* O_NOATIME needs ownership or CAP_FOWNER */
