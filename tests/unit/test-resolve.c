@@ -427,7 +427,7 @@ static bool private_mounts(void)
 		printf("# SKIP mount tests: cannot unshare the mount namespace (needs root)\n");
 		return false;
 	}
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0) {
 		printf("# SKIP mount tests: cannot make mounts private: %s\n", strerror(errno));
 		return false;
 	}
@@ -461,7 +461,7 @@ START_TEST(test_walk_stays_on_filesystem)
 	items[1].ino = ino_of(out_file);
 	make_dir("bind");
 	bind = in_root("bind");
-	ck_assert_int_eq(mount(out_dir, bind, NULL, MS_BIND, NULL), 0);
+	ck_assert_int_eq(mount(out_dir, bind, "none", MS_BIND, NULL), 0);
 
 	for (size_t k = 0; k < 2; k++) {
 		unsigned m = both_methods[k];
@@ -498,7 +498,7 @@ START_TEST(test_bind_of_subdir)
 	items[1].ino = make_file("not-in-sub");
 	sub = in_root("sub");
 	view = in_root("view");
-	ck_assert_int_eq(mount(sub, view, NULL, MS_BIND, NULL), 0);
+	ck_assert_int_eq(mount(sub, view, "none", MS_BIND, NULL), 0);
 	root_dev(&ma, &mi);
 	for (size_t k = 0; k < 2; k++) {
 		unsigned m = both_methods[k];
