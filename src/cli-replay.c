@@ -24,6 +24,7 @@ void replay_usage(FILE *f)
 	      " -j, --jobs N            worker threads (default 2)\n"
 	      " -p, --ioprio CLASS[:N]  I/O priority: idle, be or rt, level 0-7 (be:4)\n"
 	      " -l, --lead SEC          stay at most SEC ahead of the trace (none)\n"
+	      " -i, --inflight SIZE     bytes in flight per device at most (no limit)\n"
 	      " -r, --root DIR          find the pack's files under DIR\n"
 	      " -s, --stale MODE        changed files: skip (default) or read\n"
 	      " -R, --rotational WHEN   disk order within time bins: yes, no or auto\n"
@@ -112,6 +113,7 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "ioprio", required_argument, NULL, 'p' },
 		{ "lead", required_argument, NULL, 'l' },
+		{ "inflight", required_argument, NULL, 'i' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "stale", required_argument, NULL, 's' },
 		{ "rotational", required_argument, NULL, 'R' },
@@ -133,7 +135,7 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 
 	replay_options_init(o);
 	optind = 0;	/* full reset: tests call this more than once */
-	while ((c = getopt_long(argc, argv, "awdnJj:p:l:r:s:R:c:m:M:C:B:F:S:vqhV", longopts,
+	while ((c = getopt_long(argc, argv, "awdnJj:p:l:i:r:s:R:c:m:M:C:B:F:S:vqhV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -169,6 +171,14 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 				o->lead_ns = 0;
 			else if (parse_seconds(optarg, &o->lead_ns) < 0) {
 				bad_arg("lead", optarg, "seconds or none");
+				goto usage;
+			}
+			break;
+		case 'i':
+			if (strcmp(optarg, "none") == 0 || strcmp(optarg, "0") == 0)
+				o->inflight = 0;
+			else if (parse_size(optarg, &o->inflight) < 0 || o->inflight < 4096) {
+				bad_arg("in-flight limit", optarg, "a size of at least 4K, or none");
 				goto usage;
 			}
 			break;

@@ -53,6 +53,20 @@ struct cs_stat {
 
 enum obj_state { OBJ_UNOPENED, OBJ_OK, OBJ_STALE, OBJ_MISSING, OBJ_REFUSED, OBJ_ERROR };
 
+/*
+ * What the replay has in flight on one device: the bytes it issued minus the
+ * bytes the device has read since (sectors read in /sys/dev/block/MAJ:MIN/stat).
+ * Reads by others count as ours, so this errs towards issuing more.
+ */
+struct rqueue {
+	int statfd;		/* -1: unknown device, no limit */
+	uint64_t issued;	/* bytes */
+	uint64_t read0;		/* bytes read by the device when counting began */
+	uint64_t last_read;	/* bytes read at the last look */
+	uint64_t last_change;	/* when that last changed */
+	pthread_mutex_t lock;
+};
+
 /* A filesystem of the pack, as found now. */
 struct rfs {
 	char *dir;		/* where its files are, or NULL when not found */
@@ -79,6 +93,7 @@ struct ctx {
 	struct robj *obj;
 	struct sched_dev *devs;
 	unsigned (*devnum)[2];
+	struct rqueue *queues;	/* per device: bytes in flight (--inflight) */
 	size_t ndev;
 	struct sched_item *req;
 	size_t nreq;
@@ -535,6 +550,96 @@ static bool budget(struct ctx *c, uint64_t len)
 	return ok;
 }
 
+static int open_queues(struct ctx *c)
+{
+	c->queues = calloc(c->ndev ? c->ndev : 1, sizeof(*c->queues));
+	if (!c->queues)
+		return -ENOMEM;
+	for (size_t d = 0; d < c->ndev; d++) {
+		char path[64];
+
+		c->queues[d].statfd = -1;
+		pthread_mutex_init(&c->queues[d].lock, NULL);
+		if (!c->o->inflight)
+			continue;
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat", c->devnum[d][0],
+			 c->devnum[d][1]);
+		c->queues[d].statfd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	return 0;
+}
+
+static void close_queues(struct ctx *c)
+{
+	for (size_t d = 0; c->queues && d < c->ndev; d++) {
+		if (c->queues[d].statfd >= 0)
+			close(c->queues[d].statfd);
+		pthread_mutex_destroy(&c->queues[d].lock);
+	}
+	free(c->queues);
+}
+
+/* Bytes the device has read since boot, or UINT64_MAX. */
+static uint64_t device_read_bytes(int statfd)
+{
+	char buf[256];
+	unsigned long long ios, merges, sectors;
+	ssize_t n = pread(statfd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return UINT64_MAX;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu %llu", &ios, &merges, &sectors) != 3)
+		return UINT64_MAX;
+	return (uint64_t)sectors * 512;
+}
+
+/*
+ * --inflight: wait until the device has read enough of what we issued that
+ * @len more stays within the limit. A short device queue keeps a program's
+ * own misses from waiting behind all of the prefetch. If the device reads
+ * nothing for 100 ms, what is left is taken as never to be read (pages that
+ * were cached meanwhile, holes) and forgotten.
+ */
+static void inflight_wait(struct ctx *c, uint32_t dev, uint64_t len)
+{
+	struct rqueue *rq = &c->queues[dev];
+	uint64_t limit = c->o->inflight, done = 0;
+
+	if (rq->statfd < 0)
+		return;
+	pthread_mutex_lock(&rq->lock);
+	for (;;) {
+		uint64_t rd = device_read_bytes(rq->statfd), now = now_monotonic_ns();
+		struct timespec ts = { 0, 1000000 };
+
+		if (rd == UINT64_MAX)
+			break;
+		if (!rq->read0) {
+			rq->read0 = rd;
+			rq->last_read = rd;
+			rq->last_change = now;
+		}
+		done = rd - rq->read0;
+		if (rd != rq->last_read) {
+			rq->last_read = rd;
+			rq->last_change = now;
+		} else if (now - rq->last_change >= WAIT_REISSUE_NS / 2) {
+			rq->issued = done;	/* the device went idle: nothing of ours is left */
+		}
+		if (rq->issued <= done || rq->issued - done + len <= limit ||
+		    __atomic_load_n(&c->stop, __ATOMIC_ACQUIRE))
+			break;
+		pthread_mutex_unlock(&rq->lock);
+		nanosleep(&ts, NULL);
+		pthread_mutex_lock(&rq->lock);
+	}
+	if (rq->issued < done)
+		rq->issued = done;
+	rq->issued += len;
+	pthread_mutex_unlock(&rq->lock);
+}
+
 static int issue(int fd, uint64_t off, uint64_t len)
 {
 	int r;
@@ -601,6 +706,7 @@ static void do_request(struct ctx *c, size_t i)
 		add(&c->st.skipped_bytes, len - have);
 		goto out;
 	}
+	inflight_wait(c, q->dev, len - have);
 	r = issue(fd, q->off, len);
 	if (r < 0) {
 		char name[PATH_MAX + 64];
@@ -1107,6 +1213,7 @@ static void ctx_free(struct ctx *c)
 	pthread_mutex_destroy(&c->mem_lock);
 	free(c->fs);
 	free(c->obj);
+	close_queues(c);
 	free(c->devs);
 	free(c->devnum);
 	free(c->req);
@@ -1196,6 +1303,9 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 	log_debug("%zu requests on %zu devices; MemAvailable %" PRIu64 " MiB, floor %" PRIu64
 		  " MiB", c.nreq, c.ndev, avail >> 20, c.mem_floor >> 20);
 	setup_bdevs(&c);
+	r = open_queues(&c);
+	if (r < 0)
+		goto out;
 	if (nmeta) {
 		c.t0 = now_monotonic_ns();
 		set_ioprio(&c);

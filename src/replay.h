@@ -45,6 +45,7 @@ struct replay_options {
 	unsigned jobs;			/* worker threads, >= 1 */
 	int ioprio;			/* REPLAY_IOPRIO(), or -1 to leave it alone */
 	uint64_t lead_ns;		/* stay at most this far ahead of the trace; 0: no pacing */
+	uint64_t inflight;		/* bytes in flight per device at most; 0: no limit */
 	int rotational;			/* -1 auto (sysfs), 0 no, 1 yes */
 	uint64_t chunk;			/* bytes per readahead(); 0: by device */
 	uint64_t max_bytes;		/* stop after issuing this much; 0: no limit */

@@ -128,6 +128,24 @@ START_TEST(test_lead)
 }
 END_TEST
 
+START_TEST(test_inflight)
+{
+	struct replay_options o;
+
+	ck_assert_int_eq(PARSE(&o, "-i", "4M", "p"), 1);
+	ck_assert_uint_eq(o.inflight, 4 << 20);
+	ck_assert_int_eq(PARSE(&o, "--inflight", "512K", "p"), 1);
+	ck_assert_uint_eq(o.inflight, 512 << 10);
+	ck_assert_int_eq(PARSE(&o, "--inflight=none", "p"), 1);
+	ck_assert_uint_eq(o.inflight, 0);
+	ck_assert_int_eq(PARSE(&o, "--inflight=8192", "p"), 1);
+	ck_assert_uint_eq(o.inflight, 8192);
+	quiet();
+	ck_assert_int_eq(PARSE(&o, "--inflight=1K", "p"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--inflight=lots", "p"), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_root_stale)
 {
 	struct replay_options o;
@@ -292,6 +310,7 @@ static Suite *cli_replay_suite(void)
 	tcase_add_test(tc, test_jobs);
 	tcase_add_test(tc, test_ioprio);
 	tcase_add_test(tc, test_lead);
+	tcase_add_test(tc, test_inflight);
 	tcase_add_test(tc, test_root_stale);
 	tcase_add_test(tc, test_rotational);
 	tcase_add_test(tc, test_sizes);
