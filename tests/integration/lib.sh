@@ -82,13 +82,20 @@ need_helpers() {
 # What ura-trace must leave as it found: the instances, the top-level enabled events,
 # tracing_on, tracer, clock and buffer size, and the enabled events of every instance.
 # Instances other than ura's and the tests' are left out: other programs (or other test
-# suites running at the same time) may create and remove theirs while the tests run.
+# suites running at the same time) may create and remove theirs while the tests run. So are
+# the instances of ura-trace runs still going (some process has a file of theirs open: a
+# running ura-trace keeps one open), which may belong to other users of the machine.
+_instance_in_use() {
+	find /proc/[0-9]*/fd -lname "${1%/}/*" 2>/dev/null | grep . >/dev/null
+}
+
 _tracefs_state() {
 	local i
 	cat "$TRACEFS/set_event" "$TRACEFS/tracing_on" "$TRACEFS/set_event_pid" \
 		"$TRACEFS/current_tracer" "$TRACEFS/trace_clock" "$TRACEFS/buffer_size_kb" 2>/dev/null
 	for i in "$TRACEFS"/instances/ura-*/ "$TRACEFS"/instances/uratest*/; do
 		[ -d "$i" ] || continue
+		_instance_in_use "$i" && continue
 		echo "== $i"
 		cat "$i/set_event" "$i/tracing_on" 2>/dev/null
 	done
