@@ -24,7 +24,9 @@ int main(int argc, char *argv[])
 	r = ura_pack_open(o.pack, &pack);
 	if (r < 0) {
 		log_err("cannot read pack '%s': %s", o.pack,
-			r == -EBADMSG || r == -EOPNOTSUPP ? ura_pack_error() : strerror(-r));
+			r == -EBADMSG || r == -EOPNOTSUPP ? ura_pack_error() :
+			r == -EINVAL ? "not a regular file" : r == -EFBIG ? "larger than any pack" :
+			strerror(-r));
 		return r == -ENOENT ? EXIT_NOINPUT : r == -EBADMSG || r == -EOPNOTSUPP ||
 		       r == -EFBIG || r == -EINVAL || r == -EISDIR ? EXIT_DATAERR : EXIT_FAIL;
 	}

@@ -103,7 +103,8 @@ struct ura_pack_builder;
  *
  * Return: 0, or -errno: -ENOENT (and the other open(2) errors), -EBADMSG for a
  * corrupt or truncated pack, -EOPNOTSUPP for a pack needing a newer reader,
- * -EFBIG for a file too large to be a pack, -ENOMEM.
+ * -EFBIG for a file too large to be a pack, -EINVAL when @path is not a regular
+ * file (a FIFO or device is never read), -EISDIR, -ENOMEM.
  */
 URA_API int ura_pack_open(const char *path, struct ura_pack **ret);
 
