@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mountinfo.h"
@@ -298,20 +299,40 @@ static bool better(const struct mount_table *t, const struct mount_entry *a,
 	return strlen(a->mount_point) < strlen(b->mount_point);
 }
 
+/*
+ * Is @e mounted on something that is not a directory? A file bind mount (as
+ * systemd-nspawn's /run/host/os-release, a bind of the host's root filesystem)
+ * reaches no other file. Asked of the live system: false when it cannot tell.
+ */
+static bool on_non_directory(const struct mount_entry *e)
+{
+	struct stat st;
+
+	if (fstatat(AT_FDCWD, e->mount_point, &st, AT_NO_AUTOMOUNT) < 0)
+		return false;
+	return !S_ISDIR(st.st_mode);
+}
+
 const struct mount_entry *mountinfo_find_dev(const struct mount_table *t, unsigned major,
 					     unsigned minor)
 {
 	const struct mount_entry *best = NULL;
+	bool best_nd = false;
 
 	if (!t)
 		return NULL;
 	for (size_t i = 0; i < t->count; i++) {
 		const struct mount_entry *e = &t->entries[i];
+		bool nd;
 
 		if (e->major != major || e->minor != minor)
 			continue;
-		if (!best || better(t, e, best))
+		/* a mount on a file comes last, whatever its root: it names one file only */
+		nd = on_non_directory(e);
+		if (!best || (nd != best_nd ? best_nd : better(t, e, best))) {
 			best = e;
+			best_nd = nd;
+		}
 	}
 	return best;
 }

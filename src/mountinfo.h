@@ -35,7 +35,9 @@ void mountinfo_free(struct mount_table *t);
  * "/" if there is one (the whole filesystem is visible there), else the one
  * with the shortest root; among equals the shortest mount point, then the
  * first listed. Bind mounts and btrfs subvolumes share a device, so this
- * matters. NULL when the device is not mounted. The entry belongs to @t.
+ * matters. A mount on something other than a directory (a file bind mount, as
+ * in containers; the live system is asked) comes after all others. NULL when
+ * the device is not mounted. The entry belongs to @t.
  */
 const struct mount_entry *mountinfo_find_dev(const struct mount_table *t, unsigned major,
 					     unsigned minor);

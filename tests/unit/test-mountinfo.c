@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for src/mountinfo.c: parsing crafted mountinfo text and choosing mounts */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "mountinfo.h"
 #include "unit.h"
@@ -267,6 +269,50 @@ START_TEST(test_find_skips_covered_mount)
 }
 END_TEST
 
+/*
+ * systemd-nspawn: the container's root is a bind of a host directory, and the
+ * host's /usr/lib/os-release is bound onto the file /run/host/os-release, from
+ * the same filesystem with a shorter root, listed first. A mount on a file
+ * names no other file: the root mount must win. The file mount point is a real
+ * file here, since that is what tells them apart.
+ */
+START_TEST(test_find_skips_file_bind)
+{
+	struct mount_table t = { 0 };
+	const struct mount_entry *e;
+	char *dir = unit_mkdtemp(), *file, *text;
+	int fd;
+
+	ck_assert_int_ne(asprintf(&file, "%s/os-release", dir), -1);
+	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_ne(asprintf(&text,
+		"300 299 8:2 /usr/lib/os-release %s ro,nosuid - ext4 /dev/sda2 rw\n"
+		"298 297 8:2 /var/lib/machines/debian / rw,relatime - ext4 /dev/sda2 rw\n"
+		"301 298 0:50 / /run rw - tmpfs tmpfs rw\n", file), -1);
+	ck_assert_int_eq(parse_str(text, &t), 0);
+	e = mountinfo_find_dev(&t, 8, 2);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_str_eq(e->mount_point, "/");
+	mountinfo_free(&t);
+	free(text);
+
+	/* the file bind alone: still found (better than nothing) */
+	ck_assert_int_ne(asprintf(&text, "300 299 8:2 /usr/lib/os-release %s ro - ext4 x rw\n",
+				  file), -1);
+	ck_assert_int_eq(parse_str(text, &t), 0);
+	e = mountinfo_find_dev(&t, 8, 2);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_str_eq(e->mount_point, file);
+	mountinfo_free(&t);
+	free(text);
+	free(file);
+	unit_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(test_read_self)
 {
 	struct mount_table t = { 0 };
@@ -326,6 +372,7 @@ static Suite *mountinfo_suite(void)
 	tcase_add_test(tc, test_find_bind_mounts);
 	tcase_add_test(tc, test_find_btrfs_subvolumes);
 	tcase_add_test(tc, test_find_skips_covered_mount);
+	tcase_add_test(tc, test_find_skips_file_bind);
 	tcase_add_test(tc, test_read_self);
 	tcase_add_test(tc, test_pseudo_fs);
 	suite_add_tcase(s, tc);
