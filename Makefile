@@ -233,6 +233,7 @@ install: all
 	$(INSTALL) -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
 	$(if $(UNITS),$(INSTALL) -d $(DESTDIR)$(SYSTEMDUNITDIR) && \
 		$(INSTALL) -m 0644 $(UNITS) $(DESTDIR)$(SYSTEMDUNITDIR)/)
+	$(INSTALL) -d -m 0755 $(DESTDIR)$(LOCALSTATEDIR)/ura
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(PROGS))
@@ -245,7 +246,9 @@ uninstall:
 clean:
 	rm -f src/*.o src/*.d tests/unit/*.o tests/unit/*.d tests/fuzz/*.o tests/fuzz/*.d \
 		$(PROGS) $(LIB_A) $(LIB_SO) libura.so pkgconfig/libura.pc tests/unit/runner \
-		$(FUZZ_TARGETS) tests/fuzz/*-libfuzzer bench/*.o $(BENCH_PROGS) .build-flags
+		$(FUZZ_TARGETS) tests/fuzz/*-libfuzzer bench/*.o $(BENCH_PROGS) .build-flags \
+		$(TEST_HELPERS) tests/integration/helpers/mkhostile tests/integration/helpers/mkpack \
+		tests/integration/helpers/*.o tests/integration/helpers/*.d
 
 .PHONY: all check check-root check-valgrind fuzz lint install uninstall clean FORCE
 
