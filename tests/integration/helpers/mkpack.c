@@ -87,9 +87,9 @@ static uint32_t fs_index(struct ura_pack_builder *b, dev_t dev, const char *path
 static int page_tool(int argc, char *argv[])
 {
 	unsigned long long off = 0, len = 0;
-	unsigned char *vec;
+	unsigned char *vec = NULL;
+	void *map = MAP_FAILED;
 	uint64_t n = 0;
-	void *map;
 	int fd;
 
 	fd = open(argv[2], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -110,6 +110,7 @@ static int page_tool(int argc, char *argv[])
 		errno = posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
 		if (errno)
 			die("fadvise", errno);
+		close(fd);
 		return 0;
 	}
 	if (len) {
@@ -119,7 +120,10 @@ static int page_tool(int argc, char *argv[])
 			die("mincore", errno);
 		for (unsigned long long p = 0; p < (len + 4095) / 4096; p++)
 			n += vec[p] & 1;
+		munmap(map, len);
+		free(vec);
 	}
+	close(fd);
 	printf("%llu %llu\n", (unsigned long long)n * 4096 > len ? len :
 	       (unsigned long long)n * 4096, len);
 	return 0;
