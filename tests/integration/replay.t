@@ -22,12 +22,25 @@ fi
 
 T=$(mktemp -d /var/tmp/ura-replay-test.XXXXXX)
 LOOP=""
+# Leave nothing behind, even when a replay (a --daemon child, a slow sanitizer build) still
+# holds a file of the scratch filesystem: wait a little for it, then detach the mount lazily.
 cleanup() {
-	mountpoint -q "$T/mnt" 2>/dev/null && umount "$T/mnt"
+	if mountpoint -q "$T/mnt" 2>/dev/null; then
+		for _ in $(seq 50); do
+			umount "$T/mnt" 2>/dev/null && break
+			sleep 0.1
+		done
+		mountpoint -q "$T/mnt" 2>/dev/null && umount -l "$T/mnt"
+	fi
 	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
-	rm -rf "$T"
+	if mountpoint -q "$T/mnt" 2>/dev/null; then
+		echo "# cannot unmount '$T/mnt', leaving '$T'" >&2
+	else
+		rm -rf "$T"
+	fi
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 # A scratch ext4 on a loop device: a real disk filesystem whose block device we may read.
 mkdir -p "$T/mnt"
