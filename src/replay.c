@@ -254,6 +254,122 @@ static bool path_is_clean(const char *p)
 	return true;
 }
 
+/* openat2(2), or -ENOSYS for good once it is missing (Linux < 5.6, valgrind, seccomp filters) */
+static int try_openat2(int dirfd, const char *path, int flags, uint64_t resolve)
+{
+	static int no_openat2;
+	struct open_how how = { .flags = (uint64_t)flags, .resolve = resolve };
+	int fd;
+
+	if (__atomic_load_n(&no_openat2, __ATOMIC_RELAXED))
+		return -ENOSYS;
+	fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOSYS)
+		__atomic_store_n(&no_openat2, 1, __ATOMIC_RELAXED);
+	return -errno;
+}
+
+/* Which mount @fd is on: statx's mount id (Linux 5.8), else name_to_handle_at's; -1: unknown. */
+static int64_t mount_id(int fd)
+{
+	uint64_t buf[(sizeof(struct file_handle) + MAX_HANDLE_SZ) / 8 + 1];
+	struct file_handle *fh = (struct file_handle *)buf;
+	struct statx stx;
+	int mnt;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) == 0 &&
+	    (stx.stx_mask & STATX_MNT_ID))
+		return (int64_t)stx.stx_mnt_id;
+	fh->handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(fd, "", fh, &mnt, AT_EMPTY_PATH) == 0)
+		return mnt;
+	return -1;
+}
+
+/* Are @a and @b on the same mount? By mount id, or by device when the ids are unknown. */
+static int same_mount(int a, int b)
+{
+	int64_t ia = mount_id(a), ib = mount_id(b);
+	struct stat sa, sb;
+
+	if (ia >= 0 && ib >= 0)
+		return ia == ib;
+	if (fstat(a, &sa) < 0 || fstat(b, &sb) < 0)
+		return -errno;
+	return sa.st_dev == sb.st_dev;
+}
+
+int replay_walk(int dirfd, const char *path, int flags, unsigned walk_flags)
+{
+	bool no_xdev = walk_flags & REPLAY_WALK_NO_XDEV;
+	int cur = dirfd, fd = -1, r;
+	char *copy = NULL, *comp, *next;
+	struct stat st;
+
+	if (!path_is_clean(path))
+		return -EXDEV;
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	/*
+	 * Each directory is opened O_PATH | O_NOFOLLOW | O_DIRECTORY from the one
+	 * before: a symlink is never followed, whatever replaces a component
+	 * meanwhile (it then fails with ENOTDIR; the fstatat only names the cause).
+	 */
+	for (comp = copy; (next = strchr(comp, '/')); comp = next) {
+		*next++ = '\0';
+		fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			r = -errno;
+			if (r == -ENOTDIR && fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode))
+				r = -ELOOP;
+			goto out;
+		}
+		if (no_xdev && (r = same_mount(dirfd, fd)) <= 0) {
+			r = r < 0 ? r : -EXDEV;
+			goto out;
+		}
+		if (cur != dirfd)
+			close(cur);
+		cur = fd;
+		fd = -1;
+	}
+	fd = openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		if (r == -ENOTDIR && fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode))
+			r = -ELOOP;	/* O_DIRECTORY on a symlink */
+		goto out;
+	}
+	/* with O_PATH, O_NOFOLLOW opens a symlink itself */
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		r = -ELOOP;
+		goto out;
+	}
+	/* a file bind-mounted over the name is another mount too */
+	if (no_xdev && (r = same_mount(dirfd, fd)) <= 0) {
+		r = r < 0 ? r : -EXDEV;
+		goto out;
+	}
+	r = fd;
+	fd = -1;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (cur != dirfd)
+		close(cur);
+	free(copy);
+	return r;
+}
+
 /*
  * Open @path beneath @dirfd without following any symlink or leaving the
  * filesystem: a pack names files by canonical paths, so a symlink or a mount
@@ -261,28 +377,34 @@ static bool path_is_clean(const char *p)
  */
 static int open_beneath(int dirfd, const char *path, int flags)
 {
-	static int no_openat2;
-	struct open_how how = {
-		.flags = (uint64_t)flags,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS |
-			   RESOLVE_NO_XDEV,
-	};
-	int fd;
+	int fd = try_openat2(dirfd, path, flags, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS |
+			     RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV);
 
-	if (!__atomic_load_n(&no_openat2, __ATOMIC_RELAXED)) {
-		fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-		if (fd >= 0)
-			return fd;
-		if (errno != ENOSYS)
-			return -errno;
-		__atomic_store_n(&no_openat2, 1, __ATOMIC_RELAXED);
-	}
-	if (!path_is_clean(path))
-		return -EXDEV;
-	fd = openat(dirfd, path, flags | O_NOFOLLOW);
-	return fd < 0 ? -errno : fd;
+	if (fd != -ENOSYS)
+		return fd;
+	return replay_walk(dirfd, path, flags, REPLAY_WALK_NO_XDEV);
 }
 
+/*
+ * --root: open the directory of @mount_point inside @rootfd, resolving symlinks
+ * as if @rootfd were "/" (a symlink in a system image is relative to that
+ * image). Without openat2 no symlink is followed at all.
+ */
+static int open_in_root(int rootfd, const char *mount_point)
+{
+	const int flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+	const char *rel = mount_point;
+	int fd;
+
+	while (*rel == '/')
+		rel++;
+	if (!*rel)
+		rel = ".";
+	fd = try_openat2(rootfd, rel, flags, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+	if (fd != -ENOSYS)
+		return fd;
+	return replay_walk(rootfd, rel, flags, 0);
+}
 
 /*
  * Open file @idx of the pack for reading and check it is the file that was
@@ -911,12 +1033,16 @@ static int setup_fs(struct ctx *c)
 {
 	struct mount_table tab = { 0 };
 	bool have_tab = false;
-	int r;
+	int rootfd = -1, root_err = 0, r;
 
 	c->nfs = ura_pack_fs_count(c->pack);
 	c->fs = calloc(c->nfs ? c->nfs : 1, sizeof(*c->fs));
 	if (!c->fs)
 		return -ENOMEM;
+	if (c->o->root && !c->o->dry_run) {
+		rootfd = open(c->o->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		root_err = errno;
+	}
 	if (!c->o->root && !c->o->dry_run) {
 		r = mountinfo_read("/proc/self/mountinfo", &tab);
 		if (r < 0)
@@ -948,7 +1074,16 @@ static int setup_fs(struct ctx *c)
 			r = -ENOMEM;
 			goto out;
 		}
-		fs->dirfd = open(fs->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (c->o->root) {
+			/* no symlink inside the root may lead out of it */
+			fs->dirfd = rootfd < 0 ? -root_err : open_in_root(rootfd, pf.mount_point);
+			if (fs->dirfd < 0) {
+				errno = -fs->dirfd;
+				fs->dirfd = -1;
+			}
+		} else {
+			fs->dirfd = open(fs->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		}
 		if (fs->dirfd < 0 && e && strcmp(fs->dir, pf.mount_point) != 0) {
 			/*
 			 * The mount found by device number is not a usable directory
@@ -984,6 +1119,8 @@ static int setup_fs(struct ctx *c)
 	}
 	r = 0;
 out:
+	if (rootfd >= 0)
+		close(rootfd);
 	if (have_tab)
 		mountinfo_free(&tab);
 	return r;

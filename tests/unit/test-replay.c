@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -480,6 +481,142 @@ START_TEST(test_replay_limits_and_dry_run)
 }
 END_TEST
 
+/* The walk used without openat2: no symlink followed, no mount crossed with NO_XDEV. */
+START_TEST(test_walk)
+{
+	char *outside = unit_mkdtemp(), *p, *q;
+	int dfd, fd;
+
+	p = in_dir("sub");
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	free(p);
+	write_file("sub/file", 100);
+	ck_assert_int_ne(asprintf(&q, "%s/secret", outside), -1);
+	fd = open(q, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	p = in_dir("sdir");
+	ck_assert_int_eq(symlink(outside, p), 0);	/* a symlinked directory */
+	free(p);
+	p = in_dir("sub/link");
+	ck_assert_int_eq(symlink(q, p), 0);		/* a symlink at the end */
+	free(p);
+	free(q);
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(dfd, 0);
+
+	fd = replay_walk(dfd, "sub/file", O_RDONLY, REPLAY_WALK_NO_XDEV);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	fd = replay_walk(dfd, "./sub/file", O_PATH, 0);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(replay_walk(dfd, "sdir/secret", O_RDONLY, REPLAY_WALK_NO_XDEV), -ELOOP);
+	ck_assert_int_eq(replay_walk(dfd, "sdir/secret", O_PATH, 0), -ELOOP);
+	ck_assert_int_eq(replay_walk(dfd, "sub/link", O_RDONLY, REPLAY_WALK_NO_XDEV), -ELOOP);
+	ck_assert_int_eq(replay_walk(dfd, "sub/link", O_PATH, REPLAY_WALK_NO_XDEV), -ELOOP);
+	ck_assert_int_eq(replay_walk(dfd, "sdir", O_PATH | O_DIRECTORY, 0), -ELOOP);
+	ck_assert_int_eq(replay_walk(dfd, "sub/../sdir/secret", O_PATH, 0), -EXDEV);
+	ck_assert_int_eq(replay_walk(dfd, "/etc/passwd", O_PATH, 0), -EXDEV);
+	ck_assert_int_eq(replay_walk(dfd, "sub//file", O_PATH, 0), -EXDEV);
+	ck_assert_int_eq(replay_walk(dfd, "sub/file/", O_PATH, 0), -EXDEV);
+	ck_assert_int_eq(replay_walk(dfd, "sub/none", O_PATH, 0), -ENOENT);
+	ck_assert_int_eq(replay_walk(dfd, "sub/file/x", O_PATH, 0), -ENOTDIR);
+
+	/* as root: a tmpfs mounted on a directory, and a file bind-mounted on a file */
+	p = in_dir("m");
+	q = in_dir("sub/file");
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	if (geteuid() == 0 && mount("ura-test", p, "tmpfs", 0, NULL) == 0) {
+		char *r = in_dir("m/x");
+
+		write_file("m/x", 10);
+		ck_assert_int_eq(replay_walk(dfd, "m/x", O_RDONLY, REPLAY_WALK_NO_XDEV), -EXDEV);
+		fd = replay_walk(dfd, "m/x", O_RDONLY, 0);	/* --root may cross mounts */
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+		ck_assert_int_eq(mount(r, q, "none", MS_BIND, NULL), 0);
+		ck_assert_int_eq(replay_walk(dfd, "sub/file", O_PATH, REPLAY_WALK_NO_XDEV),
+				 -EXDEV);
+		ck_assert_int_eq(umount2(q, MNT_DETACH), 0);
+		ck_assert_int_eq(umount2(p, MNT_DETACH), 0);
+		free(r);
+	}
+	free(p);
+	free(q);
+	close(dfd);
+	unit_rmtree(outside);
+	free(outside);
+}
+END_TEST
+
+/* --root: a symlink inside the root resolves inside it, never to the live system. */
+START_TEST(test_root_symlink)
+{
+	char *outside = unit_mkdtemp(), *p, *q, *pack, buf[8192];
+	struct replay_options o;
+	struct replay_stats st;
+	struct ura_pack_builder *b = NULL;
+	struct ura_pack_file f = { .fs_index = 0, .path = "f" };
+	struct ura_pack_range rg = { .flags = URA_PACK_RANGE_DEMANDED, .page_count = 2 };
+	struct stat sb;
+	uint32_t fsi;
+	int fd;
+
+	/* outside/f is what the pack names as /mnt/f; root/mnt -> outside (absolute) */
+	ck_assert_int_ne(asprintf(&q, "%s/f", outside), -1);
+	fd = open(q, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
+	memset(buf, 'x', sizeof(buf));
+	ck_assert_int_eq(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	ck_assert_int_eq(fsync(fd), 0);
+	ck_assert_int_eq(fstat(fd, &sb), 0);
+	close(fd);
+	p = in_dir("mnt");
+	ck_assert_int_eq(symlink(outside, p), 0);
+	free(p);
+	f.ino = sb.st_ino;
+	f.size = (uint64_t)sb.st_size;
+	f.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+	pack = in_dir("root.pack");
+	ck_assert_int_eq(ura_pack_builder_new(&b), 0);
+	ck_assert_int_eq(ura_pack_builder_add_fs(b, &(struct ura_pack_fs){
+		.major = major(sb.st_dev), .minor = minor(sb.st_dev), .mount_point = "/mnt",
+		.fstype = "", .source = "" }, &fsi), 0);
+	f.fs_index = fsi;
+	ck_assert_int_eq(ura_pack_builder_add_file(b, &f, &rg.file_index), 0);
+	ck_assert_int_eq(ura_pack_builder_add_range(b, &rg), 0);
+	ck_assert_int_eq(ura_pack_builder_write(b, pack, 0644), 0);
+	ura_pack_builder_free(b);
+	fd = open(q, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	close(fd);
+
+	replay_options_init(&o);
+	o.wait = true;
+	st = run(pack, &o);	/* --root dir: /mnt is dir/mnt -> outside: outside the root */
+	ck_assert_uint_eq(st.issued_bytes, 0);
+	ck_assert_uint_eq(st.missing_files, 1);
+	fd = open(q, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	{
+		unsigned char vec[2];
+		void *map = mmap(NULL, 8192, PROT_NONE, MAP_SHARED, fd, 0);
+
+		ck_assert(map != MAP_FAILED);
+		ck_assert_int_eq(mincore(map, 8192, vec), 0);
+		ck_assert_int_eq((vec[0] & 1) + (vec[1] & 1), 0);
+		munmap(map, 8192);
+	}
+	close(fd);
+	free(q);
+	free(pack);
+	unit_rmtree(outside);
+	free(outside);
+}
+END_TEST
+
 START_TEST(test_open_pack)
 {
 	struct ura_pack *p = NULL;
@@ -597,6 +734,8 @@ static Suite *replay_suite(void)
 	tcase_add_test(eng, test_replay_stale_missing_refused);
 	tcase_add_test(eng, test_replay_same_size_rewrite);
 	tcase_add_test(eng, test_replay_limits_and_dry_run);
+	tcase_add_test(eng, test_walk);
+	tcase_add_test(eng, test_root_symlink);
 	tcase_add_test(eng, test_open_pack);
 	tcase_add_test(eng, test_retrace);
 	tcase_add_test(eng, test_report);
