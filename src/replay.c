@@ -810,13 +810,15 @@ static void do_request(struct ctx *c, size_t i)
 		add(&c->st.skipped_bytes, len);
 		goto out;
 	}
-	/* the file may be shorter now (--stale=read) */
+	/* past the end: a range recorded past it, or a file shorter now (--stale=read) */
 	if (q->off >= ob->size) {
-		add(&c->st.skipped_bytes, len);
+		add(&c->st.past_eof_bytes, len);
 		goto out;
 	}
-	if (len > ob->size - q->off)
+	if (len > ob->size - q->off) {
+		add(&c->st.past_eof_bytes, len - (ob->size - q->off));
 		len = ob->size - q->off;
+	}
 	n = present_bytes(fd, q->off, len);
 	if (n > 0)
 		have = (uint64_t)n;
@@ -835,6 +837,7 @@ static void do_request(struct ctx *c, size_t i)
 		char name[PATH_MAX + 64];
 
 		add(&c->st.errors, 1);
+		add(&c->st.skipped_bytes, len - have);
 		if (!ob->warned) {
 			ob->warned = true;
 			if (q->obj < c->nfiles)
@@ -1187,7 +1190,6 @@ static int build_items(struct ctx *c)
 				};
 				if (!c->obj[rg.file_index].pending++)
 					c->st.files++;
-				c->st.pack_bytes += it->len;
 				n++;
 			}
 			have_r = ura_pack_get_range(c->pack, ++ir, &rg) == 0;
@@ -1203,7 +1205,6 @@ static int build_items(struct ctx *c)
 			r = dev_slot(c, m.major, m.minor, &it->dev);
 			if (r < 0)
 				goto out;
-			c->st.pack_bytes += it->len;
 			n++;
 			have_m = ura_pack_get_meta(c->pack, ++im, &m) == 0;
 		}
@@ -1390,6 +1391,9 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 			&c.nreq);
 	if (r < 0)
 		goto out;
+	/* what the replay sets out to read: overlaps once, merged holes included */
+	for (size_t i = 0; i < c.nreq; i++)
+		c.st.pack_bytes += c.req[i].len;
 	c.done = calloc(c.nreq ? c.nreq : 1, 1);
 	if (!c.done) {
 		r = -ENOMEM;
@@ -1505,23 +1509,24 @@ void replay_report(FILE *f, const struct replay_stats *s, bool json)
 	if (json) {
 		fprintf(f, "{\"pack_bytes\":%" PRIu64 ",\"resident_bytes\":%" PRIu64
 			",\"issued_bytes\":%" PRIu64 ",\"skipped_bytes\":%" PRIu64
-			",\"unresident_bytes\":%" PRIu64 ",\"requests\":%" PRIu64
+			",\"past_eof_bytes\":%" PRIu64 ",\"unresident_bytes\":%" PRIu64 ",\"requests\":%" PRIu64
 			",\"files\":%" PRIu64 ",\"stale_files\":%" PRIu64
 			",\"missing_files\":%" PRIu64 ",\"refused_files\":%" PRIu64
 			",\"errors\":%" PRIu64 ",\"memory_limited\":%s,\"max_bytes_reached\":%s"
 			",\"seconds\":%.3f,\"mib_per_second\":%.1f}\n",
 			s->pack_bytes, s->resident_bytes, s->issued_bytes, s->skipped_bytes,
-			s->unresident_bytes, s->requests, s->files, s->stale_files,
+			s->past_eof_bytes, s->unresident_bytes, s->requests, s->files, s->stale_files,
 			s->missing_files, s->refused_files, s->errors,
 			s->memory_limited ? "true" : "false",
 			s->max_bytes_reached ? "true" : "false", sec, rate);
 		return;
 	}
 	fprintf(f, "pack %.1f MiB, resident %.1f MiB, issued %.1f MiB in %" PRIu64 " requests, "
-		"%" PRIu64 " files: %" PRIu64 " stale, %" PRIu64 " missing, %" PRIu64 " refused; "
+		"skipped %.1f MiB, past the end %.1f MiB, %" PRIu64 " files: %" PRIu64 " stale, %" PRIu64 " missing, %" PRIu64 " refused; "
 		"%" PRIu64 " errors; %.3f s, %.1f MiB/s%s%s%s\n",
 		(double)s->pack_bytes / mib, (double)s->resident_bytes / mib,
-		(double)s->issued_bytes / mib, s->requests, s->files, s->stale_files,
+		(double)s->issued_bytes / mib, s->requests, (double)s->skipped_bytes / mib,
+		(double)s->past_eof_bytes / mib, s->files, s->stale_files,
 		s->missing_files, s->refused_files, s->errors, sec, rate,
 		s->memory_limited ? "; stopped at the MemAvailable floor" : "",
 		s->max_bytes_reached ? "; stopped at --max-bytes" : "",

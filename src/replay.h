@@ -59,12 +59,18 @@ struct replay_options {
 /** replay_options_init() - fill @o with the defaults */
 void replay_options_init(struct replay_options *o);
 
-/* What a replay did; every byte count is in bytes. */
+/*
+ * What a replay did; every byte count is in bytes, and
+ * pack_bytes = resident_bytes + issued_bytes + skipped_bytes + past_eof_bytes.
+ */
 struct replay_stats {
-	uint64_t pack_bytes;		/* selected bytes of the pack (data and metadata) */
+	uint64_t pack_bytes;		/* of the requests made from the pack's selected ranges
+					 * (data and metadata): overlaps once, holes merged in */
 	uint64_t resident_bytes;	/* already in the page cache, not issued */
 	uint64_t issued_bytes;		/* handed to readahead() */
-	uint64_t skipped_bytes;		/* of stale, missing or refused files, or past a limit */
+	uint64_t skipped_bytes;		/* of stale, missing or refused files, failed reads,
+					 * or past a limit */
+	uint64_t past_eof_bytes;	/* past the end of the file or device now */
 	uint64_t unresident_bytes;	/* with --wait: still not resident at the end */
 	uint64_t requests;		/* readahead() calls */
 	uint64_t files;			/* files in the pack that were to be read */

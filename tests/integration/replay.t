@@ -57,7 +57,7 @@ fi
 
 n=0
 failed=0
-echo "1..35"
+echo "1..36"
 report() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -125,6 +125,8 @@ ok "files evicted" none_resident $FILES
 report_ok "replay --wait" timeout 60 "$R" --wait --json "$T/p.pack"
 ok "every page resident after replay" all_resident $FILES
 ok "report counts the bytes issued" test "$(json issued_bytes)" -ge $((24 << 20))
+ok "report: pack = resident + issued + skipped + past the end" test "$(json pack_bytes)" = \
+	$(($(json resident_bytes) + $(json issued_bytes) + $(json skipped_bytes) + $(json past_eof_bytes)))
 report_ok "second replay finds them resident" timeout 60 "$R" --json "$T/p.pack"
 ok "and issues nothing" test "$(json issued_bytes)" = 0 -a "$(json resident_bytes)" -gt 0
 

@@ -342,6 +342,13 @@ static struct replay_stats run(const char *pack, struct replay_options *o)
 	return st;
 }
 
+/* The report's figures add up */
+static void assert_adds_up(const struct replay_stats *st)
+{
+	ck_assert_uint_eq(st->pack_bytes, st->resident_bytes + st->issued_bytes +
+			  st->skipped_bytes + st->past_eof_bytes);
+}
+
 START_TEST(test_replay_resident)
 {
 	const char *names[] = { "a", "b" };
@@ -363,6 +370,8 @@ START_TEST(test_replay_resident)
 	ck_assert_uint_eq(st.unresident_bytes, 0);
 	ck_assert_uint_eq(resident_pages("a"), 64);
 	ck_assert_uint_eq(resident_pages("b"), 3);
+	assert_adds_up(&st);
+	ck_assert_uint_eq(st.past_eof_bytes, 12288 - 10000);
 	/* again: everything resident, nothing issued */
 	replay_options_init(&o);
 	st = run(pack, &o);
@@ -411,6 +420,8 @@ START_TEST(test_replay_stale_missing_refused)
 	ck_assert_uint_eq(st.missing_files, 1);
 	ck_assert_uint_eq(st.refused_files, 3);
 	ck_assert_uint_eq(st.errors, 0);
+	assert_adds_up(&st);
+	ck_assert_uint_eq(st.skipped_bytes, 5 * 8192);
 	ck_assert_uint_eq(resident_pages("stale"), 0);
 
 	replay_options_init(&o);
@@ -469,6 +480,7 @@ START_TEST(test_replay_limits_and_dry_run)
 	ck_assert_uint_le(st.issued_bytes, 256 * KiB);
 	ck_assert(st.max_bytes_reached);
 	ck_assert_uint_gt(st.skipped_bytes, 0);
+	assert_adds_up(&st);
 
 	/* a floor above all memory: nothing is issued */
 	evict("big");
@@ -477,6 +489,62 @@ START_TEST(test_replay_limits_and_dry_run)
 	st = run(pack, &o);
 	ck_assert_uint_eq(st.issued_bytes, 0);
 	ck_assert(st.memory_limited);
+	assert_adds_up(&st);
+	free(pack);
+}
+END_TEST
+
+/* Ranges past the end of a file are counted as such: the report's figures add up. */
+START_TEST(test_replay_past_eof)
+{
+	struct ura_pack_builder *b = NULL;
+	struct ura_pack_file f = { .path = "short" };
+	struct ura_pack_range rg = { .flags = URA_PACK_RANGE_DEMANDED };
+	static const uint32_t ranges[][2] = { { 0, 1000 }, { 1, 2 }, { 5000, 10 } };
+	struct replay_options o;
+	struct replay_stats st;
+	char *pack = in_dir("past.pack"), *p;
+	struct stat sb;
+	uint32_t fsi;
+
+	write_file("short", 3 * 4096 + 100);
+	p = in_dir("short");
+	ck_assert_int_eq(stat(p, &sb), 0);
+	free(p);
+	ck_assert_int_eq(ura_pack_builder_new(&b), 0);
+	ck_assert_int_eq(ura_pack_builder_add_fs(b, &(struct ura_pack_fs){
+		.major = major(sb.st_dev), .minor = minor(sb.st_dev), .mount_point = "/",
+		.fstype = "", .source = "" }, &fsi), 0);
+	f.fs_index = fsi;
+	f.ino = sb.st_ino;
+	f.size = (uint64_t)sb.st_size;
+	f.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+	ck_assert_int_eq(ura_pack_builder_add_file(b, &f, &rg.file_index), 0);
+	for (size_t i = 0; i < 3; i++) {
+		rg.first_page = ranges[i][0];
+		rg.page_count = ranges[i][1];
+		rg.first_access_ns = i;
+		ck_assert_int_eq(ura_pack_builder_add_range(b, &rg), 0);
+	}
+	ck_assert_int_eq(ura_pack_builder_write(b, pack, 0644), 0);
+	ura_pack_builder_free(b);
+	evict("short");
+
+	for (int pass = 0; pass < 2; pass++) {
+		replay_options_init(&o);
+		o.rotational = 0;	/* no merging of the 4000-page hole */
+		o.jobs = 1;
+		o.wait = true;
+		st = run(pack, &o);
+		/* the overlapping range counts once */
+		ck_assert_uint_eq(st.pack_bytes, 1010 * 4096);
+		assert_adds_up(&st);
+		ck_assert_uint_eq(st.past_eof_bytes, 1010 * 4096 - (3 * 4096 + 100));
+		ck_assert_uint_eq(st.skipped_bytes, 0);
+		/* the first pass issues the file, the second finds it resident */
+		ck_assert_uint_eq(pass ? st.resident_bytes : st.issued_bytes, 3 * 4096 + 100);
+		ck_assert_uint_eq(resident_pages("short"), 4);
+	}
 	free(pack);
 }
 END_TEST
@@ -702,6 +770,7 @@ START_TEST(test_report)
 	fflush(f);
 	ck_assert_ptr_nonnull(strstr(buf, "\"issued_bytes\":1048576"));
 	ck_assert_ptr_nonnull(strstr(buf, "\"stale_files\":1"));
+	ck_assert_ptr_nonnull(strstr(buf, "\"past_eof_bytes\":0"));
 	ck_assert_ptr_nonnull(strstr(buf, "\"mib_per_second\":2.0"));
 	ck_assert_int_eq(buf[0], '{');
 	ck_assert_ptr_eq(strchr(buf, '\n'), buf + len - 1);	/* one line */
@@ -734,6 +803,7 @@ static Suite *replay_suite(void)
 	tcase_add_test(eng, test_replay_stale_missing_refused);
 	tcase_add_test(eng, test_replay_same_size_rewrite);
 	tcase_add_test(eng, test_replay_limits_and_dry_run);
+	tcase_add_test(eng, test_replay_past_eof);
 	tcase_add_test(eng, test_walk);
 	tcase_add_test(eng, test_root_symlink);
 	tcase_add_test(eng, test_open_pack);
