@@ -339,38 +339,58 @@ static int ra_write_state(const struct ra_state *st)
 	return 0;
 }
 
-static int ra_restore_file(const char *path)
+/*
+ * Several ura-trace runs may force read_ahead_kb at once. Each state file holds
+ * the values from before any of them: a run that starts while another one has a
+ * device forced takes that one's value to restore, and a run that ends while
+ * another one still has the device forced leaves it to the last one.
+ */
+
+/* A running ura-trace, not us (pids are reused: check the name too). */
+static bool state_owner_alive(int pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (pid == getpid() || (kill(pid, 0) < 0 && errno == ESRCH))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;	/* cannot tell: assume it runs */
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return strncmp(comm, "ura-trace", 9) == 0;
+}
+
+static int ra_read_file(const char *path, struct ra_saved **devs, size_t *n)
 {
 	unsigned major, minor, kb;
-	int count = 0;
 	FILE *f;
 
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	while (fscanf(f, "%u:%u %u", &major, &minor, &kb) == 3) {
-		int r = blockdev_set_read_ahead_kb(major, minor, kb);
+		struct ra_saved *m = realloc(*devs, (*n + 1) * sizeof(**devs));
 
-		if (r < 0)
-			log_warn("cannot restore read_ahead_kb of %u:%u to %u: %s, skipping", major,
-				 minor, kb, strerror(-r));
-		else
-			count++;
+		if (!m) {
+			fclose(f);
+			return -ENOMEM;
+		}
+		*devs = m;
+		(*devs)[(*n)++] = (struct ra_saved){ major, minor, kb };
 	}
 	fclose(f);
-	unlink(path);
-	return count;
+	return 0;
 }
 
-static bool pid_alive(pid_t pid)
-{
-	return kill(pid, 0) == 0 || errno != ESRCH;
-}
-
-int record_restore_read_ahead(void)
+/* The state files of running (@live) or dead (!@live) runs other than ours. */
+static int ra_states(bool live, struct ra_saved **devs, size_t *n, char ***paths, size_t *npaths)
 {
 	struct dirent *de;
-	int count = 0;
+	int r = 0;
 	DIR *d;
 
 	d = opendir(RUN_STATE_DIR);
@@ -378,23 +398,81 @@ int record_restore_read_ahead(void)
 		return errno == ENOENT ? 0 : -errno;
 	while ((de = readdir(d))) {
 		char path[PATH_MAX];
-		int pid, n = 0, r;
+		int pid, len = 0;
 
-		if (sscanf(de->d_name, "trace-%d.state%n", &pid, &n) != 1 ||
-		    de->d_name[n] != '\0')
-			continue;
-		if (pid != getpid() && pid_alive(pid))
+		if (sscanf(de->d_name, "trace-%d.state%n", &pid, &len) != 1 ||
+		    de->d_name[len] != '\0' || pid == getpid() || state_owner_alive(pid) != live)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", RUN_STATE_DIR, de->d_name);
-		r = ra_restore_file(path);
-		if (r > 0) {
-			log_info("restored read_ahead_kb of %d device(s) changed by a killed ura-trace",
-				 r);
-			count += r;
+		if (devs)
+			ra_read_file(path, devs, n);
+		if (paths) {
+			char **m = realloc(*paths, (*npaths + 1) * sizeof(**paths));
+
+			if (!m || !(m[*npaths] = strdup(path))) {
+				if (m)
+					*paths = m;
+				r = -ENOMEM;
+				break;
+			}
+			*paths = m;
+			(*npaths)++;
 		}
 	}
 	closedir(d);
-	return count;
+	return r;
+}
+
+static const struct ra_saved *ra_find(const struct ra_saved *devs, size_t n, unsigned major,
+				      unsigned minor)
+{
+	for (size_t i = 0; i < n; i++)
+		if (devs[i].major == major && devs[i].minor == minor)
+			return &devs[i];
+	return NULL;
+}
+
+int record_restore_read_ahead(void)
+{
+	struct ra_saved *live = NULL;
+	size_t nlive = 0, npaths = 0;
+	char **paths = NULL;
+	int count = 0, r;
+
+	r = ra_states(true, &live, &nlive, NULL, NULL);
+	if (r == 0)
+		r = ra_states(false, NULL, NULL, &paths, &npaths);
+	for (size_t i = 0; r == 0 && i < npaths; i++) {
+		struct ra_saved *dead = NULL;
+		size_t ndead = 0;
+
+		if (ra_read_file(paths[i], &dead, &ndead) < 0) {
+			free(dead);
+			continue;
+		}
+		for (size_t k = 0; k < ndead; k++) {
+			int e;
+
+			/* a run still going has it forced, and will put it back */
+			if (ra_find(live, nlive, dead[k].major, dead[k].minor))
+				continue;
+			e = blockdev_set_read_ahead_kb(dead[k].major, dead[k].minor, dead[k].old_kb);
+			if (e < 0)
+				log_warn("cannot restore read_ahead_kb of %u:%u to %u: %s, skipping",
+					 dead[k].major, dead[k].minor, dead[k].old_kb, strerror(-e));
+			else
+				count++;
+		}
+		free(dead);
+		unlink(paths[i]);
+	}
+	if (count)
+		log_info("restored read_ahead_kb of %d device(s) changed by a killed ura-trace", count);
+	for (size_t i = 0; i < npaths; i++)
+		free(paths[i]);
+	free(paths);
+	free(live);
+	return r < 0 ? r : count;
 }
 
 /* Whether @path is @dir or below it. */
@@ -412,6 +490,8 @@ static int ra_force(struct ra_state *st, unsigned kb, const char *root)
 {
 	const struct mount_entry *base = NULL;
 	struct mount_table mt = { 0 };
+	struct ra_saved *live = NULL;
+	size_t nlive = 0;
 	struct ra_saved *n;
 	int r;
 
@@ -420,6 +500,9 @@ static int ra_force(struct ra_state *st, unsigned kb, const char *root)
 	r = mountinfo_read("/proc/self/mountinfo", &mt);
 	if (r < 0)
 		return r;
+	r = ra_states(true, &live, &nlive, NULL, NULL);
+	if (r < 0)
+		goto out;
 	/* the mount the root directory itself is on: the deepest one above it */
 	for (size_t i = 0; root && i < mt.count; i++)
 		if (path_within(root, mt.entries[i].mount_point) &&
@@ -427,7 +510,8 @@ static int ra_force(struct ra_state *st, unsigned kb, const char *root)
 			base = &mt.entries[i];
 	for (size_t i = 0; i < mt.count; i++) {
 		const struct mount_entry *e = &mt.entries[i];
-		unsigned old;
+		const struct ra_saved *other;
+		unsigned old, now;
 		bool seen = false;
 
 		if (e->major == 0 || mountinfo_is_pseudo_fs(e->fstype))
@@ -438,9 +522,12 @@ static int ra_force(struct ra_state *st, unsigned kb, const char *root)
 		for (size_t k = 0; k < st->n; k++)
 			if (st->devs[k].major == e->major && st->devs[k].minor == e->minor)
 				seen = true;
-		if (seen || blockdev_get_read_ahead_kb(e->major, e->minor, &old) < 0)
+		if (seen || blockdev_get_read_ahead_kb(e->major, e->minor, &now) < 0)
 			continue;
-		if (old == kb)
+		/* forced by a run still going: its value from before is the one to restore */
+		other = ra_find(live, nlive, e->major, e->minor);
+		old = other ? other->old_kb : now;
+		if (old == kb && now == kb)
 			continue;
 		n = realloc(st->devs, (st->n + 1) * sizeof(*n));
 		if (!n) {
@@ -453,10 +540,8 @@ static int ra_force(struct ra_state *st, unsigned kb, const char *root)
 	/* the record of what will change is on disk before anything changes */
 	if (st->n) {
 		r = ra_write_state(st);
-		if (r < 0) {
-			log_err("cannot write '%s': %s", st->path, strerror(-r));
+		if (r < 0)
 			goto out;
-		}
 	}
 	for (size_t k = 0; k < st->n; k++) {
 		r = blockdev_set_read_ahead_kb(st->devs[k].major, st->devs[k].minor, kb);
@@ -469,6 +554,7 @@ static int ra_force(struct ra_state *st, unsigned kb, const char *root)
 	}
 	r = 0;
 out:
+	free(live);
 	mountinfo_free(&mt);
 	return r;
 }
@@ -476,19 +562,29 @@ out:
 /* Put the old values back (once); the list stays for the pack's records until ra_free(). */
 static void ra_restore(struct ra_state *st)
 {
+	struct ra_saved *live = NULL;
+	size_t nlive = 0;
+
 	if (st->restored)
 		return;
 	st->restored = true;
+	if (st->n)
+		ra_states(true, &live, &nlive, NULL, NULL);
 	for (size_t k = 0; k < st->n; k++) {
-		int r = blockdev_set_read_ahead_kb(st->devs[k].major, st->devs[k].minor,
-						   st->devs[k].old_kb);
+		int r;
 
+		/* another run still has it forced: the last one puts it back */
+		if (ra_find(live, nlive, st->devs[k].major, st->devs[k].minor))
+			continue;
+		r = blockdev_set_read_ahead_kb(st->devs[k].major, st->devs[k].minor,
+					       st->devs[k].old_kb);
 		if (r < 0)
 			log_warn("cannot restore read_ahead_kb of %u:%u: %s", st->devs[k].major,
 				 st->devs[k].minor, strerror(-r));
 	}
 	if (st->n)
 		unlink(st->path);
+	free(live);
 }
 
 static void ra_free(struct ra_state *st)
@@ -835,6 +931,7 @@ static int build_pack(const struct record_opts *o, struct recorder *rec, const s
 	struct pack_ctx c = { .o = o, .ra = ra, .rec = rec, .sum = sum };
 	struct pageset_file *files = NULL;
 	struct ura_pack_info info = { 0 };
+	bool logged = false;
 	struct utsname un;
 	char *command = NULL;
 	struct stat st;
@@ -858,6 +955,7 @@ static int build_pack(const struct record_opts *o, struct recorder *rec, const s
 	r = mountinfo_read("/proc/self/mountinfo", &c.mt);
 	if (r < 0) {
 		log_err("cannot read '/proc/self/mountinfo': %s", strerror(-r));
+		logged = true;
 		goto out;
 	}
 	r = pageset_files(rec->ps, &files, &nfiles);
@@ -915,10 +1013,13 @@ static int build_pack(const struct record_opts *o, struct recorder *rec, const s
 	r = ura_pack_builder_write(c.b, o->pack, 0644);
 	if (r < 0) {
 		log_err("cannot write pack '%s': %s", o->pack, strerror(-r));
+		logged = true;
 		goto out;
 	}
 	sum->pack_written = true;
 out:
+	if (r < 0 && !logged)
+		log_err("cannot build the pack: %s", strerror(-r));
 	free(command);
 	free(files);
 	free(c.fs);
@@ -1088,8 +1189,11 @@ static int trace_loop(struct loop_state *ls)
 		uint64_t now;
 		int r;
 
-		if (poll(p, 2, POLL_MS) < 0 && errno != EINTR)
-			return -errno;
+		if (poll(p, 2, POLL_MS) < 0 && errno != EINTR) {
+			r = -errno;
+			log_err("cannot wait for events: %s", strerror(-r));
+			return r;
+		}
 		if (p[0].revents & POLLIN)
 			handle_signal(ls);
 		r = drain(ls);
@@ -1183,6 +1287,7 @@ int record_trace(const struct record_opts *opts, struct record_summary *sum)
 		return r;
 	r = recorder_init(&rec);
 	if (r < 0) {
+		log_err("cannot start: %s", strerror(-r));
 		free(root);
 		return r;
 	}
@@ -1196,16 +1301,22 @@ int record_trace(const struct record_opts *opts, struct record_summary *sum)
 	ls.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (ls.sigfd < 0) {
 		r = -errno;
+		log_err("cannot watch signals: %s", strerror(-r));
 		goto out;
 	}
 
 	record_restore_read_ahead();
 	r = tracer_remove_orphans();
-	if (r < 0)
+	if (r >= 0)
+		r = tracer_new(&to, &t);
+	if (r < 0) {
+		/* no tracefs, no event, not allowed: the caller says so, with its exit code */
+		if (r == -ENOENT || r == -ENODEV || r == -EPERM || r == -EACCES)
+			sum->tracing_unavailable = true;
+		else
+			log_err("cannot set up tracing: %s", strerror(-r));
 		goto out;
-	r = tracer_new(&to, &t);
-	if (r < 0)
-		goto out;
+	}
 	log_debug("tracing in instance '%s'", tracer_instance_name(t));
 	recorder_bind(&rec, tracer_tep(t));
 	access = tracer_has_event(t, TRACER_GET_PAGES) && tracer_has_event(t, TRACER_MAP_PAGES);
@@ -1219,8 +1330,10 @@ int record_trace(const struct record_opts *opts, struct record_summary *sum)
 
 	if (o->read_ahead_kb) {
 		r = ra_force(&ra, o->read_ahead_kb, o->root);
-		if (r < 0)
+		if (r < 0) {
+			log_err("cannot set read_ahead_kb: %s", strerror(-r));
 			goto out;
+		}
 	}
 	if (o->cold) {
 		info_flags |= URA_PACK_INFO_COLD;
@@ -1408,22 +1521,29 @@ int record_from_trace_dat(const struct record_opts *opts, struct record_summary 
 		return r;
 	r = recorder_init(&rec);
 	if (r < 0) {
+		log_err("cannot start: %s", strerror(-r));
 		free(root);
 		return r;
 	}
 	if (access(o->input, R_OK) < 0) {
 		r = -errno;
+		log_err("cannot read '%s': %s", o->input, strerror(-r));
+		sum->bad_input = true;
 		goto out;
 	}
 	h = tracecmd_open(o->input, 0);
 	if (!h) {
 		r = -EBADMSG;
+		log_err("cannot read '%s': not a trace-cmd trace.dat", o->input);
+		sum->bad_input = true;
 		goto out;
 	}
 	recorder_bind(&rec, tracecmd_get_tep(h));
 	rec.t0_from_first = true;
 	if (rec.ids[TRACER_ADD] < 0) {
 		r = -ENODEV;
+		log_err("'%s' has no filemap:mm_filemap_add_to_page_cache events", o->input);
+		sum->bad_input = true;
 		goto out;
 	}
 	/* the events may be in the top buffer or in instances (trace-cmd record -B) */
@@ -1436,8 +1556,10 @@ int record_from_trace_dat(const struct record_opts *opts, struct record_summary 
 		r = dat_iterate(ih, &rec, &lost);
 		tracecmd_close(ih);
 	}
-	if (r < 0)
+	if (r < 0) {
+		log_err("cannot read the events of '%s': %s", o->input, strerror(-r));
 		goto out;
+	}
 
 	/* demand needs the read and fault-around events in the recording (their formats) */
 	sum->access_events = rec.ids[TRACER_GET_PAGES] >= 0 && rec.ids[TRACER_MAP_PAGES] >= 0;

@@ -35,6 +35,8 @@ struct record_summary {
 	uint64_t mm_fault_ns;		/* --input: their total time */
 	bool access_events;		/* demand came from access events */
 	bool pack_written;
+	bool bad_input;			/* --input missing, not a trace.dat, or without the event */
+	bool tracing_unavailable;	/* record_trace() failed for want of tracefs, the event or rights */
 	double seconds;			/* length of the trace */
 	int exit_status;		/* command mode: the command's status as the shell reports it */
 };
@@ -50,9 +52,13 @@ struct record_summary {
  * The instance and any forced read_ahead_kb are removed and restored on every
  * path, SIGINT and SIGTERM included.
  *
- * Return: 0; -ENOENT (no tracefs) or -ENODEV (no page-cache event): tracing
- * unavailable; -ENOEXEC: the command could not be started (@ret->exit_status
- * is 126 or 127); -EINTR: stopped by a second signal (@ret->exit_status set);
+ * Every failure is reported (one error line), except when tracing is
+ * unavailable (@ret->tracing_unavailable set): then -ENOENT means no tracefs,
+ * -ENODEV no page-cache event, -EPERM or -EACCES not allowed, for the caller to
+ * report with its exit code.
+ *
+ * Return: 0; -ENOEXEC: the command could not be started (@ret->exit_status is
+ * 126 or 127); -EINTR: stopped by a second signal (@ret->exit_status set);
  * other -errno.
  */
 int record_trace(const struct record_opts *o, struct record_summary *ret);
@@ -62,6 +68,7 @@ int record_trace(const struct record_opts *o, struct record_summary *ret);
  * @ret: counts, including page-cache additions and faults found in the file
  *
  * Inodes are resolved on this machine, so run it where the trace was taken.
+ * Every failure is reported (one error line).
  * Return: 0, -ENOENT (no such file), -EBADMSG (not a trace.dat), -ENODEV (no
  * add_to_page_cache event in it), other -errno.
  */

@@ -390,6 +390,9 @@ int tracer_new(const struct tracer_opts *o, struct tracer **ret)
 	*ret = t;
 	return 0;
 out:
+	/* a file of our instance missing: it was removed under us, tracefs is there */
+	if (r == -ENOENT && t->instance_created)
+		r = -EIO;
 	tracer_free(t);
 	return r;
 }

@@ -40,13 +40,8 @@ int main(int argc, char *argv[])
 
 	if (o.input) {
 		r = record_from_trace_dat(&ro, &sum);
-		if (r < 0) {
-			log_err("cannot build a pack from '%s': %s", o.input,
-				r == -EBADMSG ? "not a trace-cmd trace.dat" :
-				r == -ENODEV ? "no filemap:mm_filemap_add_to_page_cache events" :
-				strerror(-r));
-			return r == -ENOENT || r == -EBADMSG || r == -ENODEV ? EXIT_NOINPUT : EXIT_FAIL;
-		}
+		if (r < 0)	/* reported */
+			return sum.bad_input ? EXIT_NOINPUT : EXIT_FAIL;
 		if (!o.json && o.verbosity >= 0)
 			printf("Page-cache additions: %llu (%llu pages)\nFile faults:          %llu\n"
 			       "Page faults:          %llu (%.6f s)\n",
@@ -64,18 +59,15 @@ int main(int argc, char *argv[])
 		if (r == -EINTR)
 			return sum.exit_status ? sum.exit_status : EXIT_FAIL;
 		if (r < 0) {
+			if (!sum.tracing_unavailable)
+				return EXIT_FAIL;	/* reported by record_trace() */
 			if (r == -ENOENT || r == -ENODEV) {
 				log_err("cannot trace: %s", r == -ENOENT ? "no tracefs" :
 					"no filemap:mm_filemap_add_to_page_cache event");
 				return EXIT_UNAVAILABLE;
 			}
-			if (r == -EPERM || r == -EACCES) {
-				log_err("cannot trace: %s", strerror(-r));
-				return EXIT_NOPERM;
-			}
-			if (!sum.pack_written)
-				log_err("no pack written: %s", strerror(-r));
-			return EXIT_FAIL;
+			log_err("cannot trace: %s", strerror(-r));
+			return EXIT_NOPERM;
 		}
 	}
 	if (o.json)
