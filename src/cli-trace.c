@@ -34,7 +34,7 @@ void trace_usage(FILE *f)
 	      " -R, --root DIR           record paths relative to DIR (chroot, image)\n"
 	      " -I, --input FILE         build the pack from a trace-cmd trace.dat\n"
 	      " -b, --buffer-size SIZE   ring buffer per CPU (K, M, G suffixes)\n"
-	      " -j, --json               print the summary as JSON\n"
+	      " -J, --json               print the summary as JSON\n"
 	      " -v, --verbose            say more (repeat for more)\n"
 	      " -q, --quiet              print errors only, no summary\n"
 	      "\n"
@@ -68,7 +68,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		{ "root", required_argument, NULL, 'R' },
 		{ "input", required_argument, NULL, 'I' },
 		{ "buffer-size", required_argument, NULL, 'b' },
-		{ "json", no_argument, NULL, 'j' },
+		{ "json", no_argument, NULL, 'J' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -81,7 +81,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 	*o = (struct trace_options){ 0 };
 	optind = 0;	/* full reset: tests call this more than once */
 	/* "+": stop at the command, its options are its own */
-	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:R:I:b:jvqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:R:I:b:JvqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			o->pack = optarg;
@@ -121,7 +121,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 			}
 			o->buffer_kb = (unsigned)(v / 1024);
 			break;
-		case 'j':
+		case 'J':
 			o->json = true;
 			break;
 		case 'v':

@@ -164,7 +164,7 @@ START_TEST(test_output_options)
 {
 	struct trace_options o;
 
-	ck_assert_int_eq(PARSE(&o, "-p", "p", "-j", "true"), 1);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-J", "true"), 1);
 	ck_assert(o.json);
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "--json", "true"), 1);
 	ck_assert(o.json);
