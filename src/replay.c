@@ -1145,6 +1145,23 @@ static uint32_t bdev_obj(struct ctx *c, unsigned major, unsigned minor)
 	return (uint32_t)(c->nfiles + k);
 }
 
+/*
+ * Item @n was just filled in: merge it into the one before when sched_build()
+ * would (a run of adjacent ranges of one file then costs one item, not one
+ * each: a pack may hold 10^7 ranges). Return: the count of items now.
+ */
+static size_t add_item(struct ctx *c, size_t n)
+{
+	struct sched_item *it = &c->req[n];
+
+	if (n && sched_can_merge(&c->req[n - 1], it, sched_max_gap(&c->devs[it->dev]),
+				 REPLAY_DEFAULT_WINDOW_NS)) {
+		sched_merge(&c->req[n - 1], it);
+		return n;
+	}
+	return n + 1;
+}
+
 /* The pack's selected ranges and metadata ranges, merged into first-access order. */
 static int build_items(struct ctx *c)
 {
@@ -1155,6 +1172,7 @@ static int build_items(struct ctx *c)
 	struct ura_pack_meta m;
 	bool have_r, have_m;
 	int r = -ENOMEM;
+	void *p;
 
 	c->nfiles = ura_pack_file_count(c->pack);
 	/* metadata objects: at most one per metadata range */
@@ -1190,7 +1208,7 @@ static int build_items(struct ctx *c)
 				};
 				if (!c->obj[rg.file_index].pending++)
 					c->st.files++;
-				n++;
+				n = add_item(c, n);
 			}
 			have_r = ura_pack_get_range(c->pack, ++ir, &rg) == 0;
 		} else {
@@ -1205,12 +1223,15 @@ static int build_items(struct ctx *c)
 			r = dev_slot(c, m.major, m.minor, &it->dev);
 			if (r < 0)
 				goto out;
-			n++;
+			n = add_item(c, n);
 			have_m = ura_pack_get_meta(c->pack, ++im, &m) == 0;
 		}
 	}
 	c->nobj = c->nfiles + c->nbdev;
 	c->nreq = n;
+	p = realloc(c->req, (n ? n : 1) * sizeof(*c->req));	/* give back what merging saved */
+	if (p)
+		c->req = p;
 	r = 0;
 out:
 	free(file_dev);
@@ -1275,24 +1296,32 @@ static bool any_rotational(const struct ctx *c)
  */
 static size_t meta_first(struct ctx *c, uint64_t bin_ns)
 {
-	struct sched_item *tmp = malloc((c->nreq ? c->nreq : 1) * sizeof(*tmp));
-	size_t i = 0, first = 0;
+	struct sched_item *tmp = NULL, *q = c->req;
+	size_t i = 0, first = 0, nmeta = 0;
 
+	for (size_t x = 0; x < c->nreq; x++)
+		nmeta += q[x].obj >= c->nfiles;
+	if (!nmeta)
+		return 0;
+	/* room for the metadata requests only: the file data is moved within the array */
+	tmp = malloc(nmeta * sizeof(*tmp));
 	if (!tmp)
 		return 0;	/* keep first-access order */
-	memcpy(tmp, c->req, c->nreq * sizeof(*tmp));
 	while (i < c->nreq) {
-		uint64_t bin = bin_ns == UINT64_MAX ? 0 : tmp[i].time_ns / bin_ns;
+		uint64_t bin = bin_ns == UINT64_MAX ? 0 : q[i].time_ns / bin_ns;
 		size_t j = i, k = i, nm = 0;
 
-		while (j < c->nreq && (bin_ns == UINT64_MAX || tmp[j].time_ns / bin_ns == bin))
+		while (j < c->nreq && (bin_ns == UINT64_MAX || q[j].time_ns / bin_ns == bin))
 			j++;
-		for (size_t x = i; x < j; x++)
-			if (tmp[x].obj >= c->nfiles)
-				c->req[k++] = tmp[x], nm++;
-		for (size_t x = i; x < j; x++)
-			if (tmp[x].obj < c->nfiles)
-				c->req[k++] = tmp[x];
+		/* a stable partition of [i, j): metadata aside, file data packed forward */
+		for (size_t x = i; x < j; x++) {
+			if (q[x].obj >= c->nfiles)
+				tmp[nm++] = q[x];
+			else
+				q[k++] = q[x];
+		}
+		memmove(q + i + nm, q + i, (k - i) * sizeof(*q));
+		memcpy(q + i, tmp, nm * sizeof(*q));
 		if (i == 0)
 			first = nm;
 		i = j;

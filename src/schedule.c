@@ -23,7 +23,7 @@ uint64_t sched_max_gap(const struct sched_dev *dev)
 static int cmp_off(const void *a, const void *b, void *ctx)
 {
 	const struct sched_item *v = ctx;
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
 
 	if (v[i].off != v[j].off)
 		return v[i].off < v[j].off ? -1 : 1;
@@ -34,7 +34,7 @@ static int cmp_off(const void *a, const void *b, void *ctx)
  * Sort one object's ranges (indices into @in) by offset, unless they already are;
  * a file has a few ranges as a rule, where insertion sort beats qsort's set-up.
  */
-static void sort_group(size_t *idx, size_t k, const struct sched_item *in)
+static void sort_group(uint32_t *idx, size_t k, const struct sched_item *in)
 {
 	size_t i;
 
@@ -48,7 +48,8 @@ static void sort_group(size_t *idx, size_t k, const struct sched_item *in)
 		return;
 	}
 	for (i = 1; i < k; i++) {
-		size_t v = idx[i], j = i;
+		uint32_t v = idx[i];
+		size_t j = i;
 
 		/* indices are increasing within a group: equal offsets keep their order */
 		while (j > 0 && in[idx[j - 1]].off > in[v].off) {
@@ -64,13 +65,95 @@ static uint64_t chunks_of(uint64_t len, uint64_t chunk)
 	return len / chunk + (len % chunk != 0);
 }
 
+static uint64_t last_of(const struct sched_item *it)
+{
+	return it->last_ns > it->time_ns ? it->last_ns : it->time_ns;
+}
+
+bool sched_can_merge(const struct sched_item *a, const struct sched_item *b, uint64_t gap,
+		     uint64_t window_ns)
+{
+	uint64_t end = a->off + a->len, lo, hi;
+
+	if (a->obj != b->obj || b->off < a->off || b->off > end + gap)
+		return false;
+	lo = a->time_ns < b->time_ns ? a->time_ns : b->time_ns;
+	hi = last_of(a) > last_of(b) ? last_of(a) : last_of(b);
+	return hi - lo <= window_ns;
+}
+
+void sched_merge(struct sched_item *a, const struct sched_item *b)
+{
+	uint64_t last = last_of(a) > last_of(b) ? last_of(a) : last_of(b);
+
+	if (b->off + b->len > a->off + a->len)
+		a->len = b->off + b->len - a->off;
+	if (b->time_ns < a->time_ns)
+		a->time_ns = b->time_ns;
+	a->last_ns = last;
+}
+
+/*
+ * Merge within each object, in the order of @idx (each object's ranges sorted
+ * by offset). With @write, each merged request is written over its earliest
+ * range (the smallest index, since the input is in first-access order) and the
+ * other ranges it took in get length 0, so that compacting keeps the global
+ * order; the ranges of one group are all read before it is written. Return:
+ * the number of requests after chunking.
+ */
+static uint64_t merge(struct sched_item *in, const uint32_t *idx, const size_t *start,
+		      uint32_t nobj, const struct sched_dev *devs, uint64_t window_ns, bool write)
+{
+	uint64_t total = 0;
+
+	for (uint32_t o = 0; o < nobj; o++) {
+		size_t s = o ? start[o] : 0, e = start[o + 1], gs = s;
+		struct sched_item cur;
+		uint64_t gap;
+		uint32_t first;
+
+		if (s == e)
+			continue;
+		gap = sched_max_gap(&devs[in[idx[s]].dev]);
+		cur = in[idx[s]];
+		first = idx[s];
+		for (size_t p = s + 1; p <= e; p++) {
+			const struct sched_item *it = p < e ? &in[idx[p]] : NULL;
+
+			if (it && sched_can_merge(&cur, it, gap, window_ns)) {
+				sched_merge(&cur, it);
+				if (idx[p] < first)
+					first = idx[p];
+				continue;
+			}
+			total += chunks_of(cur.len, devs[cur.dev].chunk);
+			if (write) {
+				for (size_t q = gs; q < p; q++)
+					in[idx[q]].len = 0;
+				cur.last_ns = 0;	/* phys from here on */
+				in[first] = cur;
+			}
+			if (it) {
+				cur = *it;
+				first = idx[p];
+				gs = p;
+			}
+		}
+	}
+	return total;
+}
+
 int sched_build(struct sched_item **items, size_t n, uint32_t nobj, const struct sched_dev *devs,
 		size_t ndev, uint64_t window_ns, size_t *ret_n)
 {
-	struct sched_item *in = *items, *merged = NULL, *out = NULL;
-	size_t *start = NULL, *idx = NULL, total = 0, k = 0;
+	struct sched_item *in = *items, *p;
+	size_t *start = NULL, k = 0, m = 0;
+	uint32_t *idx = NULL;
+	uint64_t total;
 	int r = -ENOMEM;
 
+	if (n > UINT32_MAX)
+		return -EINVAL;
 	for (size_t i = 0; i < n; i++)
 		if (in[i].obj >= nobj || in[i].dev >= ndev || !in[i].len || !devs[in[i].dev].chunk)
 			return -EINVAL;
@@ -78,87 +161,59 @@ int sched_build(struct sched_item **items, size_t n, uint32_t nobj, const struct
 	/* Counting sort by object, stable: each object's ranges stay in first-access order. */
 	start = calloc((size_t)nobj + 2, sizeof(*start));
 	idx = malloc((n ? n : 1) * sizeof(*idx));
-	merged = calloc(n ? n : 1, sizeof(*merged));
-	if (!start || !idx || !merged)
+	if (!start || !idx)
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		start[in[i].obj + 2]++;
 	for (size_t o = 2; o < (size_t)nobj + 2; o++)
 		start[o] += start[o - 1];
 	for (size_t i = 0; i < n; i++)
-		idx[start[in[i].obj + 1]++] = i;
+		idx[start[in[i].obj + 1]++] = (uint32_t)i;
+	for (uint32_t o = 0; o < nobj; o++)
+		sort_group(idx + (o ? start[o] : 0), start[o + 1] - (o ? start[o] : 0), in);
 
 	/*
-	 * Merge within each object. A merged request takes the place of its earliest
-	 * range (the smallest index, since the input is in first-access order), so
-	 * writing it at merged[that index] and compacting keeps the global order.
+	 * Requests are built in place (a pack may hold 10^7 ranges): count them
+	 * first, so that the only allocation that can fail comes before any change.
 	 */
-	for (uint32_t o = 0; o < nobj; o++) {
-		size_t s = o ? start[o] : 0, e = start[o + 1];
-		struct sched_item cur;
-		uint64_t gap, tmin, tmax;
-		size_t first;
-
-		if (s == e)
-			continue;
-		sort_group(idx + s, e - s, in);
-		gap = sched_max_gap(&devs[in[idx[s]].dev]);
-		cur = in[idx[s]];
-		first = idx[s];
-		tmin = tmax = cur.time_ns;
-		for (size_t p = s + 1; p <= e; p++) {
-			const struct sched_item *it = p < e ? &in[idx[p]] : NULL;
-			uint64_t end = cur.off + cur.len;
-
-			if (it && it->off <= end + gap && it->off >= cur.off &&
-			    (it->time_ns > tmax ? it->time_ns : tmax) -
-			    (it->time_ns < tmin ? it->time_ns : tmin) <= window_ns) {
-				if (it->off + it->len > end)
-					cur.len = it->off + it->len - cur.off;
-				if (it->time_ns < tmin)
-					tmin = it->time_ns;
-				if (it->time_ns > tmax)
-					tmax = it->time_ns;
-				if (idx[p] < first)
-					first = idx[p];
-				continue;
-			}
-			cur.time_ns = in[first].time_ns;
-			merged[first] = cur;
-			total += chunks_of(cur.len, devs[cur.dev].chunk);
-			if (it) {
-				cur = *it;
-				first = idx[p];
-				tmin = tmax = cur.time_ns;
-			}
-		}
-	}
-
-	out = malloc((total ? total : 1) * sizeof(*out));
-	if (!out)
+	total = merge(in, idx, start, nobj, devs, window_ns, false);
+	if (total > SIZE_MAX / sizeof(*in))
 		goto out;
-	for (size_t i = 0; i < n; i++) {
-		const struct sched_item *m = &merged[i];
-		uint64_t chunk;
+	if (total > n) {
+		p = realloc(in, (size_t)total * sizeof(*in));
+		if (!p)
+			goto out;
+		in = p;
+		*items = in;
+	}
+	merge(in, idx, start, nobj, devs, window_ns, true);
+	for (size_t i = 0; i < n; i++)		/* compact, keeping the order */
+		if (in[i].len)
+			in[m++] = in[i];
+	/*
+	 * Cut to chunks from the back: request i goes to [pos, pos + its chunks)
+	 * with pos >= i, over requests already moved or itself (copied first).
+	 */
+	k = (size_t)total;
+	for (size_t i = m; i-- > 0;) {
+		const struct sched_item it = in[i];
+		uint64_t chunk = devs[it.dev].chunk, c = chunks_of(it.len, chunk);
 
-		if (!m->len)
-			continue;
-		chunk = devs[m->dev].chunk;
-		for (uint64_t off = 0; off < m->len; off += chunk) {
-			out[k] = *m;
-			out[k].off = m->off + off;
-			out[k].len = m->len - off < chunk ? m->len - off : chunk;
-			k++;
+		for (uint64_t j = c; j-- > 0;) {
+			in[--k] = it;
+			in[k].off = it.off + j * chunk;
+			in[k].len = j + 1 < c ? chunk : it.len - j * chunk;
 		}
 	}
-	free(in);
-	*items = out;
-	*ret_n = k;
-	out = NULL;
+	if (total < n) {			/* give back what merging freed */
+		p = realloc(in, (total ? (size_t)total : 1) * sizeof(*in));
+		if (p)
+			in = p;
+	}
+	*items = in;
+	*ret_n = (size_t)total;
 	r = 0;
 out:
-	free(out);
-	free(merged);
 	free(idx);
 	free(start);
 	return r;
@@ -204,32 +259,39 @@ int sched_order_physical(struct sched_item *items, size_t n, uint64_t bin_ns)
 {
 	struct sort_key *keys = NULL, *tmp = NULL;
 	struct sched_item *copy = NULL;
-	size_t i = 0;
+	size_t i = 0, most = 0;
 	int r = -ENOMEM;
 
 	if (!bin_ns)
 		bin_ns = 1;
-	keys = malloc((n ? n : 1) * sizeof(*keys));
-	tmp = malloc((n ? n : 1) * sizeof(*tmp));
-	copy = malloc((n ? n : 1) * sizeof(*copy));
+	/* room for the largest bin only */
+	for (size_t j = 0; i < n; i = j) {
+		while (j < n && items[j].time_ns / bin_ns == items[i].time_ns / bin_ns)
+			j++;
+		if (j - i > most)
+			most = j - i;
+	}
+	keys = malloc((most ? most : 1) * sizeof(*keys));
+	tmp = malloc((most ? most : 1) * sizeof(*tmp));
+	copy = malloc((most ? most : 1) * sizeof(*copy));
 	if (!keys || !tmp || !copy)
 		goto out;
-	memcpy(copy, items, n * sizeof(*items));
-	while (i < n) {
+	for (i = 0; i < n;) {
 		uint64_t bin = items[i].time_ns / bin_ns;
 		struct sort_key *sorted;
 		size_t j = i, m;
 
-		while (j < n && copy[j].time_ns / bin_ns == bin) {
-			uint64_t page = copy[j].phys >> 12;
+		while (j < n && items[j].time_ns / bin_ns == bin) {
+			uint64_t page = items[j].phys >> 12;
 
 			/* device first, then position on it; equal keys keep first-access order */
-			keys[j - i].key = (uint64_t)(copy[j].dev & 0xffff) << 48 |
+			keys[j - i].key = (uint64_t)(items[j].dev & 0xffff) << 48 |
 					  (page < (1ull << 48) ? page : (1ull << 48) - 1);
-			keys[j - i].idx = j;
+			keys[j - i].idx = j - i;
 			j++;
 		}
 		m = j - i;
+		memcpy(copy, items + i, m * sizeof(*items));
 		sorted = sort_keys(keys, tmp, m);
 		for (size_t k = 0; k < m; k++)
 			items[i + k] = copy[sorted[k].idx];

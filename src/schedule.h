@@ -15,7 +15,13 @@ struct sched_item {
 	uint64_t off;		/* bytes into the object */
 	uint64_t len;		/* bytes, > 0 */
 	uint64_t time_ns;	/* first access, since the trace began */
-	uint64_t phys;		/* physical position on the device (rotational order), or 0 */
+	union {
+		/* before sched_build(): the last first access of the ranges merged into
+		 * this item by sched_merge(), or 0 (then time_ns) */
+		uint64_t last_ns;
+		/* after: physical position on the device (rotational order), or 0 */
+		uint64_t phys;
+	};
 	uint32_t obj;		/* what to read: a file, or a block device for metadata */
 	uint32_t dev;		/* index into the device table (cost model) */
 };
@@ -43,6 +49,27 @@ struct sched_dev {
 uint64_t sched_max_gap(const struct sched_dev *dev);
 
 /*
+ * sched_can_merge() - may @b be merged into @a, as sched_build() would?
+ * @a, @b: items of one object (else false), @b not starting before @a
+ * @gap: sched_max_gap() of their device
+ * @window_ns: as for sched_build()
+ *
+ * Return: true when @b starts within @a or at most @gap after its end, and all
+ * first accesses of both lie within @window_ns.
+ */
+bool sched_can_merge(const struct sched_item *a, const struct sched_item *b, uint64_t gap,
+		     uint64_t window_ns);
+
+/*
+ * sched_merge() - merge @b into @a (after sched_can_merge() said yes)
+ *
+ * @a then covers both and the hole between, starts at the earlier first access
+ * and keeps the later one in last_ns. Merging ranges as they are read keeps a
+ * pack of many small adjacent ranges from costing an item each.
+ */
+void sched_merge(struct sched_item *a, const struct sched_item *b);
+
+/*
  * sched_build() - turn the pack's ranges into the list of requests to issue
  * @items: the ranges in first-access order (ties allowed); replaced by the requests
  * @n: count of @items
@@ -57,8 +84,12 @@ uint64_t sched_max_gap(const struct sched_dev *dev);
  * and are cut to their device's chunk size. Runs in O(n) plus the sorting of
  * each object's ranges by offset (none when already sorted).
  *
- * Return: 0, -EINVAL (an object or device out of range), -ENOMEM. On success
- * *@items is a new malloc()ed array (the old one freed); on failure it is untouched.
+ * The requests are built in place: no memory is needed per range beyond
+ * @items and a 4-byte index.
+ *
+ * Return: 0, -EINVAL (an object or device out of range, more than 2^32 items),
+ * -ENOMEM. On success *@items is the array of requests, reallocated (and maybe
+ * moved); on failure it is untouched.
  */
 int sched_build(struct sched_item **items, size_t n, uint32_t nobj, const struct sched_dev *devs,
 		size_t ndev, uint64_t window_ns, size_t *ret_n);

@@ -193,6 +193,71 @@ START_TEST(test_many)
 }
 END_TEST
 
+/* Merging as the pack is read: the window spans every first access merged in. */
+START_TEST(test_merge_as_read)
+{
+	struct sched_item a = { .off = 0, .len = 8 * KiB, .time_ns = 0, .obj = 0 };
+	struct sched_item b = { .off = 8 * KiB, .len = 4 * KiB, .time_ns = 900000000, .obj = 0 };
+	struct sched_item c = { .off = 12 * KiB, .len = 4 * KiB, .time_ns = 1500000000, .obj = 0 };
+	struct sched_item other = b;
+	struct sched_item *v;
+	size_t n = 0;
+
+	other.obj = 1;
+	ck_assert(!sched_can_merge(&a, &other, 0, UINT64_MAX));
+	ck_assert(!sched_can_merge(&b, &a, UINT64_MAX, UINT64_MAX));	/* starts before */
+	ck_assert(!sched_can_merge(&a, &c, 0, UINT64_MAX));		/* a hole of 4 KiB */
+	ck_assert(sched_can_merge(&a, &c, 4 * KiB, UINT64_MAX));
+	ck_assert(sched_can_merge(&a, &b, 0, 1000000000));
+	sched_merge(&a, &b);
+	ck_assert_uint_eq(a.len, 12 * KiB);
+	ck_assert_uint_eq(a.time_ns, 0);
+	ck_assert_uint_eq(a.last_ns, 900000000);
+	/* c is within 1 s of b but not of a: not merged, here nor in sched_build() */
+	ck_assert(!sched_can_merge(&a, &c, 0, 1000000000));
+	v = items(1, &a);
+	v = realloc(v, 2 * sizeof(*v));
+	ck_assert_ptr_nonnull(v);
+	v[1] = c;
+	v[1].off = 0;		/* overlaps a, but too late */
+	ck_assert_int_eq(sched_build(&v, 2, 1, &ssd, 1, 1000000000, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(v[0].phys, 0);	/* last_ns does not leak into phys */
+	free(v);
+}
+END_TEST
+
+/* Merging and chunking in place: fewer requests than ranges, and more. */
+START_TEST(test_in_place)
+{
+	struct sched_dev d = ssd;
+	struct sched_item in[] = {
+		{ .off = 0, .len = 4 * KiB, .time_ns = 0, .obj = 0 },
+		{ .off = 0, .len = 9 * MiB, .time_ns = 1, .obj = 1 },		/* 3 chunks */
+		{ .off = 4 * KiB, .len = 4 * KiB, .time_ns = 2, .obj = 0 },	/* merged */
+		{ .off = 8 * KiB, .len = 4 * KiB, .time_ns = 3, .obj = 0 },	/* merged */
+		{ .off = 0, .len = 4 * MiB + 4096, .time_ns = 4, .obj = 2 },	/* 2 chunks */
+	};
+	static const uint32_t want_obj[] = { 0, 1, 1, 1, 2, 2 };
+	struct sched_item *v = items(5, in);
+	size_t n = 0;
+
+	d.chunk = 4 * MiB;
+	ck_assert_int_eq(sched_build(&v, 5, 3, &d, 1, UINT64_MAX, &n), 0);
+	ck_assert_uint_eq(n, 6);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_eq(v[i].obj, want_obj[i]);
+	ck_assert_uint_eq(v[0].len, 12 * KiB);
+	ck_assert_uint_eq(v[1].off, 0);
+	ck_assert_uint_eq(v[2].off, 4 * MiB);
+	ck_assert_uint_eq(v[3].off, 8 * MiB);
+	ck_assert_uint_eq(v[3].len, 1 * MiB);
+	ck_assert_uint_eq(v[5].off, 4 * MiB);
+	ck_assert_uint_eq(v[5].len, 4096);
+	free(v);
+}
+END_TEST
+
 START_TEST(test_physical_bins)
 {
 	struct sched_item v[] = {
@@ -797,6 +862,8 @@ static Suite *replay_suite(void)
 	tcase_add_test(sched, test_chunks);
 	tcase_add_test(sched, test_invalid);
 	tcase_add_test(sched, test_many);
+	tcase_add_test(sched, test_merge_as_read);
+	tcase_add_test(sched, test_in_place);
 	tcase_add_test(sched, test_physical_bins);
 	tcase_add_checked_fixture(eng, setup, teardown);
 	tcase_add_test(eng, test_replay_resident);
