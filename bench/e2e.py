@@ -42,6 +42,17 @@ WORKLOADS = {
 }
 
 
+# What one would measure once per device (or read off its datasheet) and give ura-replay as its
+# cost model: the testbed's throttle per profile. The loop device's sysfs rotational flag is
+# inherited from the VM's disk and says "rotational" for every profile.
+PROFILE_COSTS = {
+    "hdd": "--rotational yes --request-cost 0.0067 --bandwidth 120M",
+    "emmc": "--rotational no --request-cost 0.00067 --bandwidth 150M",
+    "sdcard": "--rotational no --request-cost 0.0005 --bandwidth 20M",
+    "ssd": "--rotational no --request-cost 0.00005 --bandwidth 500M",
+}
+
+
 def testbed_dir():
     for d in (os.environ.get("TESTBED"), os.path.join(TOP, "bench", "testbed"),
               os.path.join(TOP, "..", "shared", "testbed")):
@@ -118,7 +129,9 @@ class Bench:
 
     def run_one(self, strategy, profile, name, pack, files):
         prog = WORKLOADS[name]
-        ura = [self.replay, "-q", "--root", self.mnt, pack]
+        costs = PROFILE_COSTS.get(profile, "") if self.args.profile_costs else ""
+        ura = ([self.replay, "-q", "--root", self.mnt] + shlex.split(costs) +
+               shlex.split(self.args.replay_args) + [pack])
         naive = [self.naive, "--root", self.mnt, pack]
         whole = ["vmtouch", "-q", "-t", "-f"] + open(files).read().split("\n")[:-1]
         if strategy == "warm":
@@ -157,6 +170,9 @@ def main():
     ap.add_argument("--head-start", type=float, default=0.5)
     ap.add_argument("--workdir", default="/var/tmp/ura-bench")
     ap.add_argument("--retrace", action="store_true")
+    ap.add_argument("--replay-args", default="", help="extra ura-replay options")
+    ap.add_argument("--no-profile-costs", dest="profile_costs", action="store_false",
+                    help="let ura-replay pick its cost model from sysfs")
     ap.add_argument("--out")
     args = ap.parse_args()
     if os.geteuid() != 0:
