@@ -1162,12 +1162,63 @@ static size_t add_item(struct ctx *c, size_t n)
 	return n + 1;
 }
 
+struct file_key {
+	uint64_t ino;
+	uint32_t fs;
+	uint32_t idx;
+};
+
+static int cmp_file_key(const void *a, const void *b)
+{
+	const struct file_key *x = a, *y = b;
+
+	if (x->fs != y->fs)
+		return x->fs < y->fs ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * A file listed twice in the pack (same filesystem, inode and path) is one
+ * object: its ranges are then merged, and no page is read twice by two
+ * workers that each found it missing. Fills @canon with the first index of each
+ * file's copies. Return: 0 or -ENOMEM.
+ */
+static int dedup_files(struct ctx *c, uint32_t *canon)
+{
+	struct file_key *k = malloc((c->nfiles ? c->nfiles : 1) * sizeof(*k));
+	struct ura_pack_file f, g;
+
+	if (!k)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nfiles; i++) {
+		canon[i] = (uint32_t)i;
+		if (ura_pack_get_file(c->pack, i, &f) < 0)
+			f = (struct ura_pack_file){ .fs_index = UINT32_MAX };
+		k[i] = (struct file_key){ .ino = f.ino, .fs = f.fs_index, .idx = (uint32_t)i };
+	}
+	qsort(k, c->nfiles, sizeof(*k), cmp_file_key);
+	for (size_t i = 1, r = 0; i < c->nfiles; i++) {
+		if (k[i].fs != k[r].fs || k[i].ino != k[r].ino) {
+			r = i;
+			continue;
+		}
+		if (ura_pack_get_file(c->pack, k[r].idx, &f) == 0 &&
+		    ura_pack_get_file(c->pack, k[i].idx, &g) == 0 && f.path_len == g.path_len &&
+		    memcmp(f.path, g.path, f.path_len) == 0)
+			canon[k[i].idx] = k[r].idx;
+	}
+	free(k);
+	return 0;
+}
+
 /* The pack's selected ranges and metadata ranges, merged into first-access order. */
 static int build_items(struct ctx *c)
 {
 	size_t nr = ura_pack_range_count(c->pack), nm = ura_pack_meta_count(c->pack);
 	size_t ir = 0, im = 0, n = 0;
-	uint32_t *file_dev = NULL;
+	uint32_t *file_dev = NULL, *canon = NULL;
 	struct ura_pack_range rg;
 	struct ura_pack_meta m;
 	bool have_r, have_m;
@@ -1179,7 +1230,8 @@ static int build_items(struct ctx *c)
 	c->obj = calloc(c->nfiles + nm + 1, sizeof(*c->obj));
 	c->req = malloc((nr + nm + 1) * sizeof(*c->req));
 	file_dev = malloc((c->nfiles + 1) * sizeof(*file_dev));
-	if (!c->obj || !c->req || !file_dev)
+	canon = malloc((c->nfiles + 1) * sizeof(*canon));
+	if (!c->obj || !c->req || !file_dev || !canon || dedup_files(c, canon) < 0)
 		goto out;
 	for (size_t i = 0; i < c->nfiles + nm + 1; i++)
 		c->obj[i].fd = -1;
@@ -1199,14 +1251,16 @@ static int build_items(struct ctx *c)
 
 		if (have_r && (!have_m || rg.first_access_ns <= m.first_access_ns)) {
 			if (c->o->all || (rg.flags & URA_PACK_RANGE_DEMANDED)) {
+				uint32_t fi = canon[rg.file_index];
+
 				*it = (struct sched_item){
 					.off = rg.first_page * PAGE_BYTES,
 					.len = (uint64_t)rg.page_count * PAGE_BYTES,
 					.time_ns = rg.first_access_ns,
-					.obj = rg.file_index,
-					.dev = file_dev[rg.file_index],
+					.obj = fi,
+					.dev = file_dev[fi],
 				};
-				if (!c->obj[rg.file_index].pending++)
+				if (!c->obj[fi].pending++)
 					c->st.files++;
 				n = add_item(c, n);
 			}
@@ -1234,6 +1288,7 @@ static int build_items(struct ctx *c)
 		c->req = p;
 	r = 0;
 out:
+	free(canon);
 	free(file_dev);
 	return r;
 }

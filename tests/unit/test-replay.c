@@ -446,6 +446,32 @@ START_TEST(test_replay_resident)
 }
 END_TEST
 
+/* A file listed twice is one object: one request, never read twice by two workers. */
+START_TEST(test_replay_duplicate_file)
+{
+	const char *names[] = { "dup", "other", "dup" };
+	struct replay_options o;
+	struct replay_stats st;
+	char *pack;
+
+	write_file("dup", 64 * KiB);
+	write_file("other", 4096);
+	pack = make_pack(names, 3);
+	evict("dup");
+	evict("other");
+	replay_options_init(&o);
+	o.jobs = 4;
+	o.rotational = 0;
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.files, 2);
+	ck_assert_uint_eq(st.pack_bytes, 64 * KiB + 4096);
+	ck_assert_uint_eq(st.requests, 2);
+	ck_assert_uint_eq(st.issued_bytes, 64 * KiB + 4096);
+	assert_adds_up(&st);
+	free(pack);
+}
+END_TEST
+
 START_TEST(test_replay_stale_missing_refused)
 {
 	const char *names[] = { "stale", "gone", "fifo", "link", "dir", "ok" };
@@ -871,6 +897,7 @@ static Suite *replay_suite(void)
 	tcase_add_test(eng, test_replay_same_size_rewrite);
 	tcase_add_test(eng, test_replay_limits_and_dry_run);
 	tcase_add_test(eng, test_replay_past_eof);
+	tcase_add_test(eng, test_replay_duplicate_file);
 	tcase_add_test(eng, test_walk);
 	tcase_add_test(eng, test_root_symlink);
 	tcase_add_test(eng, test_open_pack);
