@@ -34,6 +34,8 @@ void trace_usage(FILE *f)
 	      " -R, --root DIR           record paths relative to DIR (chroot, image)\n"
 	      " -I, --input FILE         build the pack from a trace-cmd trace.dat\n"
 	      " -b, --buffer-size SIZE   ring buffer per CPU (K, M, G suffixes)\n"
+	      " -e, --events LEVEL       all (default), access (no fault addresses) or\n"
+	      "                            add (page-cache additions only, cheapest)\n"
 	      " -J, --json               print the summary as JSON\n"
 	      " -v, --verbose            say more (repeat for more)\n"
 	      " -q, --quiet              print errors only, no summary\n"
@@ -69,6 +71,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		{ "input", required_argument, NULL, 'I' },
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "events", required_argument, NULL, 'e' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -81,7 +84,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 	*o = (struct trace_options){ 0 };
 	optind = 0;	/* full reset: tests call this more than once */
 	/* "+": stop at the command, its options are its own */
-	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:R:I:b:JvqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:R:I:b:e:JvqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			o->pack = optarg;
@@ -113,6 +116,19 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 			break;
 		case 'I':
 			o->input = optarg;
+			break;
+		case 'e':
+			if (strcmp(optarg, "all") == 0)
+				o->events = TRACE_EVENTS_ALL;
+			else if (strcmp(optarg, "access") == 0)
+				o->events = TRACE_EVENTS_ACCESS;
+			else if (strcmp(optarg, "add") == 0)
+				o->events = TRACE_EVENTS_ADD;
+			else {
+				fprintf(stderr, "ura-trace: invalid --events '%s' (all, access or add)\n",
+					optarg);
+				goto usage;
+			}
 			break;
 		case 'b':
 			if (parse_size(optarg, &v) < 0 || v < 4096 || v / 1024 > UINT_MAX) {

@@ -7,6 +7,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* --events: which events to trace, cheapest first */
+enum trace_events {
+	TRACE_EVENTS_ALL,	/* additions, access events and fault addresses (default) */
+	TRACE_EVENTS_ACCESS,	/* additions and access events: whole fault-around windows */
+	TRACE_EVENTS_ADD,	/* additions only: every page counts as demanded */
+};
+
 struct trace_options {
 	const char *pack;		/* --pack FILE */
 	char **argv;			/* the command after the options, NULL-terminated, or NULL */
@@ -18,6 +25,7 @@ struct trace_options {
 	const char *root;		/* --root DIR */
 	const char *input;		/* --input FILE */
 	unsigned buffer_kb;		/* --buffer-size SIZE, in KiB per CPU, 0 automatic */
+	enum trace_events events;	/* --events LEVEL */
 	bool json;			/* --json */
 	int verbosity;			/* -v adds one, -q subtracts one */
 };

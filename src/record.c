@@ -1266,8 +1266,8 @@ int record_trace(const struct record_opts *opts, struct record_summary *sum)
 		.system = opts->system,
 		.exclude_pid = getpid(),
 		.buffer_kb = opts->buffer_kb,
-		.access_events = true,
-		.fault_addresses = true,
+		.access_events = !opts->no_access_events,
+		.fault_addresses = !opts->no_access_events && !opts->no_fault_addresses,
 	};
 	struct child ch = { .pid = -1, .pidfd = -1, .go_fd = -1, .err_fd = -1 };
 	struct loop_state ls = { .o = o, .sigfd = -1 };
@@ -1321,7 +1321,8 @@ int record_trace(const struct record_opts *opts, struct record_summary *sum)
 	recorder_bind(&rec, tracer_tep(t));
 	access = tracer_has_event(t, TRACER_GET_PAGES) && tracer_has_event(t, TRACER_MAP_PAGES);
 	if (!access) {
-		log_warn("this kernel has no page access events: every page counts as demanded");
+		if (!o->no_access_events)
+			log_warn("this kernel has no page access events: every page counts as demanded");
 		info_flags |= URA_PACK_INFO_NO_ACCESS_EVENTS;
 	}
 	sum->access_events = access;

@@ -18,6 +18,8 @@ struct record_opts {
 	const char *root;		/* record paths relative to this directory, or NULL */
 	const char *input;		/* build the pack from this trace-cmd trace.dat instead */
 	unsigned buffer_kb;		/* ring buffer per CPU (0: automatic) */
+	bool no_access_events;		/* trace page-cache additions only */
+	bool no_fault_addresses;	/* access events without exceptions:page_fault_user */
 	int verbose;			/* -v count */
 };
 

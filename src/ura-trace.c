@@ -35,6 +35,8 @@ int main(int argc, char *argv[])
 		.root = o.root,
 		.input = o.input,
 		.buffer_kb = o.buffer_kb,
+		.no_access_events = o.events == TRACE_EVENTS_ADD,
+		.no_fault_addresses = o.events != TRACE_EVENTS_ALL,
 		.verbose = o.verbosity,
 	};
 

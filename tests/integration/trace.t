@@ -16,7 +16,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 41
+plan 43
 
 has_pages() { # PACK FILE: the pack has pages of FILE
 	[ -n "$(pack_ranges "$1" "$2")" ]
@@ -66,6 +66,16 @@ good = {100, 500, 900} <= dem and pages - dem
 good = good and all(min(abs(p - t) for t in (100, 500, 900)) <= 16 for p in dem)
 sys.exit(0 if good else (print("demanded", sorted(dem), "all", len(pages)), 1)[1])
 ' "$T/map.ranges"
+
+# --- --events add: additions only, every page demanded, and the pack says so ---
+"$HELPERS/evict" "$M/map.bin"
+ok "trace the same mmap with --events add" timeout 60 "$URA_TRACE" -q --events add \
+	--pack "$T/add.pack" -- "$HELPERS/touch-pages" "$M/map.bin" 100 500 900
+pack_ranges "$T/add.pack" "$M/map.bin" >"$T/add.ranges"
+ok "every page demanded, access_events false in the pack" sh -c '
+	awk "\$3 != 1 { bad = 1 } END { exit bad || NR == 0 }" "$1" &&
+	"$2" --json "$3" | grep -F "\"access_events\": false" >/dev/null' - \
+	"$T/add.ranges" "$URA_DUMP" "$T/add.pack"
 
 # --- the process tree only ---
 for f in child other; do

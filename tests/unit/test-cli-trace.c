@@ -150,7 +150,17 @@ START_TEST(test_root_input_buffer)
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "--buffer-size=1G", "true"), 1);
 	ck_assert_uint_eq(o.buffer_kb, 1024 * 1024);
 
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "true"), 1);
+	ck_assert_int_eq(o.events, TRACE_EVENTS_ALL);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-e", "add", "true"), 1);
+	ck_assert_int_eq(o.events, TRACE_EVENTS_ADD);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--events", "access", "true"), 1);
+	ck_assert_int_eq(o.events, TRACE_EVENTS_ACCESS);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--events=all", "true"), 1);
+	ck_assert_int_eq(o.events, TRACE_EVENTS_ALL);
+
 	quiet();
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--events=some", "true"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-R", "rel", "true"), -EINVAL);	/* not absolute */
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-I", "t.dat", "true"), -EINVAL);	/* both */
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-I", "t.dat", "-c"), -EINVAL);	/* live only */
