@@ -151,7 +151,7 @@ check: all tests/unit/runner $(FUZZ_TARGETS)
 	$(Q)for t in $(FUZZ_TARGETS); do \
 		$$t tests/fuzz/corpus/$${t##*/fuzz-}/* || exit 1; done
 	$(call msg,TEST,tools)
-	$(Q)prove -f tests/tools/*.t
+	$(Q)URA_TEST_SAN='$(SAN)' prove -f tests/tools/*.t
 
 # test helpers: small programs the integration tests run (built by `make test-helpers`)
 TEST_HELPERS := tests/integration/helpers/evict tests/integration/helpers/touch-pages

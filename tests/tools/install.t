@@ -30,7 +30,8 @@ int main(int argc, char **argv)
 C
 export PKG_CONFIG_PATH="$S/usr/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$S"
 ok "pkg-config finds libura" pkg-config --exists libura
-ok "a program compiles against the staged libura.pc" sh -c "cc -o '$T/reader' '$T/reader.c' \$(pkg-config --cflags --libs libura)"
+# a SANITIZE build's library needs the program built with the same sanitizers
+ok "a program compiles against the staged libura.pc" sh -c "cc \${URA_TEST_SAN:-} -o '$T/reader' '$T/reader.c' \$(pkg-config --cflags --libs libura)"
 run_ok "and reads a pack with the shared library" env LD_LIBRARY_PATH="$S/usr/lib" "$T/reader" "$DATA/golden-v1.pack"
 ok "what it read is right" grep -Fx "files=4 ranges=6 first=usr/bin/python3.11" "$T/out"
 ok "the shared library exports only the ura_pack API" sh -c "nm -D --defined-only '$S/usr/lib/libura.so.0' | awk '\$2 == \"T\" {print \$3}' | grep -v '^ura_pack_' | tee /dev/stderr | [ \$(wc -l) = 0 ]"
