@@ -144,6 +144,9 @@ tests/fuzz/fuzz-mountinfo: tests/fuzz/fuzz-mountinfo.o tests/fuzz/fuzz-main.o \
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
 
+# Known leaks of the libraries we link, for the SANITIZE build.
+export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+
 check: all tests/unit/runner $(FUZZ_TARGETS)
 	$(call msg,TEST,unit)
 	$(Q)tests/unit/runner
