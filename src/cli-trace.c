@@ -9,7 +9,7 @@
 #include "util.h"
 
 #define RA_KB_MIN	4
-#define RA_KB_MAX	(1024u * 1024u)
+#define RA_KB_MAX	1048576u
 
 void trace_usage(FILE *f)
 {
@@ -106,7 +106,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		case 'r':
 			if (parse_u64(optarg, &v) < 0 || v < RA_KB_MIN || v > RA_KB_MAX) {
 				fprintf(stderr, "ura-trace: invalid --read-ahead-kb '%s': expected "
-					"%u to %u\n", optarg, RA_KB_MIN, RA_KB_MAX);
+					"%u to %u\n", optarg, (unsigned)RA_KB_MIN, (unsigned)RA_KB_MAX);
 				goto usage;
 			}
 			o->read_ahead_kb = (unsigned)v;
