@@ -63,18 +63,6 @@ not() {
 	! "$@"
 }
 
-# todo_ok DESC REASON CMD...: a test of a known bug in a file this suite does not own
-todo_ok() {
-	local desc=$1 why=$2
-	shift 2
-	_tap_n=$((_tap_n + 1))
-	if "$@" >&2; then
-		echo "ok $_tap_n - $desc # TODO $why"
-	else
-		echo "not ok $_tap_n - $desc # TODO $why"
-	fi
-}
-
 has_pages() { # PACK FILE: the pack has pages of FILE
 	[ -n "$(pack_ranges "$1" "$2")" ]
 }
@@ -114,7 +102,7 @@ timeout 60 "$URA_TRACE" -q -p "$T/small/p.pack" -- sh -c 'cat "$1" >/dev/null' -
 rc=$?
 ok "ENOSPC: ura-trace exits 1 (got $rc)" test $rc = 1
 ok "and says why" grep -F "No space left on device" "$T/enospc.err"
-todo_ok "in one error line" "a second line, 'no pack written', repeats the cause" \
+ok "in one error line" \
 	test "$(grep -c "error:" "$T/enospc.err")" = 1
 ok "the previous pack survives, unchanged" cmp "$T/small/p.pack" "$T/enospc.orig"
 ok "no temporary file left" no_temp_beside "$T/small/p.pack"
@@ -195,8 +183,7 @@ instance_removed() {
 		test $rc = 0 -o $rc = 1 -o $rc = 69
 	ok "$when: a valid pack or none" sh -c '[ ! -e "$1" ] || timeout 10 "$2" "$1" >/dev/null' \
 		- "$T/rmdir.pack" "$URA_DUMP"
-	todo_ok "$when: at most one error line" \
-		"an instance lost during setup is reported as a missing event or tracefs (69), at times in several errors" \
+	ok "$when: at most one error line" \
 		test "$(grep -c "error:" "$T/rmdir.err")" -le 1
 	ok "$when: no instance left" test ! -d "$TRACEFS/instances/ura-$pid"
 	ok "$when: no temporary file left" no_temp_beside "$T/rmdir.pack"
@@ -322,8 +309,8 @@ for _ in $(seq 100); do [ "$(cat "$RA_FILE")" = 32 ] && break; sleep 0.05; done
 timeout 60 "$URA_TRACE" -q --read-ahead-kb 36 -p "$T/ra-b.pack" -- sleep 2 &
 bpid=$!
 wait "$apid" "$bpid"
-todo_ok "overlapping --read-ahead-kb traces leave read_ahead_kb as found ($(cat "$RA_FILE"), was $RA_BEFORE)" \
-	"the second trace saves the first one's forced value as the value to restore" ra_as_found
+ok "overlapping --read-ahead-kb traces leave read_ahead_kb as found ($(cat "$RA_FILE"), was $RA_BEFORE)" \
+	ra_as_found
 ra_put_back
 ok "read_ahead_kb of every device as found" ra_as_found
 
