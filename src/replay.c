@@ -335,7 +335,6 @@ int replay_walk(int dirfd, const char *path, int flags, unsigned walk_flags)
 		if (cur != dirfd)
 			close(cur);
 		cur = fd;
-		fd = -1;
 	}
 	fd = openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
@@ -501,7 +500,7 @@ static void file_name(struct ctx *c, uint32_t idx, char *buf, size_t len)
 		return;
 	}
 	snprintf(buf, len, "%s%s%s", c->fs[f.fs_index].dir ? c->fs[f.fs_index].dir : "",
-		 c->fs[f.fs_index].dir && strcmp(c->fs[f.fs_index].dir, "/") ? "/" : "", f.path);
+		 c->fs[f.fs_index].dir && strcmp(c->fs[f.fs_index].dir, "/") != 0 ? "/" : "", f.path);
 }
 
 /* The descriptor of object @i, opening and checking a file on first use; -1 to skip it. */
