@@ -328,55 +328,50 @@ int ura_pack_parse(const void *data, size_t len, struct ura_pack **ret)
  * hold it must not turn into SIGBUS in a boot-time replayer. One read of a
  * pack of 10^6 ranges (32 MB) costs a few ms; records are not copied again.
  */
-int ura_pack_open(const char *path, struct ura_pack **ret)
+int ura_pack_open_fd(int fd, struct ura_pack **ret)
 {
 	uint8_t *buf = NULL;
 	struct stat st;
 	size_t got = 0, want;
-	int fd, r;
+	int r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
+	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		r = -EISDIR;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = -EINVAL;	/* FIFO, socket, device: never read */
-		goto out;
-	}
-	if ((uint64_t)st.st_size > PACK_MAX_FILE_SIZE) {
-		r = -EFBIG;
-		goto out;
-	}
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;	/* FIFO, socket, device: never read */
+	if ((uint64_t)st.st_size > PACK_MAX_FILE_SIZE)
+		return -EFBIG;
 	want = (size_t)st.st_size;
 	buf = malloc(want ? want : 1);
-	if (!buf) {
-		r = -ENOMEM;
-		goto out;
-	}
+	if (!buf)
+		return -ENOMEM;
 	while (got < want) {
-		ssize_t n = read(fd, buf + got, want - got);
+		ssize_t n = pread(fd, buf + got, want - got, (off_t)got);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			r = -errno;
-			goto out;
+			free(buf);
+			return r;
 		}
 		if (n == 0)
 			break;	/* shrank under us: validation will say truncated */
 		got += (size_t)n;
 	}
-	r = parse_owned(buf, got, ret);
-	buf = NULL;
-out:
-	free(buf);
+	return parse_owned(buf, got, ret);
+}
+
+int ura_pack_open(const char *path, struct ura_pack **ret)
+{
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	r = ura_pack_open_fd(fd, ret);
 	close(fd);
 	return r;
 }

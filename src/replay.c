@@ -128,9 +128,6 @@ static void add(uint64_t *v, uint64_t n)
 
 int replay_open_pack(const char *path, struct ura_pack **ret)
 {
-	char proc[64];
-	uint8_t *buf = NULL;
-	size_t got = 0, want;
 	struct stat st;
 	int fd, r;
 
@@ -150,37 +147,9 @@ int replay_open_pack(const char *path, struct ura_pack **ret)
 		r = -EPERM;
 		goto out;
 	}
-	if ((uint64_t)st.st_size > (1ull << 30)) {
-		r = -EFBIG;
-		goto out;
-	}
-	/* read the very file checked above, without copying it again */
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	r = ura_pack_open(proc, ret);
-	if (r != -ENOENT && r != -EACCES && r != -ENOTDIR)
-		goto out;
-	want = (size_t)st.st_size;	/* no /proc (early boot, chroot): read it here */
-	buf = malloc(want ? want : 1);
-	if (!buf) {
-		r = -ENOMEM;
-		goto out;
-	}
-	while (got < want) {
-		ssize_t n = read(fd, buf + got, want - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			goto out;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	r = ura_pack_parse(buf, got, ret);
+	/* read the very file checked above (the library refuses one over 1 GiB) */
+	r = ura_pack_open_fd(fd, ret);
 out:
-	free(buf);
 	close(fd);
 	return r;
 }

@@ -109,6 +109,16 @@ struct ura_pack_builder;
 URA_API int ura_pack_open(const char *path, struct ura_pack **ret);
 
 /**
+ * ura_pack_open_fd() - read and validate a pack from an open file
+ * @fd: a file descriptor open for reading; read from offset 0 with pread(), not
+ *	closed. Lets a caller check the very file it opened (owner, mode) first.
+ * @ret: on success, the pack; free with ura_pack_free()
+ *
+ * Return: 0, or -errno as ura_pack_open().
+ */
+URA_API int ura_pack_open_fd(int fd, struct ura_pack **ret);
+
+/**
  * ura_pack_parse() - validate a pack held in memory
  * @data: the bytes of a pack file; copied, the caller keeps ownership
  * @len: their count

@@ -557,6 +557,27 @@ START_TEST(test_open_errors)
 }
 END_TEST
 
+START_TEST(test_open_fd)
+{
+	struct ura_pack *p = NULL;
+	int fd = open(GOLDEN, O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(lseek(fd, 100, SEEK_SET), 100);	/* read from 0 whatever the offset */
+	ck_assert_int_eq(ura_pack_open_fd(fd, &p), 0);
+	ck_assert_uint_eq(ura_pack_range_count(p), 6);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_CUR), 100);		/* and the offset is left alone */
+	ura_pack_free(p);
+	p = NULL;
+	close(fd);
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_eq(ura_pack_open_fd(fd, &p), -EINVAL);
+	close(fd);
+	ck_assert_int_eq(ura_pack_open_fd(-1, &p), -EBADF);
+	ck_assert_ptr_null(p);
+}
+END_TEST
+
 static int count_entries(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -778,6 +799,7 @@ static Suite *pack_suite(void)
 	tcase_add_checked_fixture(io, setup, teardown);
 	tcase_add_test(io, test_round_trip_many);
 	tcase_add_test(io, test_open_errors);
+	tcase_add_test(io, test_open_fd);
 	tcase_add_test(io, test_write_fails_fsize);
 	tcase_add_test(io, test_write_fails_readonly_dir);
 	tcase_add_test(io, test_write_replaces);
