@@ -10,7 +10,8 @@
 # (ura-trace's total time is printed apart). Workloads: 20 starts of python3 importing a few
 # modules, and 10 gcc compilations of a small C file, all warm (run once before measuring).
 # Prints the medians of wall and CPU time (user + system) and the overheads. Needs root.
-# On a busy machine the wall-time figures are noisy: use more rounds.
+# On a busy machine the wall-time figures are noisy: use more rounds. URA_TRACE_ARGS adds
+# options to ura-trace (e.g. "--events add").
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 URA_TRACE=${URA_TRACE:-$HERE/ura-trace}
@@ -43,7 +44,7 @@ for w in python gcc; do
 	for r in $(seq "$ROUNDS"); do
 		if [ $((r % 2)) = 0 ]; then $fn >>"$T/plain"; fi
 		start=$(date +%s.%N)
-		"$URA_TRACE" -q --pack "$T/$w.pack" -- bash -c "$(declare -f $fn); PY=$PY T=$T; $fn" \
+		"$URA_TRACE" -q ${URA_TRACE_ARGS:-} --pack "$T/$w.pack" -- bash -c "$(declare -f $fn); PY=$PY T=$T; $fn" \
 			>>"$T/traced"
 		echo "$(date +%s.%N) - $start" | bc >>"$T/total"
 		if [ $((r % 2)) = 1 ]; then $fn >>"$T/plain"; fi
