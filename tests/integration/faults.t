@@ -271,10 +271,11 @@ done
 
 # a second SIGTERM stops at once, the command ignoring the first
 timeout 60 "$URA_TRACE" -q --read-ahead-kb 24 -p "$T/ra-twice.pack" -- \
-	sh -c 'trap "" TERM; sleep 3' &
+	sh -c 'trap "" TERM; touch "$1"; sleep 3' - "$T/twice.started" &
 tpid=$!
 pid=$(ura_pid "$tpid")
-for _ in $(seq 100); do [ "$(cat "$RA_FILE")" = 24 ] && break; sleep 0.05; done
+# the first signal only once the command runs (and ignores it): slow builds (ASan) start late
+for _ in $(seq 200); do [ -e "$T/twice.started" ] && break; sleep 0.05; done
 kill -TERM "$pid"
 sleep 0.3
 kill -TERM "$pid" 2>/dev/null
