@@ -247,8 +247,11 @@ ok "the stale instance of a dead ura-trace is removed" test ! -d "$TRACEFS/insta
 # another ura-trace must leave it alone; it traces its command all the same
 if unshare -p -f true 2>/dev/null; then
 	"$HELPERS/evict" "$M/read.bin"
+	# the command runs until the check is done (a fixed sleep is too short for an ASan build)
+	touch "$T/ns.hold"
 	timeout 60 unshare -p -f "$URA_TRACE" -q -p "$T/ns.pack" -- \
-		sh -c 'cat "$1" >/dev/null; sleep 3' - "$M/read.bin" &
+		sh -c 'cat "$1" >/dev/null; while [ -e "$2" ]; do sleep 0.1; done' - "$M/read.bin" \
+		"$T/ns.hold" &
 	nspid=$!
 	for _ in $(seq 200); do
 		[ -n "$(cat "$TRACEFS/instances/ura-1/set_event_pid" 2>/dev/null)" ] && break
@@ -256,6 +259,7 @@ if unshare -p -f true 2>/dev/null; then
 	done
 	trace "$T/x.pack" true
 	ok "an instance in use is left alone" test -d "$TRACEFS/instances/ura-1"
+	rm -f "$T/ns.hold"
 	wait "$nspid"
 	ok "in a pid namespace, the command is traced" has_pages "$T/ns.pack" "$M/read.bin"
 else
