@@ -263,7 +263,7 @@ done
 evict "$M/good"
 timeout 20 "$URA_REPLAY" --lead 0.2 --wait "$T/late.pack" >/dev/null 2>"$T/late.err" &
 pid=$!
-sleep 0.3
+sleep 1	# the pack is read at once; its one range is due at 1.3 s (1.5 s less the lead)
 : >"$T/late.pack"
 wait "$pid"
 ok "pack emptied during a paced replay: it still completes (exit 0)" test $? = 0
