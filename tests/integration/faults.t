@@ -292,7 +292,12 @@ timeout 60 "$URA_TRACE" -q --read-ahead-kb 28 -p "$T/ra-kill.pack" -- sleep 30 &
 tpid=$!
 pid=$(ura_pid "$tpid")
 for _ in $(seq 100); do [ "$(cat "$RA_FILE")" = 28 ] && break; sleep 0.05; done
-sleeper=$(pgrep -P "$pid" | head -n 1)
+# the command starts after read_ahead_kb is forced: wait for it (slow under ASan)
+for _ in $(seq 200); do
+	sleeper=$(pgrep -P "$pid" | head -n 1)
+	[ -n "$sleeper" ] && break
+	sleep 0.05
+done
 { kill -KILL "$pid"; wait "$tpid"; } 2>/dev/null
 [ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null
 ok "SIGKILL: read_ahead_kb, instance and state file are left" sh -c '
