@@ -54,10 +54,11 @@ LIB_SO := libura.so.$(LIB_SOVERSION)
 COMMON_OBJS := src/log.o src/util.o
 
 # Per tool: main() (option parsing) plus the modules it wires together.
-DUMP_OBJS := src/ura-dump.o src/dump.o
+DUMP_OBJS := src/ura-dump.o src/dump.o src/pack-errors.o
 TRACE_OBJS := src/ura-trace.o src/tracer.o src/mountinfo.o src/resolve.o src/pageset.o \
 	src/record.o src/blockdev.o
-REPLAY_OBJS := src/ura-replay.o src/replay.o src/schedule.o src/mountinfo.o src/blockdev.o
+REPLAY_OBJS := src/ura-replay.o src/replay.o src/schedule.o src/mountinfo.o src/blockdev.o \
+	src/pack-errors.o
 
 # Objects that need the tracing libraries' headers.
 TRACING_OBJS := src/ura-trace.o src/tracer.o src/record.o

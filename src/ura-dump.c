@@ -9,6 +9,7 @@
 #include "dump.h"
 #include "exit-codes.h"
 #include "log.h"
+#include "pack-errors.h"
 
 int main(int argc, char *argv[])
 {
@@ -23,12 +24,8 @@ int main(int argc, char *argv[])
 
 	r = ura_pack_open(o.pack, &pack);
 	if (r < 0) {
-		log_err("cannot read pack '%s': %s", o.pack,
-			r == -EBADMSG || r == -EOPNOTSUPP ? ura_pack_error() :
-			r == -EINVAL ? "not a regular file" : r == -EFBIG ? "larger than any pack" :
-			strerror(-r));
-		return r == -ENOENT ? EXIT_NOINPUT : r == -EBADMSG || r == -EOPNOTSUPP ||
-		       r == -EFBIG || r == -EINVAL || r == -EISDIR ? EXIT_DATAERR : EXIT_FAIL;
+		log_err("cannot read pack '%s': %s", o.pack, pack_strerror(r));
+		return pack_exit_code(r);
 	}
 	r = dump_pack(stdout, pack, o.pack, o.format, o.sort);
 	ura_pack_free(pack);

@@ -9,6 +9,7 @@
 #include "cli-replay.h"
 #include "exit-codes.h"
 #include "log.h"
+#include "pack-errors.h"
 #include "replay.h"
 #include "util.h"
 
@@ -22,11 +23,8 @@ static int open_pack(const char *path, struct ura_pack **ret)
 		log_err("cannot read pack '%s': not owned by root or writable by group or others, "
 			"refusing it", path);
 	else
-		log_err("cannot read pack '%s': %s", path,
-			r == -EBADMSG || r == -EOPNOTSUPP ? ura_pack_error() :
-			r == -EINVAL ? "not a regular file" : strerror(-r));
-	return r == -ENOENT ? EXIT_NOINPUT : r == -EBADMSG || r == -EOPNOTSUPP || r == -EFBIG ||
-	       r == -EINVAL || r == -EISDIR ? EXIT_DATAERR : EXIT_FAIL;
+		log_err("cannot read pack '%s': %s", path, pack_strerror(r));
+	return pack_exit_code(r);
 }
 
 int main(int argc, char *argv[])
