@@ -337,6 +337,19 @@ const struct mount_entry *mountinfo_find_dev(const struct mount_table *t, unsign
 	return best;
 }
 
+const struct mount_entry *mountinfo_find_dev_at(const struct mount_table *t, unsigned major,
+						unsigned minor, const char *mount_point)
+{
+	for (size_t i = 0; t && mount_point && i < t->count; i++) {
+		const struct mount_entry *e = &t->entries[i];
+
+		if (e->major == major && e->minor == minor &&
+		    strcmp(e->mount_point, mount_point) == 0 && !is_covered(t, e))
+			return e;
+	}
+	return mountinfo_find_dev(t, major, minor);
+}
+
 bool mountinfo_is_pseudo_fs(const char *fstype)
 {
 	/* Memory, kernel-interface and special filesystems: nothing a disk read would bring in. */

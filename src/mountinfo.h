@@ -42,6 +42,15 @@ void mountinfo_free(struct mount_table *t);
 const struct mount_entry *mountinfo_find_dev(const struct mount_table *t, unsigned major,
 					     unsigned minor);
 
+/*
+ * As mountinfo_find_dev(), but the mount at @mount_point comes first when it
+ * is of that device and not hidden: a pack records the mount it named its
+ * files from, and two mounts of one device (btrfs subvolumes, bind mounts of
+ * subdirectories) show different files.
+ */
+const struct mount_entry *mountinfo_find_dev_at(const struct mount_table *t, unsigned major,
+						unsigned minor, const char *mount_point);
+
 /* Pseudo and memory filesystems whose pages are not worth recording (proc, tmpfs, ...). */
 bool mountinfo_is_pseudo_fs(const char *fstype);
 

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/pidfd.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -621,9 +622,10 @@ struct pack_ctx {
 	char *pack_abs;
 	dev_t self_dev;			/* ura-trace's own executable */
 	ino_t self_ino;
-	/* filesystems added to the pack, by kernel dev */
+	/* filesystems added to the pack, by kernel dev and mount point */
 	struct {
 		uint32_t kdev;
+		const char *mount_point;
 		uint32_t index;
 	} *fs;
 	size_t nfs;
@@ -667,7 +669,7 @@ static int fs_index(struct pack_ctx *c, uint32_t kdev, const struct mount_entry 
 	int r;
 
 	for (size_t i = 0; i < c->nfs; i++)
-		if (c->fs[i].kdev == kdev) {
+		if (c->fs[i].kdev == kdev && strcmp(c->fs[i].mount_point, mount_point) == 0) {
 			*ret = c->fs[i].index;
 			return 0;
 		}
@@ -685,6 +687,7 @@ static int fs_index(struct pack_ctx *c, uint32_t kdev, const struct mount_entry 
 	if (r < 0)
 		return r;
 	c->fs[c->nfs].kdev = kdev;
+	c->fs[c->nfs].mount_point = mount_point;
 	c->fs[c->nfs].index = idx;
 	c->nfs++;
 	*ret = idx;
@@ -696,9 +699,74 @@ static uint64_t listed_pages(const struct pageset_file *f)
 	return f->added_pages > f->used_pages ? f->added_pages : f->used_pages;
 }
 
-/* Ranges of one resolved file into the pack. */
+/*
+ * Keep of @ranges only the pages of @full now in the page cache (mincore).
+ * Return: the pages kept, or -errno.
+ */
+static long keep_resident(const char *full, uint64_t size, struct pageset_range **ranges,
+			  size_t *n)
+{
+	struct pageset_range *out = NULL;
+	unsigned char *vec = NULL;
+	uint64_t npages = (size + PAGE_SZ - 1) / PAGE_SZ;
+	size_t nout = 0;
+	long kept = 0;
+	void *map = MAP_FAILED;
+	int fd;
+
+	fd = open(full, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || npages == 0)
+		goto done;
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	vec = malloc(npages);
+	if (map == MAP_FAILED || !vec || mincore(map, size, vec) < 0)
+		goto done;
+	/* a range splits at most once per page */
+	out = malloc(npages * sizeof(*out));
+	if (!out) {
+		kept = -ENOMEM;
+		goto done;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		const struct pageset_range *rg = &(*ranges)[i];
+
+		for (uint64_t p = rg->first_page; p < rg->first_page + rg->page_count && p < npages;
+		     p++) {
+			if (!(vec[p] & 1))
+				continue;
+			if (nout && out[nout - 1].first_page + out[nout - 1].page_count == p &&
+			    out[nout - 1].demanded == rg->demanded &&
+			    out[nout - 1].first_ns == rg->first_ns)
+				out[nout - 1].page_count++;
+			else
+				out[nout++] = (struct pageset_range){ .first_page = p, .page_count = 1,
+					.demanded = rg->demanded, .first_ns = rg->first_ns };
+			kept++;
+		}
+	}
+done:
+	if (kept >= 0) {
+		free(*ranges);
+		*ranges = out;
+		*n = nout;
+		out = NULL;
+	}
+	free(out);
+	free(vec);
+	if (map != MAP_FAILED)
+		munmap(map, size);
+	if (fd >= 0)
+		close(fd);
+	return kept;
+}
+
+/*
+ * Ranges of one resolved file into the pack; with @resident_of, only its pages
+ * now in the page cache (@resident_of is the file's full path).
+ * Return: 1 if the file went in, 0 if it had no range to add, -errno.
+ */
 static int add_file_ranges(struct pack_ctx *c, const struct pageset_file *pf, uint32_t fsi,
-			   const char *path, const struct statx *stx)
+			   const char *path, const struct statx *stx, const char *resident_of)
 {
 	struct ura_pack_file file = { 0 };
 	struct pageset_range *ranges = NULL;
@@ -710,6 +778,14 @@ static int add_file_ranges(struct pack_ctx *c, const struct pageset_file *pf, ui
 				&ranges, &n);
 	if (r < 0)
 		return r;
+	if (resident_of) {
+		long kept = keep_resident(resident_of, stx->stx_size, &ranges, &n);
+
+		if (kept < 0) {
+			r = (int)kept;
+			goto out;
+		}
+	}
 	if (n == 0)
 		goto out;
 	file.fs_index = fsi;
@@ -752,9 +828,87 @@ static int add_file_ranges(struct pack_ctx *c, const struct pageset_file *pf, ui
 			left -= pr.page_count;
 		}
 	}
+	r = 1;
 out:
 	free(ranges);
 	return r;
+}
+
+enum { NAMED_NOT_IT, NAMED_ADDED, NAMED_EMPTY, NAMED_LEFT_OUT };
+
+/*
+ * Check that @rel, below @me's mount point, still is the traced inode @pf, a
+ * regular file on @dev, and add its ranges (see add_file_ranges() for
+ * @resident). @fsi is the pack's filesystem index for @me, made on first use.
+ * Return: NAMED_*, or -errno.
+ */
+static int add_named(struct pack_ctx *c, const struct pageset_file *pf,
+		     const struct mount_entry *me, const char *rel, dev_t dev, bool resident,
+		     uint32_t *fsi)
+{
+	const char *mp, *strip;
+	char *full = NULL;
+	struct statx stx;
+	size_t strip_len;
+	int r;
+
+	if (root_view(c->o->root, me->mount_point, &mp, &strip) < 0)
+		return NAMED_NOT_IT;	/* the caller checked */
+	strip_len = strlen(strip);
+	full = path_join(me->mount_point, rel);
+	if (!full)
+		return -ENOMEM;
+	/* the name found must still be that inode, a regular file */
+	if (statx(AT_FDCWD, full, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME, &stx) < 0 ||
+	    stx.stx_ino != pf->ino || !S_ISREG(stx.stx_mode) ||
+	    makedev(stx.stx_dev_major, stx.stx_dev_minor) != dev) {
+		r = NAMED_NOT_IT;
+		goto out;
+	}
+	/*
+	 * Inode numbers are reused: a file born after the trace saw its pages
+	 * is another file than the one that had them (deleted since).
+	 */
+	if (c->rec->t0_real && (stx.stx_mask & STATX_BTIME) &&
+	    (int64_t)stx.stx_btime.tv_sec * 1000000000 + stx.stx_btime.tv_nsec >
+		    c->rec->t0_real + (int64_t)pf->first_ns + REUSE_SLACK_NS) {
+		log_debug("'%s' is newer than the pages traced: inode reused", full);
+		r = NAMED_NOT_IT;
+		goto out;
+	}
+	r = NAMED_LEFT_OUT;
+	if ((c->pack_ino && stx.stx_ino == c->pack_ino &&
+	     makedev(stx.stx_dev_major, stx.stx_dev_minor) == c->pack_dev) ||
+	    (c->pack_abs && strcmp(full, c->pack_abs) == 0) ||
+	    (c->self_ino && stx.stx_ino == c->self_ino &&
+	     makedev(stx.stx_dev_major, stx.stx_dev_minor) == c->self_dev))
+		goto out;	/* the pack itself, or ura-trace (run by the child before exec) */
+	if (strip_len) {
+		/* under --root: only files below it, named from it */
+		if (strncmp(rel, strip, strip_len) != 0 || rel[strip_len] != '/') {
+			c->sum->outside_root++;
+			goto out;
+		}
+		rel += strip_len + 1;
+	}
+	if (*fsi == URA_PACK_NO_INDEX) {
+		r = fs_index(c, pf->dev, me, mp, fsi);
+		if (r < 0)
+			goto out;
+	}
+	r = add_file_ranges(c, pf, *fsi, rel, &stx, resident ? full : NULL);
+	if (r >= 0)
+		r = r ? NAMED_ADDED : NAMED_EMPTY;
+out:
+	free(full);
+	return r;
+}
+
+static void count_unresolved(struct pack_ctx *c, const struct pageset_file *pf)
+{
+	/* deleted before it could be named, or out of reach */
+	c->sum->unresolved_inodes++;
+	c->sum->unresolved_bytes += listed_pages(pf) * PAGE_SZ;
 }
 
 /* Name the inodes of one filesystem and add them. */
@@ -763,8 +917,7 @@ static int add_fs_files(struct pack_ctx *c, const struct pageset_file *files, si
 {
 	struct resolve_item *items = NULL;
 	const char *mp, *strip;
-	size_t strip_len;
-	uint32_t kdev = files[0].dev, fsi = URA_PACK_NO_INDEX;
+	uint32_t fsi = URA_PACK_NO_INDEX;
 	long found;
 	int r = 0;
 
@@ -772,7 +925,6 @@ static int add_fs_files(struct pack_ctx *c, const struct pageset_file *files, si
 		c->sum->outside_root += n;
 		return 0;
 	}
-	strip_len = strlen(strip);
 	items = calloc(n, sizeof(*items));
 	if (!items)
 		return -ENOMEM;
@@ -786,71 +938,205 @@ static int add_fs_files(struct pack_ctx *c, const struct pageset_file *files, si
 	}
 	log_debug("'%s': %ld of %zu inodes named", me->mount_point, found, n);
 	for (size_t i = 0; i < n; i++) {
-		const char *rel = items[i].path;
-		char *full = NULL;
-		struct statx stx;
-
-		if (!rel)
-			goto unresolved;
-		full = path_join(me->mount_point, rel);
-		if (!full) {
-			r = -ENOMEM;
-			goto out;
-		}
-		/* the name found must still be that inode, a regular file */
-		if (statx(AT_FDCWD, full, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME,
-			  &stx) < 0 || stx.stx_ino != files[i].ino || !S_ISREG(stx.stx_mode) ||
-		    makedev(stx.stx_dev_major, stx.stx_dev_minor) !=
-			    makedev(KDEV_MAJOR(kdev), KDEV_MINOR(kdev))) {
-			free(full);
-			goto unresolved;
-		}
-		/*
-		 * Inode numbers are reused: a file born after the trace saw its pages
-		 * is another file than the one that had them (deleted since).
-		 */
-		if (c->rec->t0_real && (stx.stx_mask & STATX_BTIME) &&
-		    (int64_t)stx.stx_btime.tv_sec * 1000000000 + stx.stx_btime.tv_nsec >
-			    c->rec->t0_real + (int64_t)files[i].first_ns + REUSE_SLACK_NS) {
-			log_debug("'%s' is newer than the pages traced: inode reused", full);
-			free(full);
-			goto unresolved;
-		}
-		if ((c->pack_ino && stx.stx_ino == c->pack_ino &&
-		     makedev(stx.stx_dev_major, stx.stx_dev_minor) == c->pack_dev) ||
-		    (c->pack_abs && strcmp(full, c->pack_abs) == 0) ||
-		    (c->self_ino && stx.stx_ino == c->self_ino &&
-		     makedev(stx.stx_dev_major, stx.stx_dev_minor) == c->self_dev)) {
-			free(full);
-			continue;	/* the pack itself, or ura-trace (run by the child before exec) */
-		}
-		free(full);
-		if (strip_len) {
-			/* under --root: only files below it, named from it */
-			if (strncmp(rel, strip, strip_len) != 0 || rel[strip_len] != '/') {
-				c->sum->outside_root++;
-				continue;
-			}
-			rel += strip_len + 1;
-		}
-		if (fsi == URA_PACK_NO_INDEX) {
-			r = fs_index(c, kdev, me, mp, &fsi);
-			if (r < 0)
-				goto out;
-		}
-		r = add_file_ranges(c, &files[i], fsi, rel, &stx);
+		r = items[i].path ? add_named(c, &files[i], me, items[i].path,
+					      makedev(me->major, me->minor), false, &fsi) :
+				    NAMED_NOT_IT;
 		if (r < 0)
 			goto out;
-		continue;
-unresolved:
-		/* deleted before it could be named, or out of reach */
-		c->sum->unresolved_inodes++;
-		c->sum->unresolved_bytes += listed_pages(&files[i]) * PAGE_SZ;
+		if (r == NAMED_NOT_IT)
+			count_unresolved(c, &files[i]);
 	}
+	r = 0;
 out:
 	for (size_t i = 0; i < n; i++)
 		free(items[i].path);
 	free(items);
+	return r;
+}
+
+/* Is @e's root inside that of @o (or the same, and @o the better view)? */
+static bool view_inside(const struct mount_entry *e, const struct mount_entry *o)
+{
+	size_t ol = strlen(o->root);
+
+	if (strcmp(o->root, "/") == 0)
+		return true;
+	return strncmp(e->root, o->root, ol) == 0 && (e->root[ol] == '/' || e->root[ol] == '\0');
+}
+
+/* A file with a traced btrfs inode number, in one subvolume of one mount. */
+struct btrfs_match {
+	size_t file;			/* index in the files of the filesystem */
+	const struct mount_entry *me;
+	char *rel;			/* below me->mount_point */
+	dev_t dev;			/* the subvolume's st_dev */
+	uint32_t *fsi;
+};
+
+/*
+ * Name the inodes of one subvolume, @sub below the mount @me, and note them.
+ */
+static int btrfs_subvolume(const struct pageset_file *files, size_t n,
+			   const struct mount_entry *me, const char *sub, uint32_t *fsi,
+			   struct btrfs_match **matches, size_t *nmatches)
+{
+	struct resolve_item *items = NULL;
+	char *dir = NULL;
+	struct stat st;
+	long found;
+	int r = 0;
+
+	dir = path_join(me->mount_point, sub);
+	items = calloc(n, sizeof(*items));
+	if (!dir || !items) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (stat(dir, &st) < 0)
+		goto out;	/* removed meanwhile */
+	for (size_t i = 0; i < n; i++)
+		items[i].ino = files[i].ino;
+	found = resolve_inodes(dir, me->major, me->minor, items, n, RESOLVE_WALK);
+	if (found < 0) {
+		log_warn("cannot look for files in '%s': %s, skipping", dir, strerror((int)-found));
+		goto out;
+	}
+	log_debug("btrfs subvolume '%s': %ld of %zu inode numbers found", dir, found, n);
+	for (size_t i = 0; i < n; i++) {
+		struct btrfs_match *m;
+
+		if (!items[i].path)
+			continue;
+		m = realloc(*matches, (*nmatches + 1) * sizeof(**matches));
+		if (!m) {
+			r = -ENOMEM;
+			goto out;
+		}
+		*matches = m;
+		m[*nmatches] = (struct btrfs_match){ .file = i, .me = me, .dev = st.st_dev,
+						     .fsi = fsi };
+		m[*nmatches].rel = strcmp(sub, ".") == 0 ? items[i].path :
+				   path_join(sub, items[i].path);
+		if (m[*nmatches].rel != items[i].path)
+			free(items[i].path);
+		items[i].path = NULL;
+		if (!m[*nmatches].rel) {
+			r = -ENOMEM;
+			goto out;
+		}
+		(*nmatches)++;
+	}
+out:
+	for (size_t i = 0; items && i < n; i++)
+		free(items[i].path);
+	free(items);
+	free(dir);
+	return r;
+}
+
+static int cmp_match(const void *a, const void *b)
+{
+	const struct btrfs_match *x = a, *y = b;
+
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+/*
+ * btrfs numbers inodes per subvolume, and the trace has only the superblock's
+ * device: look in every subvolume of every mount of the filesystem. When an
+ * inode number names several files, each gets the traced pages it has in the
+ * page cache right after the trace (the files traced had them brought in).
+ */
+static int add_btrfs_files(struct pack_ctx *c, const struct pageset_file *files, size_t n)
+{
+	const struct mount_entry **views = NULL;
+	struct btrfs_match *matches = NULL;
+	uint32_t *fsis = NULL;
+	size_t nviews = 0, nmatches = 0;
+	unsigned major = KDEV_MAJOR(files[0].dev), minor = KDEV_MINOR(files[0].dev);
+	const struct mount_entry *best = mountinfo_find_dev(&c->mt, major, minor);
+	int r = 0;
+
+	views = calloc(c->mt.count, sizeof(*views));
+	fsis = calloc(c->mt.count, sizeof(*fsis));
+	if (!views || !fsis) {
+		r = -ENOMEM;
+		goto out;
+	}
+	/* the best mount first, then those with files it cannot reach */
+	views[nviews++] = best;
+	for (size_t i = 0; i < c->mt.count; i++) {
+		const struct mount_entry *e = &c->mt.entries[i];
+		const char *mp, *strip;
+		bool seen = false;
+
+		if (e->major != major || e->minor != minor ||
+		    root_view(c->o->root, e->mount_point, &mp, &strip) < 0)
+			continue;
+		for (size_t v = 0; v < nviews && !seen; v++)
+			seen = views[v] == e || view_inside(e, views[v]);
+		if (!seen)
+			views[nviews++] = e;
+	}
+	for (size_t v = 0; v < nviews; v++) {
+		const char *mp, *strip;
+		char **subs = NULL;
+		long nsubs;
+
+		fsis[v] = URA_PACK_NO_INDEX;
+		if (root_view(c->o->root, views[v]->mount_point, &mp, &strip) < 0)
+			continue;
+		nsubs = resolve_subvolumes(views[v]->mount_point, &subs);
+		if (nsubs < 0) {
+			log_warn("cannot list the subvolumes of '%s': %s, skipping",
+				 views[v]->mount_point, strerror((int)-nsubs));
+			continue;
+		}
+		for (long k = 0; k < nsubs; k++) {
+			if (r == 0)
+				r = btrfs_subvolume(files, n, views[v], subs[k], &fsis[v], &matches,
+						    &nmatches);
+			free(subs[k]);
+		}
+		free(subs);
+		if (r < 0)
+			goto out;
+	}
+	if (nmatches)
+		qsort(matches, nmatches, sizeof(*matches), cmp_match);
+	for (size_t i = 0, m = 0; i < n; i++) {
+		size_t first = m, added = 0;
+		bool resident;
+
+		while (m < nmatches && matches[m].file == i)
+			m++;
+		/* one candidate: it is the file; several: tell them by their cached pages */
+		resident = m - first > 1;
+		for (int pass = 0; pass < 2 && added == 0; pass++) {
+			for (size_t k = first; k < m; k++) {
+				r = add_named(c, &files[i], matches[k].me, matches[k].rel,
+					      matches[k].dev, resident, matches[k].fsi);
+				if (r < 0)
+					goto out;
+				/* with the cache as judge, a file it gave nothing to is not it */
+				added += r == NAMED_ADDED || r == NAMED_LEFT_OUT ||
+					 (r == NAMED_EMPTY && !resident);
+			}
+			if (!resident)
+				break;
+			/* none has them cached any more: keep them all */
+			resident = false;
+		}
+		if (added == 0)
+			count_unresolved(c, &files[i]);
+	}
+	r = 0;
+out:
+	for (size_t k = 0; k < nmatches; k++)
+		free(matches[k].rel);
+	free(matches);
+	free(views);
+	free(fsis);
 	return r;
 }
 
@@ -972,6 +1258,10 @@ static int build_pack(const struct record_opts *o, struct recorder *rec, const s
 		me = mountinfo_find_dev(&c.mt, KDEV_MAJOR(dev), KDEV_MINOR(dev));
 		if (me && mountinfo_is_pseudo_fs(me->fstype)) {
 			sum->skipped_pseudo += j - i;
+		} else if (me && strcmp(me->fstype, "btrfs") == 0) {
+			r = add_btrfs_files(&c, &files[i], j - i);
+			if (r < 0)
+				goto out;
 		} else if (me) {
 			r = add_fs_files(&c, &files[i], j - i, me);
 			if (r < 0)

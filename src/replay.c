@@ -1038,7 +1038,7 @@ static int setup_fs(struct ctx *c)
 			continue;
 		if (c->o->root)
 			fs->dir = path_join(c->o->root, pf.mount_point);
-		else if (have_tab && (e = mountinfo_find_dev(&tab, pf.major, pf.minor)))
+		else if (have_tab && (e = mountinfo_find_dev_at(&tab, pf.major, pf.minor, pf.mount_point)))
 			fs->dir = strdup(e->mount_point);
 		else
 			fs->dir = strdup(pf.mount_point);

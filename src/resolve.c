@@ -20,6 +20,9 @@
 #include "mountinfo.h"
 #include "resolve.h"
 
+/* BTRFS_FIRST_FREE_OBJECTID: the inode number of every btrfs subvolume's root */
+#define BTRFS_SUBVOL_ROOT_INO	256
+
 /* Deeper directories are not walked: each level holds one open descriptor. */
 #define WALK_MAX_DEPTH	256
 #define DENTS_BUF_SIZE	((size_t)64 * 1024)
@@ -335,6 +338,10 @@ struct walk {
 	char *path;		/* the current directory, relative to the mount directory */
 	size_t path_cap;
 	bool no_openat2, no_noatime;
+	bool files_only;	/* btrfs: a subvolume's entry holds its id, not an inode */
+	bool list_subvols;	/* note nested btrfs subvolumes, walk everything */
+	char **subvols;
+	size_t nsubvols;
 };
 
 static int path_set(struct walk *wk, size_t at, const char *name)
@@ -405,7 +412,7 @@ static int scan_dir(struct walk *wk, struct frame *f, char *dents)
 			if (is_dot(d->d_name))
 				continue;
 			w = wantset_lookup(wk->ws, d->d_ino);
-			if (w && !w->found) {
+			if (w && !w->found && !(wk->files_only && type == DT_DIR)) {
 				r = path_set(wk, f->path_len, d->d_name);
 				if (r < 0)
 					return r;
@@ -506,9 +513,31 @@ static void frame_release(struct frame *f, int keep_fd)
 	*f = (struct frame){ .fd = -1 };
 }
 
-static int resolve_by_walk(int root_fd, dev_t dev, struct wantset *ws)
+/* Note the subvolume at @name, a subdirectory of the current frame's directory. */
+static int subvol_add(struct walk *wk, size_t at, const char *name)
 {
-	struct walk wk = { .dev = dev, .ws = ws };
+	char **p;
+	int r;
+
+	r = path_set(wk, at, name);
+	if (r < 0)
+		return r;
+	p = realloc(wk->subvols, (wk->nsubvols + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	wk->subvols = p;
+	p[wk->nsubvols] = strdup(wk->path);
+	if (!p[wk->nsubvols])
+		return -ENOMEM;
+	wk->nsubvols++;
+	return 0;
+}
+
+/* The walk itself: @wk->dev and @wk->ws set; with @wk->list_subvols, to the end. */
+static int walk_tree(struct walk *wk, int root_fd)
+{
+	struct wantset *ws = wk->ws;
+	dev_t dev = wk->dev;
 	struct frame *stack = NULL;
 	char *dents = NULL;
 	size_t depth = 0;
@@ -520,7 +549,7 @@ static int resolve_by_walk(int root_fd, dev_t dev, struct wantset *ws)
 		r = -ENOMEM;
 		goto out;
 	}
-	r = path_set(&wk, 0, "");
+	r = path_set(wk, 0, "");
 	if (r < 0)
 		goto out;
 	/* The root: its own inode has the path "." */
@@ -534,16 +563,16 @@ static int resolve_by_walk(int root_fd, dev_t dev, struct wantset *ws)
 				goto out;
 		}
 	}
-	if (ws->left == 0) {
+	if (ws->left == 0 && !wk->list_subvols) {
 		r = 0;
 		goto out;
 	}
 	stack[0] = (struct frame){ .fd = root_fd };
 	depth = 1;
-	r = scan_dir(&wk, &stack[0], dents);
+	r = scan_dir(wk, &stack[0], dents);
 	if (r < 0)
 		goto out;
-	while (depth > 0 && ws->left > 0) {
+	while (depth > 0 && (ws->left > 0 || wk->list_subvols)) {
 		struct frame *top = &stack[depth - 1];
 		const char *name;
 		struct stat st;
@@ -558,7 +587,7 @@ static int resolve_by_walk(int root_fd, dev_t dev, struct wantset *ws)
 		top->pos += strlen(name) + 1;
 		if (depth == WALK_MAX_DEPTH)
 			continue;
-		fd = open_subdir(&wk, top->fd, name);
+		fd = open_subdir(wk, top->fd, name);
 		if (fd < 0) {
 			if (fd == -ENOMEM)
 				goto out;
@@ -566,16 +595,22 @@ static int resolve_by_walk(int root_fd, dev_t dev, struct wantset *ws)
 		}
 		if (fstat(fd, &st) < 0 || st.st_dev != dev) {
 			close(fd);
+			/* not a mount point (open_subdir said so): a btrfs subvolume */
+			if (wk->list_subvols && st.st_dev != dev && st.st_ino == BTRFS_SUBVOL_ROOT_INO) {
+				r = subvol_add(wk, top->path_len, name);
+				if (r < 0)
+					goto out;
+			}
 			continue;
 		}
-		r = path_set(&wk, top->path_len, name);
+		r = path_set(wk, top->path_len, name);
 		if (r < 0) {
 			close(fd);
 			goto out;
 		}
 		stack[depth] = (struct frame){ .fd = fd, .path_len = (size_t)r };
 		depth++;
-		r = scan_dir(&wk, &stack[depth - 1], dents);
+		r = scan_dir(wk, &stack[depth - 1], dents);
 		if (r == -ENOMEM)
 			goto out;
 	}
@@ -585,6 +620,17 @@ out:
 		frame_release(&stack[i], root_fd);
 	free(stack);
 	free(dents);
+	return r;
+}
+
+static int resolve_by_walk(int root_fd, dev_t dev, struct wantset *ws)
+{
+	struct walk wk = { .dev = dev, .ws = ws };
+	struct statfs sfs;
+	int r;
+
+	wk.files_only = fstatfs(root_fd, &sfs) == 0 && sfs.f_type == BTRFS_SUPER_MAGIC;
+	r = walk_tree(&wk, root_fd);
 	free(wk.path);
 	return r;
 }
@@ -673,4 +719,80 @@ out:
 	for (size_t i = 0; i < n; i++)
 		count += items[i].path != NULL;
 	return count;
+}
+
+/* Give the subvolumes noted since @from the prefix @dir (a subvolume's path). */
+static int subvols_prefix(struct walk *wk, size_t from, const char *dir)
+{
+	for (size_t i = from; i < wk->nsubvols; i++) {
+		char *p;
+
+		if (asprintf(&p, "%s/%s", dir, wk->subvols[i]) < 0)
+			return -ENOMEM;
+		free(wk->subvols[i]);
+		wk->subvols[i] = p;
+	}
+	return 0;
+}
+
+long resolve_subvolumes(const char *mount_dir, char ***ret)
+{
+	struct wantset ws = { 0 };
+	struct walk wk = { .list_subvols = true, .ws = &ws };
+	struct statfs sfs;
+	int root_fd, r;
+
+	root_fd = open(mount_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+	if (root_fd < 0)
+		return -errno;
+	if (fstatfs(root_fd, &sfs) < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = subvol_add(&wk, 0, ".");
+	if (r < 0)
+		goto out;
+	r = wantset_init(&ws, NULL, 0);
+	if (r < 0)
+		goto out;
+	/* each subvolume found is walked in turn, for the ones nested in it */
+	for (size_t i = 0; sfs.f_type == BTRFS_SUPER_MAGIC && i < wk.nsubvols; i++) {
+		size_t from = wk.nsubvols;
+		struct stat st;
+		int fd;
+
+		fd = i == 0 ? root_fd : openat(root_fd, wk.subvols[i],
+					       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;	/* removed meanwhile */
+		if (fstat(fd, &st) < 0) {
+			r = -errno;
+			if (fd != root_fd)
+				close(fd);
+			goto out;
+		}
+		wk.dev = st.st_dev;
+		r = walk_tree(&wk, fd);
+		if (fd != root_fd)
+			close(fd);
+		if (r < 0)
+			goto out;
+		if (i > 0) {
+			r = subvols_prefix(&wk, from, wk.subvols[i]);
+			if (r < 0)
+				goto out;
+		}
+	}
+	*ret = wk.subvols;
+	r = (int)wk.nsubvols;
+	wk.subvols = NULL;
+	wk.nsubvols = 0;
+out:
+	for (size_t i = 0; i < wk.nsubvols; i++)
+		free(wk.subvols[i]);
+	free(wk.subvols);
+	free(wk.path);
+	wantset_free(&ws);
+	close(root_fd);
+	return r;
 }

@@ -31,7 +31,9 @@ enum resolve_method {
  * 255 directories below @mount_dir. Files with several links get one of their
  * names; the inode of @mount_dir itself is named ".". Items asked for twice
  * each get their own copy. Items whose path is already set, and inode 0, are
- * left alone. Files deleted since (open but unlinked) stay unresolved. Names
+ * left alone. On btrfs, directory entries are never taken for a wanted inode:
+ * an entry of a subvolume holds the subvolume's id, which may equal a file's
+ * inode number. Files deleted since (open but unlinked) stay unresolved. Names
  * may hold any byte but NUL and '/' (spaces, newlines, non-UTF-8).
  *
  * RESOLVE_HANDLE is tried on ext2/3/4 only and needs CAP_DAC_READ_SEARCH. It
@@ -49,5 +51,19 @@ enum resolve_method {
  */
 long resolve_inodes(const char *mount_dir, unsigned major, unsigned minor,
 		    struct resolve_item *items, size_t n, unsigned methods);
+
+/*
+ * resolve_subvolumes() - the btrfs subvolumes reachable below a mount
+ * @mount_dir: a directory where a filesystem is mounted
+ * @ret: on success, a malloc()ed array of malloc()ed paths relative to
+ *	@mount_dir: "." first, then each subvolume nested below it (any depth)
+ *
+ * btrfs numbers inodes per subvolume, and its tracepoints give the
+ * superblock's device only: a traced inode may be a file in any of them.
+ * Mount points are not crossed. On anything but btrfs the list is just ".".
+ *
+ * Return: the number of paths, or -errno.
+ */
+long resolve_subvolumes(const char *mount_dir, char ***ret);
 
 #endif
