@@ -34,7 +34,10 @@ CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check)
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -Isrc \
 	-DURA_VERSION='"$(VERSION)"' -DURA_LOCALSTATEDIR='"$(LOCALSTATEDIR)"' \
 	-fvisibility=hidden -MMD -MP $(WARN) $(SAN) $(CFLAGS)
-ALL_LDFLAGS = $(SAN) $(LDFLAGS)
+# Symbols bound at start-up: ura-trace's forked child then resolves none before
+# exec (a lazy lookup reads the symbol tables of all our libraries, and those
+# faults would be the traced command's); also read-only relocations.
+ALL_LDFLAGS = -Wl,-z,relro,-z,now $(SAN) $(LDFLAGS)
 
 ifeq ($(V),1)
 Q :=

@@ -16,7 +16,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 43
+plan 44
 
 has_pages() { # PACK FILE: the pack has pages of FILE
 	[ -n "$(pack_ranges "$1" "$2")" ]
@@ -119,6 +119,16 @@ d = json.load(sys.stdin)
 m = [r for r in d[\"metadata\"] if r[\"device\"] == sys.argv[1]]
 sys.exit(0 if m and all(r[\"length\"] > 0 and r[\"offset\"] % 4096 == 0 for r in m) else 1)
 " "$3"' - "$URA_DUMP" "$T/meta.pack" "$majmin"
+
+# --- ura-trace's own libraries: the child runs ura-trace's code until exec ---
+lib=$(ldd "$URA_TRACE" | awk '/libtracefs/ { print $3 }')
+lib=$(realpath "$lib" 2>/dev/null)
+if [ -f "$lib" ]; then
+	ok "ura-trace's libtracefs is not in the pack of a command that does not use it" \
+		not has_pages "$T/read.pack" "$lib"
+else
+	skip "cannot find ura-trace's libtracefs"
+fi
 
 # --- pseudo filesystems are left out ---
 ok "trace a read of /proc" trace "$T/proc.pack" sh -c 'cat /proc/self/status >/dev/null'
