@@ -8,7 +8,10 @@
 # workload times itself (bash's `time` around a loop of program starts), so the numbers are
 # the program's own wall time, not ura-trace's start-up or the naming of files afterwards
 # (ura-trace's total time is printed apart). Workloads: 20 starts of python3 importing a few
-# modules, and 10 gcc compilations of a small C file, all warm (run once before measuring).
+# modules, 10 gcc compilations of a small C file, and 400 runs of /bin/true from a shell (the
+# exec-heavy case: each start maps and faults in the dynamic linker and libc again), all warm
+# (run once before measuring). PY names the Python (default /usr/bin/python3: a python3
+# found first in PATH may be a wrapper script, as pyenv's shims are, which spawns ~40 shells).
 # Prints the medians of wall and CPU time (user + system) and the overheads. Needs root.
 # On a busy machine the wall-time figures are noisy: use more rounds. URA_TRACE_ARGS adds
 # options to ura-trace (e.g. "--events add").
@@ -17,7 +20,8 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 URA_TRACE=${URA_TRACE:-$HERE/ura-trace}
 ROUNDS=${1:-9}
 [ "$(id -u)" = 0 ] || { echo "needs root" >&2; exit 77; }
-PY=$(command -v python3)
+PY=${PY:-/usr/bin/python3}
+[ -x "$PY" ] || PY=$(command -v python3)
 T=$(mktemp -d /var/tmp/ura-overhead.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 cat >"$T/hello.c" <<'C'
@@ -33,11 +37,15 @@ gcc_work() {
 	bash -c 'TIMEFORMAT="%R %U %S"; time (for i in $(seq 10); do gcc -O1 -o "$1/hello" "$1/hello.c"; done)' - "$T" 2>&1 >/dev/null
 }
 
+exec_work() {
+	bash -c 'TIMEFORMAT="%R %U %S"; time (for i in $(seq 400); do /bin/true; done)' 2>&1 >/dev/null
+}
+
 median() {
 	sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
 
-for w in python gcc; do
+for w in ${WORKLOADS:-python gcc exec}; do
 	fn=${w}_work
 	$fn >/dev/null	# warm
 	: >"$T/plain" ; : >"$T/traced"; : >"$T/total"
