@@ -17,6 +17,14 @@ Strategies:
              order, concurrent (bench/naive-replay: what ureadahead does)
   naive-wait naive replay first, then the program
   whole      every file the run touched, whole (vmtouch -t), concurrent
+  demand     the issue's demand-only reference, rebuilt here: ura-replay of a pack traced
+             at read_ahead_kb 4 (every page added is a demand miss, all marked demanded),
+             concurrent
+  demand-wait  the same, replayed first, then the program
+
+Also measured per workload: the true demand (bytes that pack holds, data and metadata)
+and the bytes ura-replay really reads from its own pack (issued_bytes of a cold
+`ura-replay --wait --json`), and their ratio (target <= 1.3).
 
 Run as root with the testbed up (bench/testbed/up.sh or ../shared/testbed/up.sh):
   bench/e2e.py --profiles hdd,emmc,ssd --runs 5 --out bench/results/e2e.json
@@ -107,11 +115,37 @@ class Bench:
                self.slow("none", cmd, chroot=True), stdout=subprocess.DEVNULL)
         dump = json.loads(subprocess.run([os.path.join(TOP, "ura-dump"), "--json", pack],
                                          check=True, capture_output=True).stdout)
+        demand = os.path.join(self.packs, name + "-demand.pack")
+        if not os.path.exists(demand) or self.args.retrace:
+            drop_caches()
+            sh([self.trace, "-q", "--read-ahead-kb", "4", "--events", "add", "--pack", demand,
+                "--root", self.mnt, "--"] + self.slow("none", cmd, chroot=True),
+               stdout=subprocess.DEVNULL)
         files = os.path.join(self.packs, name + ".files")
         with open(files, "w") as f:
             for x in dump["files"]:
                 f.write(self.mnt + x["path"] + "\n")
-        return pack, files, dump["totals"]
+        totals = dict(dump["totals"])
+        dd = json.loads(subprocess.run([os.path.join(TOP, "ura-dump"), "--json", demand],
+                                       check=True, capture_output=True).stdout)["totals"]
+        totals["true_demand_bytes"] = dd["bytes"] + dd["metadata_bytes"]
+        # what replay reads of ura's pack, cold, with the ssd cost model (hole merging
+        # depends on it) and with the hdd one
+        for profile in ("hdd", "ssd"):
+            drop_caches()
+            rep = json.loads(subprocess.run(
+                [self.replay, "-q", "--wait", "--json", "--root", self.mnt] +
+                shlex.split(PROFILE_COSTS[profile]) + shlex.split(self.args.replay_args) +
+                [pack], check=True, capture_output=True).stdout)
+            totals[f"replayed_bytes_{profile}"] = rep["issued_bytes"]
+            totals[f"replayed_vs_true_demand_{profile}"] = (rep["issued_bytes"] /
+                                                            totals["true_demand_bytes"])
+        print(f"{name}: true demand {totals['true_demand_bytes'] / 2**20:.1f} MiB, replayed "
+              f"{totals['replayed_bytes_hdd'] / 2**20:.1f} MiB (hdd model, "
+              f"{totals['replayed_vs_true_demand_hdd']:.2f}x), "
+              f"{totals['replayed_bytes_ssd'] / 2**20:.1f} MiB (ssd model, "
+              f"{totals['replayed_vs_true_demand_ssd']:.2f}x)", flush=True)
+        return pack, files, totals
 
     def timed(self, cmd):
         t = time.monotonic()
@@ -130,6 +164,9 @@ class Bench:
     def run_one(self, strategy, profile, name, pack, files):
         prog = WORKLOADS[name]
         costs = PROFILE_COSTS.get(profile, "") if self.args.profile_costs else ""
+        if strategy.startswith("demand"):
+            pack = os.path.join(self.packs, name + "-demand.pack")
+            strategy = strategy.replace("demand", "ura")
         ura = ([self.replay, "-q", "--root", self.mnt] + shlex.split(costs) +
                shlex.split(self.args.replay_args) + [pack])
         naive = [self.naive, "--root", self.mnt, pack]
