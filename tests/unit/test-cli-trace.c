@@ -107,8 +107,18 @@ START_TEST(test_cold_and_read_ahead)
 
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-c", "true"), 1);
 	ck_assert(o.cold);
+	ck_assert_uint_eq(o.read_ahead_kb, 4);	/* a cold trace turns readahead off */
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "--cold", "true"), 1);
 	ck_assert(o.cold);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--cold", "-r", "keep", "true"), 1);
+	ck_assert_uint_eq(o.read_ahead_kb, 0);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-r", "keep", "--cold", "true"), 1);
+	ck_assert_uint_eq(o.read_ahead_kb, 0);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--cold", "-r", "64", "true"), 1);
+	ck_assert_uint_eq(o.read_ahead_kb, 64);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--read-ahead-kb", "keep", "true"), 1);
+	ck_assert(!o.cold);
+	ck_assert_uint_eq(o.read_ahead_kb, 0);
 
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-r", "4", "true"), 1);
 	ck_assert_uint_eq(o.read_ahead_kb, 4);
