@@ -10,11 +10,13 @@ and reports medians, min, max and the share of the cold->warm gap closed:
 Strategies:
   cold       caches dropped, no prefetch
   warm       the limit: everything cached
-  ura        ura-replay of ura's pack, started with the program (same cgroup)
+  ura        ura-replay of ura's pack (ura-trace --cold of one run), started with the
+             program (same cgroup)
   ura-wait   ura-replay --wait first, then the program (reports both and the sum)
   ura-lead   ura-replay started HEAD seconds before the program (--head-start)
-  naive      every page the traced run added, data and metadata, in first-access
-             order, concurrent (bench/naive-replay: what ureadahead does)
+  naive      every page a run traced at the device's read_ahead_kb added, data and
+             metadata, in first-access order, concurrent (bench/naive-replay: what
+             ureadahead does)
   naive-wait naive replay first, then the program
   whole      every file the run touched, whole (vmtouch -t), concurrent
   demand     the issue's demand-only reference, rebuilt here: ura-replay of a pack traced
@@ -105,25 +107,29 @@ class Bench:
     def slow(self, profile, cmd, chroot=False):
         return [self.slowrun, profile] + (["--chroot"] if chroot else []) + ["--"] + cmd
 
-    def prepare(self, name):
-        """Trace the workload: ura's pack (cold, default read_ahead_kb) and a file list."""
-        cmd = WORKLOADS[name]
-        pack = os.path.join(self.packs, name + ".pack")
+    def trace_pack(self, name, suffix, opts):
+        """Trace one cold run of the workload (unthrottled) into a pack, once."""
+        pack = os.path.join(self.packs, name + suffix + ".pack")
         if not os.path.exists(pack) or self.args.retrace:
             drop_caches()
-            sh([self.trace, "-q", "--pack", pack, "--root", self.mnt, "--"] +
-               self.slow("none", cmd, chroot=True), stdout=subprocess.DEVNULL)
+            sh([self.trace, "-q", "--pack", pack, "--root", self.mnt] + opts + ["--"] +
+               self.slow("none", WORKLOADS[name], chroot=True), stdout=subprocess.DEVNULL)
+        return pack
+
+    def prepare(self, name):
+        """The packs: ura's (ura-trace --cold unless --trace-args says otherwise), the
+        reference ones traced at the device's read_ahead_kb (naive, and the file list of
+        whole) and at read_ahead_kb 4 (demand)."""
+        pack = self.trace_pack(name, "", shlex.split(self.args.trace_args))
+        plain = self.trace_pack(name, "-plain", ["--read-ahead-kb", "keep"])
+        demand = self.trace_pack(name, "-demand", ["--read-ahead-kb", "4", "--events", "add"])
         dump = json.loads(subprocess.run([os.path.join(TOP, "ura-dump"), "--json", pack],
                                          check=True, capture_output=True).stdout)
-        demand = os.path.join(self.packs, name + "-demand.pack")
-        if not os.path.exists(demand) or self.args.retrace:
-            drop_caches()
-            sh([self.trace, "-q", "--read-ahead-kb", "4", "--events", "add", "--pack", demand,
-                "--root", self.mnt, "--"] + self.slow("none", cmd, chroot=True),
-               stdout=subprocess.DEVNULL)
+        pdump = json.loads(subprocess.run([os.path.join(TOP, "ura-dump"), "--json", plain],
+                                          check=True, capture_output=True).stdout)
         files = os.path.join(self.packs, name + ".files")
         with open(files, "w") as f:
-            for x in dump["files"]:
+            for x in pdump["files"]:
                 f.write(self.mnt + x["path"] + "\n")
         totals = dict(dump["totals"])
         dd = json.loads(subprocess.run([os.path.join(TOP, "ura-dump"), "--json", demand],
@@ -169,7 +175,7 @@ class Bench:
             strategy = strategy.replace("demand", "ura")
         ura = ([self.replay, "-q", "--root", self.mnt] + shlex.split(costs) +
                shlex.split(self.args.replay_args) + [pack])
-        naive = [self.naive, "--root", self.mnt, pack]
+        naive = [self.naive, "--root", self.mnt, os.path.join(self.packs, name + "-plain.pack")]
         whole = ["vmtouch", "-q", "-t", "-f"] + open(files).read().split("\n")[:-1]
         if strategy == "warm":
             self.timed(self.slow(profile, prog, chroot=True))
@@ -208,6 +214,8 @@ def main():
     ap.add_argument("--workdir", default="/var/tmp/ura-bench")
     ap.add_argument("--retrace", action="store_true")
     ap.add_argument("--replay-args", default="", help="extra ura-replay options")
+    ap.add_argument("--trace-args", default="--cold",
+                    help="ura-trace options for ura's pack (default --cold)")
     ap.add_argument("--no-profile-costs", dest="profile_costs", action="store_false",
                     help="let ura-replay pick its cost model from sysfs")
     ap.add_argument("--out")
