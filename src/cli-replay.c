@@ -24,7 +24,7 @@ void replay_usage(FILE *f)
 	      " -j, --jobs N            worker threads (default 2)\n"
 	      " -p, --ioprio CLASS[:N]  I/O priority: idle, be or rt, level 0-7 (be:4)\n"
 	      " -l, --lead SEC          stay at most SEC ahead of the trace (none)\n"
-	      " -i, --inflight SIZE     bytes in flight per device at most (2M)\n"
+	      " -i, --inflight SIZE     bytes in flight per device at most (no limit)\n"
 	      " -r, --root DIR          find the pack's files under DIR\n"
 	      " -s, --stale MODE        changed files: skip (default) or read\n"
 	      " -R, --rotational WHEN   disk order within time bins: yes, no or auto\n"

@@ -114,7 +114,6 @@ void replay_options_init(struct replay_options *o)
 		.jobs = REPLAY_DEFAULT_JOBS,
 		.ioprio = REPLAY_DEFAULT_IOPRIO,
 		.lead_ns = REPLAY_DEFAULT_LEAD_NS,
-		.inflight = REPLAY_DEFAULT_INFLIGHT,
 		.rotational = -1,
 		.min_available_pct = REPLAY_DEFAULT_AVAIL_PCT,
 	};

@@ -20,9 +20,6 @@
 #define REPLAY_DEFAULT_JOBS		2
 #define REPLAY_DEFAULT_IOPRIO		REPLAY_IOPRIO(REPLAY_IOPRIO_BE, 4)
 #define REPLAY_DEFAULT_LEAD_NS		0ull			/* no pacing */
-/* reads queued per device: measured on the testbed (README), 2 MiB kept a
- * program's misses from waiting behind the prefetch without slowing it */
-#define REPLAY_DEFAULT_INFLIGHT		(2ull << 20)
 #define REPLAY_DEFAULT_WINDOW_NS	1000000000ull		/* merge ranges within 1 s */
 #define REPLAY_DEFAULT_BIN_NS		1000000000ull		/* rotational time bins */
 #define REPLAY_DEFAULT_AVAIL_PCT	10			/* keep 10% of RAM available */

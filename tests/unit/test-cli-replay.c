@@ -32,7 +32,6 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(o.jobs, REPLAY_DEFAULT_JOBS);
 	ck_assert_int_eq(o.ioprio, REPLAY_DEFAULT_IOPRIO);
 	ck_assert_uint_eq(o.lead_ns, REPLAY_DEFAULT_LEAD_NS);
-	ck_assert_uint_eq(o.inflight, REPLAY_DEFAULT_INFLIGHT);
 	ck_assert_int_eq(o.rotational, -1);
 	ck_assert_uint_eq(o.chunk, 0);
 	ck_assert_uint_eq(o.max_bytes, 0);
