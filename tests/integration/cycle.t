@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The whole cycle on a small throttled loop filesystem: trace a program, make the filesystem
+# cold (unmount, mount), ura-replay --wait, then run the program in a blkio cgroup that
+# throttles the device: it must issue (nearly) no reads of its own (blkio.throttle.io_serviced
+# of its cgroup), where a cold run issues many. Nothing is timed.
+. "$(dirname "$0")/lib.sh"
+
+need_root_tracefs
+need_tools "$URA_TRACE" "$URA_REPLAY" "$URA_DUMP"
+need_helpers
+BLKIO=/sys/fs/cgroup/blkio
+[ -w "$BLKIO/cgroup.procs" ] && [ -e "$BLKIO/blkio.throttle.read_iops_device" ] ||
+	skip_all "needs the cgroup-v1 blkio controller with throttling"
+
+T=$(mktemp -d /var/tmp/ura-cycle-test.XXXXXX)
+CG=$BLKIO/ura_cycle_test_$$
+cleanup() {
+	[ -d "$CG" ] && rmdir "$CG" 2>/dev/null
+	scratch_cleanup "$T"
+}
+trap cleanup EXIT
+make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesystem"
+M=$T/mnt
+majmin=$(lsblk -dno MAJ:MIN "$SCRATCH_LOOP" | tr -d ' ')
+mkdir "$CG" || skip_all "cannot make a blkio cgroup"
+# slow enough to be a slow disk, fast enough for a test
+echo "$majmin 2000" >"$CG/blkio.throttle.read_iops_device"
+echo "$majmin 50000000" >"$CG/blkio.throttle.read_bps_device"
+
+plan 7
+
+# the program: reads some files whole, part of another through mmap, in a tree of directories
+mkdir -p "$M/lib/a/b" "$M/share/c"
+for i in $(seq 12); do head -c $((16 * 4096 + i * 100)) /dev/urandom >"$M/lib/a/b/f$i"; done
+for i in $(seq 6); do head -c 20000 /dev/urandom >"$M/share/c/g$i"; done
+head -c $((256 * 4096)) /dev/urandom >"$M/lib/big"
+cat >"$M/prog.sh" <<'EOF'
+#!/bin/sh
+cat "$1"/lib/a/b/f* "$1"/share/c/g* >/dev/null
+"$2" "$1/lib/big" 3 40 77 120 200
+EOF
+chmod +x "$M/prog.sh"
+sync
+
+cold() { umount "$M" && mount "$SCRATCH_LOOP" "$M"; }
+# reads: READS of the device the cgroup's tasks issued while running CMD...
+reads() {
+	local before after
+	before=$(awk -v d="$majmin" '$1 == d && $2 == "Read" { print $3 }' "$CG/blkio.throttle.io_serviced")
+	sh -c 'echo $$ >"$1/cgroup.procs"; shift; exec "$@"' - "$CG" "$@" >/dev/null
+	after=$(awk -v d="$majmin" '$1 == d && $2 == "Read" { print $3 }' "$CG/blkio.throttle.io_serviced")
+	echo $((${after:-0} - ${before:-0}))
+}
+prog() { "$M/prog.sh" "$M" "$HELPERS/touch-pages"; }
+
+cold
+ok "trace the program cold, at read_ahead_kb 4" timeout 60 "$URA_TRACE" -q --read-ahead-kb 4 \
+	--pack "$T/prog.pack" -- "$M/prog.sh" "$M" "$HELPERS/touch-pages"
+ok "the pack has metadata of the device" sh -c '
+	"$1" --json "$2" | grep -q "\"device\": *\"$3\""' - "$URA_DUMP" "$T/prog.pack" "$majmin"
+
+cold
+n_cold=$(reads "$M/prog.sh" "$M" "$HELPERS/touch-pages")
+ok "a cold run reads from the device ($n_cold reads)" test "$n_cold" -ge 10
+
+cold
+n_warm=$(reads "$M/prog.sh" "$M" "$HELPERS/touch-pages")
+n_warm=$(reads "$M/prog.sh" "$M" "$HELPERS/touch-pages")
+ok "a warm run does not ($n_warm reads)" test "$n_warm" -le 1
+
+cold
+ok "ura-replay --wait, in the same throttled cgroup" sh -c '
+	echo $$ >"$1/cgroup.procs"; exec timeout 60 "$2" -q --wait "$3"' - "$CG" "$URA_REPLAY" "$T/prog.pack"
+n_after=$(reads "$M/prog.sh" "$M" "$HELPERS/touch-pages")
+ok "after the replay the program reads (nearly) nothing itself ($n_after reads, cold $n_cold)" \
+	test "$n_after" -le $((n_cold / 10))
+
+# and the files really came from the replay: the same cycle without it reads again
+cold
+n_again=$(reads "$M/prog.sh" "$M" "$HELPERS/touch-pages")
+ok "without the replay it reads again ($n_again)" test "$n_again" -ge 10
+tap_status
