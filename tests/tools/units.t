@@ -6,7 +6,7 @@ if ! command -v systemd-analyze >/dev/null; then
 	echo "1..0 # SKIP systemd-analyze is missing (apt-get install systemd)"
 	exit 0
 fi
-plan 10
+plan 11
 U="$TOP/systemd"
 # verify needs the ExecStart binaries: point /usr/sbin at the build tree
 mkdir -p "$T/units"
@@ -27,6 +27,8 @@ ok "ura-trace-boot.service: records when there is no pack" \
 ok "ura-trace-boot.service: or when replay marked it stale" \
 	sh -c 'grep -Fx "ConditionPathExists=|/var/lib/ura/retrace" "$1" && grep -Fx "ConditionPathExists=!/var/lib/ura/retrace" "$2" && grep -F -- "--mark-stale /var/lib/ura/retrace" "$2"' - "$B" "$R"
 ok "ura-trace-boot.service: system-wide, stops when the boot is idle" \
-	grep -E "^ExecStart=/usr/sbin/ura-trace --system --until-idle [0-9]+ .*--pack /var/lib/ura/boot.pack" "$B"
+	grep -E "^ExecStart=/usr/sbin/ura-trace --system .*--until-idle [0-9]+ .*--pack /var/lib/ura/boot.pack" "$B"
+ok "ura-trace-boot.service: traces at read_ahead_kb 4" \
+	grep -E "^ExecStart=/usr/sbin/ura-trace .*--read-ahead-kb 4 " "$B"
 ok "the tools the units run exist" test -x "$TOP/ura-replay" -a -x "$TOP/ura-trace"
 done_testing
