@@ -199,6 +199,27 @@ class Bench:
         raise ValueError(strategy)
 
 
+DAMON = "/sys/kernel/mm/damon/admin/kdamonds"
+
+
+def damon_running():
+    """The kdamonds that are on: DAMON reclaim pages out page cache it deems cold, and a
+    region's age predates pages just read into it, so it can take replayed pages away
+    before the program uses them."""
+    on = []
+    for k in sorted(os.listdir(DAMON)) if os.path.isdir(DAMON) else []:
+        f = os.path.join(DAMON, k, "state")
+        if os.path.exists(f) and open(f).read().strip() == "on":
+            on.append(f)
+    return on
+
+
+def damon_set(states, value):
+    for f in states:
+        with open(f, "w") as fh:
+            fh.write(value)
+
+
 def summary(samples):
     return {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
             "n": len(samples)}
@@ -208,7 +229,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--profiles", default="hdd,emmc,ssd")
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
-    ap.add_argument("--strategies", default="cold,warm,ura,ura-wait,naive,naive-wait,whole")
+    ap.add_argument("--strategies",
+                    default="cold,warm,ura,ura-wait,demand,naive,naive-wait,whole")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--head-start", type=float, default=0.5)
     ap.add_argument("--workdir", default="/var/tmp/ura-bench")
@@ -218,13 +240,31 @@ def main():
                     help="ura-trace options for ura's pack (default --cold)")
     ap.add_argument("--no-profile-costs", dest="profile_costs", action="store_false",
                     help="let ura-replay pick its cost model from sysfs")
+    ap.add_argument("--pause-damon", action="store_true",
+                    help="turn running kdamonds (DAMON reclaim) off during the runs, then on")
     ap.add_argument("--out")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("e2e: needs root")
     b = Bench(args)
+    damon = damon_running()
     results = {"machine": os.uname().release, "date": time.strftime("%Y-%m-%d"),
-               "args": vars(args), "workloads": {}}
+               "args": vars(args), "workloads": {},
+               "damon": ("paused" if args.pause_damon else "on") if damon else "none"}
+    if damon and args.pause_damon:
+        damon_set(damon, "off")
+    try:
+        run_all(args, b, results)
+    finally:
+        if damon and args.pause_damon:
+            damon_set(damon, "on")
+    if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        with open(args.out, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+def run_all(args, b, results):
     strategies = args.strategies.split(",")
     for name in args.workloads.split(","):
         pack, files, totals = b.prepare(name)
@@ -239,7 +279,7 @@ def main():
                     for k in ("prefetch", "sum"):
                         if k in r:
                             extra[s][k].append(r[k])
-            res = {s: summary(v) for s, v in samples.items()}
+            res = {s: dict(summary(v), samples=v) for s, v in samples.items()}
             for s in strategies:
                 for k in ("prefetch", "sum"):
                     if extra[s][k]:
@@ -255,10 +295,6 @@ def main():
                                              else "") +
                 (f" sum {v['sum']:.2f}s" if "sum" in v else "") for s, v in res.items()),
                 flush=True)
-    if args.out:
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        with open(args.out, "w") as f:
-            json.dump(results, f, indent=1)
 
 
 if __name__ == "__main__":
