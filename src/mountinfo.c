@@ -280,6 +280,11 @@ static bool is_covered(const struct mount_table *t, const struct mount_entry *e)
 	return false;
 }
 
+bool mountinfo_is_covered(const struct mount_table *t, const struct mount_entry *e)
+{
+	return is_covered(t, e);
+}
+
 /* Is @a a better way than @b to reach the files? */
 static bool better(const struct mount_table *t, const struct mount_entry *a,
 		   const struct mount_entry *b)

@@ -29,6 +29,9 @@ int mountinfo_read(const char *path, struct mount_table *ret);
 
 void mountinfo_free(struct mount_table *t);
 
+/* Is something else mounted right on top of @e (its files hidden there)? */
+bool mountinfo_is_covered(const struct mount_table *t, const struct mount_entry *e);
+
 /*
  * The mount through which files of device major:minor are best reached: one
  * not hidden by another mount on the same mount point, then one whose root is

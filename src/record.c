@@ -700,64 +700,116 @@ static uint64_t listed_pages(const struct pageset_file *f)
 }
 
 /*
- * Keep of @ranges only the pages of @full now in the page cache (mincore).
+ * Which 4 KiB pages of [@first, @first + @count) of @fd are in the page cache:
+ * @ret[i] is 1 or 0. Only that window is mapped, whatever the file's size.
+ * Return: 0, or -errno when it cannot tell.
+ */
+static int range_resident(int fd, uint64_t size, uint64_t first, uint64_t count,
+			  unsigned char *ret)
+{
+	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t off = first * PAGE_SZ, end = (first + count) * PAGE_SZ, moff, mlen;
+	unsigned char *vec = NULL;
+	void *map;
+	int r = 0;
+
+	if (end > size)
+		end = size;
+	memset(ret, 0, count);
+	if (off >= end)
+		return 0;	/* past the end now */
+	moff = off / psz * psz;
+	mlen = end - moff;
+	map = mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, (off_t)moff);
+	if (map == MAP_FAILED)
+		return -errno;
+	vec = malloc((mlen + psz - 1) / psz);
+	if (!vec)
+		r = -ENOMEM;
+	else if (mincore(map, mlen, vec) < 0)
+		r = -errno;
+	for (uint64_t i = 0; r == 0 && i < count; i++) {
+		uint64_t b = (first + i) * PAGE_SZ;
+
+		ret[i] = b < end && (vec[(b - moff) / psz] & 1);
+	}
+	free(vec);
+	munmap(map, mlen);
+	return r;
+}
+
+static int push_range(struct pageset_range **out, size_t *n, size_t *cap,
+		      const struct pageset_range *rg, uint64_t page, uint64_t count)
+{
+	struct pageset_range *last = *n ? &(*out)[*n - 1] : NULL;
+
+	if (last && last->first_page + last->page_count == page &&
+	    last->demanded == rg->demanded && last->first_ns == rg->first_ns) {
+		last->page_count += count;
+		return 0;
+	}
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		struct pageset_range *p = realloc(*out, c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*out = p;
+		*cap = c;
+	}
+	(*out)[(*n)++] = (struct pageset_range){ .first_page = page, .page_count = count,
+						 .demanded = rg->demanded, .first_ns = rg->first_ns };
+	return 0;
+}
+
+/*
+ * Keep of @ranges only the pages of @full now in the page cache (mincore);
+ * a range whose pages cannot be looked at is kept whole.
  * Return: the pages kept, or -errno.
  */
 static long keep_resident(const char *full, uint64_t size, struct pageset_range **ranges,
 			  size_t *n)
 {
 	struct pageset_range *out = NULL;
-	unsigned char *vec = NULL;
-	uint64_t npages = (size + PAGE_SZ - 1) / PAGE_SZ;
-	size_t nout = 0;
+	unsigned char *flags = NULL;
+	size_t nout = 0, cap = 0;
 	long kept = 0;
-	void *map = MAP_FAILED;
-	int fd;
+	int fd, r = 0;
 
 	fd = open(full, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 || npages == 0)
-		goto done;
-	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-	vec = malloc(npages);
-	if (map == MAP_FAILED || !vec || mincore(map, size, vec) < 0)
-		goto done;
-	/* a range splits at most once per page */
-	out = malloc(npages * sizeof(*out));
-	if (!out) {
-		kept = -ENOMEM;
-		goto done;
-	}
-	for (size_t i = 0; i < *n; i++) {
+	for (size_t i = 0; i < *n && r == 0; i++) {
 		const struct pageset_range *rg = &(*ranges)[i];
+		unsigned char *f;
 
-		for (uint64_t p = rg->first_page; p < rg->first_page + rg->page_count && p < npages;
-		     p++) {
-			if (!(vec[p] & 1))
+		f = realloc(flags, rg->page_count ? rg->page_count : 1);
+		if (!f) {
+			r = -ENOMEM;
+			break;
+		}
+		flags = f;
+		if (fd < 0 || range_resident(fd, size, rg->first_page, rg->page_count, flags) < 0) {
+			r = push_range(&out, &nout, &cap, rg, rg->first_page, rg->page_count);
+			kept += (long)rg->page_count;
+			continue;
+		}
+		for (uint64_t p = 0; p < rg->page_count && r == 0; p++) {
+			if (!flags[p])
 				continue;
-			if (nout && out[nout - 1].first_page + out[nout - 1].page_count == p &&
-			    out[nout - 1].demanded == rg->demanded &&
-			    out[nout - 1].first_ns == rg->first_ns)
-				out[nout - 1].page_count++;
-			else
-				out[nout++] = (struct pageset_range){ .first_page = p, .page_count = 1,
-					.demanded = rg->demanded, .first_ns = rg->first_ns };
+			r = push_range(&out, &nout, &cap, rg, rg->first_page + p, 1);
 			kept++;
 		}
 	}
-done:
-	if (kept >= 0) {
+	if (r == 0) {
 		free(*ranges);
 		*ranges = out;
 		*n = nout;
 		out = NULL;
 	}
 	free(out);
-	free(vec);
-	if (map != MAP_FAILED)
-		munmap(map, size);
+	free(flags);
 	if (fd >= 0)
 		close(fd);
-	return kept;
+	return r < 0 ? r : kept;
 }
 
 /*
@@ -834,7 +886,8 @@ out:
 	return r;
 }
 
-enum { NAMED_NOT_IT, NAMED_ADDED, NAMED_EMPTY, NAMED_LEFT_OUT };
+/* NAMED_LEFT_OUT: the pack itself or ura-trace; NAMED_OUTSIDE: not below --root */
+enum { NAMED_NOT_IT, NAMED_ADDED, NAMED_EMPTY, NAMED_LEFT_OUT, NAMED_OUTSIDE };
 
 /*
  * Check that @rel, below @me's mount point, still is the traced inode @pf, a
@@ -886,7 +939,7 @@ static int add_named(struct pack_ctx *c, const struct pageset_file *pf,
 	if (strip_len) {
 		/* under --root: only files below it, named from it */
 		if (strncmp(rel, strip, strip_len) != 0 || rel[strip_len] != '/') {
-			c->sum->outside_root++;
+			r = NAMED_OUTSIDE;
 			goto out;
 		}
 		rel += strip_len + 1;
@@ -945,6 +998,8 @@ static int add_fs_files(struct pack_ctx *c, const struct pageset_file *files, si
 			goto out;
 		if (r == NAMED_NOT_IT)
 			count_unresolved(c, &files[i]);
+		else if (r == NAMED_OUTSIDE)
+			c->sum->outside_root++;
 	}
 	r = 0;
 out:
@@ -971,6 +1026,7 @@ struct btrfs_match {
 	char *rel;			/* below me->mount_point */
 	dev_t dev;			/* the subvolume's st_dev */
 	uint32_t *fsi;
+	size_t order;			/* found in this order: best view first */
 };
 
 /*
@@ -997,6 +1053,10 @@ static int btrfs_subvolume(const struct pageset_file *files, size_t n,
 	for (size_t i = 0; i < n; i++)
 		items[i].ino = files[i].ino;
 	found = resolve_inodes(dir, me->major, me->minor, items, n, RESOLVE_WALK);
+	if (found == -ENOMEM) {
+		r = -ENOMEM;
+		goto out;
+	}
 	if (found < 0) {
 		log_warn("cannot look for files in '%s': %s, skipping", dir, strerror((int)-found));
 		goto out;
@@ -1014,7 +1074,7 @@ static int btrfs_subvolume(const struct pageset_file *files, size_t n,
 		}
 		*matches = m;
 		m[*nmatches] = (struct btrfs_match){ .file = i, .me = me, .dev = st.st_dev,
-						     .fsi = fsi };
+						     .fsi = fsi, .order = *nmatches };
 		m[*nmatches].rel = strcmp(sub, ".") == 0 ? items[i].path :
 				   path_join(sub, items[i].path);
 		if (m[*nmatches].rel != items[i].path)
@@ -1038,7 +1098,11 @@ static int cmp_match(const void *a, const void *b)
 {
 	const struct btrfs_match *x = a, *y = b;
 
-	return x->file < y->file ? -1 : x->file > y->file;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 /*
@@ -1063,29 +1127,32 @@ static int add_btrfs_files(struct pack_ctx *c, const struct pageset_file *files,
 		r = -ENOMEM;
 		goto out;
 	}
-	/* the best mount first, then those with files it cannot reach */
-	views[nviews++] = best;
-	for (size_t i = 0; i < c->mt.count; i++) {
-		const struct mount_entry *e = &c->mt.entries[i];
-		const char *mp, *strip;
-		bool seen = false;
+	/*
+	 * The best mount first, then those with files it cannot reach. Under
+	 * --root a view may see only part of its filesystem: take every mount
+	 * then (a file found twice in one subvolume is one file, kept once).
+	 */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < c->mt.count; i++) {
+			const struct mount_entry *e = &c->mt.entries[i];
+			const char *mp, *strip;
+			bool seen = false;
 
-		if (e->major != major || e->minor != minor ||
-		    root_view(c->o->root, e->mount_point, &mp, &strip) < 0)
-			continue;
-		for (size_t v = 0; v < nviews && !seen; v++)
-			seen = views[v] == e || view_inside(e, views[v]);
-		if (!seen)
-			views[nviews++] = e;
+			if ((pass == 0) != (e == best) || e->major != major || e->minor != minor ||
+			    mountinfo_is_covered(&c->mt, e) ||
+			    root_view(c->o->root, e->mount_point, &mp, &strip) < 0)
+				continue;
+			for (size_t v = 0; v < nviews && !seen; v++)
+				seen = views[v] == e || (!c->o->root && view_inside(e, views[v]));
+			if (!seen)
+				views[nviews++] = e;
+		}
 	}
 	for (size_t v = 0; v < nviews; v++) {
-		const char *mp, *strip;
 		char **subs = NULL;
 		long nsubs;
 
 		fsis[v] = URA_PACK_NO_INDEX;
-		if (root_view(c->o->root, views[v]->mount_point, &mp, &strip) < 0)
-			continue;
 		nsubs = resolve_subvolumes(views[v]->mount_point, &subs);
 		if (nsubs < 0) {
 			log_warn("cannot list the subvolumes of '%s': %s, skipping",
@@ -1105,29 +1172,45 @@ static int add_btrfs_files(struct pack_ctx *c, const struct pageset_file *files,
 	if (nmatches)
 		qsort(matches, nmatches, sizeof(*matches), cmp_match);
 	for (size_t i = 0, m = 0; i < n; i++) {
-		size_t first = m, added = 0;
-		bool resident;
+		size_t first = m, count = 0;
+		bool resident, handled = false, outside = false;
 
-		while (m < nmatches && matches[m].file == i)
+		while (m < nmatches && matches[m].file == i) {
+			/* the same subvolume through another mount: the same file */
+			if (m == first || matches[m].dev != matches[m - 1].dev)
+				count++;
+			else
+				matches[m].file = SIZE_MAX;
 			m++;
-		/* one candidate: it is the file; several: tell them by their cached pages */
-		resident = m - first > 1;
-		for (int pass = 0; pass < 2 && added == 0; pass++) {
+		}
+		/*
+		 * One candidate: it is the file. Several: tell them by the pages they
+		 * have cached now (not for --input: the trace is from another time).
+		 */
+		resident = count > 1 && !c->o->input;
+		for (int pass = 0; pass < 2 && !handled; pass++) {
 			for (size_t k = first; k < m; k++) {
+				if (matches[k].file == SIZE_MAX)
+					continue;
 				r = add_named(c, &files[i], matches[k].me, matches[k].rel,
 					      matches[k].dev, resident, matches[k].fsi);
 				if (r < 0)
 					goto out;
 				/* with the cache as judge, a file it gave nothing to is not it */
-				added += r == NAMED_ADDED || r == NAMED_LEFT_OUT ||
-					 (r == NAMED_EMPTY && !resident);
+				handled |= r == NAMED_ADDED || r == NAMED_LEFT_OUT ||
+					   (r == NAMED_EMPTY && !resident);
+				outside |= r == NAMED_OUTSIDE;
 			}
 			if (!resident)
 				break;
 			/* none has them cached any more: keep them all */
 			resident = false;
 		}
-		if (added == 0)
+		if (handled)
+			continue;
+		if (outside)
+			c->sum->outside_root++;
+		else
 			count_unresolved(c, &files[i]);
 	}
 	r = 0;

@@ -70,6 +70,9 @@ static struct want *wantset_lookup(const struct wantset *ws, uint64_t ino)
 {
 	size_t i = hash_ino(ino) & ws->mask;
 
+	if (ino == 0)
+		return NULL;	/* 0 marks an empty slot */
+
 	for (;;) {
 		struct want *w = &ws->slots[i];
 
@@ -338,7 +341,7 @@ struct walk {
 	char *path;		/* the current directory, relative to the mount directory */
 	size_t path_cap;
 	bool no_openat2, no_noatime;
-	bool files_only;	/* btrfs: a subvolume's entry holds its id, not an inode */
+	bool files_only;	/* btrfs: regular files only (a subvolume's entry holds its id) */
 	bool list_subvols;	/* note nested btrfs subvolumes, walk everything */
 	char **subvols;
 	size_t nsubvols;
@@ -412,7 +415,8 @@ static int scan_dir(struct walk *wk, struct frame *f, char *dents)
 			if (is_dot(d->d_name))
 				continue;
 			w = wantset_lookup(wk->ws, d->d_ino);
-			if (w && !w->found && !(wk->files_only && type == DT_DIR)) {
+			if (w && !w->found &&
+			    !(wk->files_only && type != DT_REG && type != DT_UNKNOWN)) {
 				r = path_set(wk, f->path_len, d->d_name);
 				if (r < 0)
 					return r;
@@ -593,10 +597,14 @@ static int walk_tree(struct walk *wk, int root_fd)
 				goto out;
 			continue;	/* a mount point, removed, or unreadable: skip it */
 		}
-		if (fstat(fd, &st) < 0 || st.st_dev != dev) {
+		if (fstat(fd, &st) < 0) {
+			close(fd);
+			continue;
+		}
+		if (st.st_dev != dev) {
 			close(fd);
 			/* not a mount point (open_subdir said so): a btrfs subvolume */
-			if (wk->list_subvols && st.st_dev != dev && st.st_ino == BTRFS_SUBVOL_ROOT_INO) {
+			if (wk->list_subvols && st.st_ino == BTRFS_SUBVOL_ROOT_INO) {
 				r = subvol_add(wk, top->path_len, name);
 				if (r < 0)
 					goto out;

@@ -31,8 +31,8 @@ enum resolve_method {
  * 255 directories below @mount_dir. Files with several links get one of their
  * names; the inode of @mount_dir itself is named ".". Items asked for twice
  * each get their own copy. Items whose path is already set, and inode 0, are
- * left alone. On btrfs, directory entries are never taken for a wanted inode:
- * an entry of a subvolume holds the subvolume's id, which may equal a file's
+ * left alone. On btrfs only regular files are taken for a wanted inode: an
+ * entry of a subvolume holds the subvolume's id, which may equal a file's
  * inode number. Files deleted since (open but unlinked) stay unresolved. Names
  * may hold any byte but NUL and '/' (spaces, newlines, non-UTF-8).
  *
