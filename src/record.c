@@ -1121,7 +1121,7 @@ static int add_btrfs_files(struct pack_ctx *c, const struct pageset_file *files,
 	const struct mount_entry *best = mountinfo_find_dev(&c->mt, major, minor);
 	int r = 0;
 
-	views = calloc(c->mt.count, sizeof(*views));
+	views = calloc(c->mt.count, sizeof(const struct mount_entry *));
 	fsis = calloc(c->mt.count, sizeof(*fsis));
 	if (!views || !fsis) {
 		r = -ENOMEM;

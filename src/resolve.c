@@ -640,6 +640,7 @@ static int resolve_by_walk(int root_fd, dev_t dev, struct wantset *ws)
 	wk.files_only = fstatfs(root_fd, &sfs) == 0 && sfs.f_type == BTRFS_SUPER_MAGIC;
 	r = walk_tree(&wk, root_fd);
 	free(wk.path);
+	free(wk.subvols);	/* none: list_subvols is off */
 	return r;
 }
 
