@@ -174,7 +174,7 @@ tests/integration/helpers/mkhostile: tests/integration/helpers/mkhostile.o $(LIB
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
 
-test-helpers: tests/integration/helpers/mkhostile
+test-helpers: tests/integration/helpers/mkhostile tests/integration/helpers/mkpack
 .PHONY: test-helpers
 
 # Integration tests against the real kernel: need root and tracefs, skip otherwise.

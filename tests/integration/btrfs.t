@@ -36,9 +36,11 @@ not() { ! "$@"; }
 pages() { pack_ranges "$1" "$2" | awk '{ n += $2 } END { print n + 0 }'; }
 evict() { for f in "$@"; do "$HELPERS/evict" "$f"; done; }
 all_resident() {
+	local res
 	for f in "$@"; do
-		set -- $("$MKPACK" --resident "$f")
-		[ "$1" = "$2" ] || { echo "$f: $1 of $2 bytes resident" >&2; return 1; }
+		res=$("$MKPACK" --resident "$f") || return 1
+		set -- $res
+		[ -n "$2" ] && [ "$1" = "$2" ] || { echo "$f: $1 of $2 bytes resident" >&2; return 1; }
 	done
 }
 trace() { # PACK CMD...

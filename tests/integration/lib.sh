@@ -74,7 +74,8 @@ need_tools() {
 }
 
 need_helpers() {
-	[ -x "$HELPERS/evict" ] && [ -x "$HELPERS/touch-pages" ] ||
+	[ -x "$HELPERS/evict" ] && [ -x "$HELPERS/touch-pages" ] && [ -x "$HELPERS/mkpack" ] &&
+		[ -x "$HELPERS/mkhostile" ] ||
 		make -s -C "$TOP" test-helpers >&2 ||
 		skip_all "cannot build the test helpers"
 }

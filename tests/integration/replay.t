@@ -101,9 +101,11 @@ resident() { "$MKPACK" --resident "$@" | cut -d' ' -f1; }
 evict() { for f in "$@"; do "$MKPACK" --evict "$f"; done; }
 # all_resident FILE...: every page of each file is in the page cache (mincore)
 all_resident() {
+	local res
 	for f in "$@"; do
-		set -- $("$MKPACK" --resident "$f")
-		[ "$1" = "$2" ] || { echo "$f: $1 of $2 bytes resident" >&2; return 1; }
+		res=$("$MKPACK" --resident "$f") || return 1
+		set -- $res
+		[ -n "$2" ] && [ "$1" = "$2" ] || { echo "$f: $1 of $2 bytes resident" >&2; return 1; }
 	done
 }
 none_resident() {
