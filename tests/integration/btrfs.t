@@ -8,7 +8,6 @@
 need_root_tracefs
 need_tools "$URA_TRACE" "$URA_DUMP" "$URA_REPLAY"
 need_helpers
-MKPACK="$TOP/tests/integration/helpers/mkpack"
 command -v python3 >/dev/null || skip_all "needs python3"
 command -v mkfs.btrfs >/dev/null && command -v btrfs >/dev/null || skip_all "needs btrfs-progs"
 grep -qw btrfs /proc/filesystems || modprobe btrfs 2>/dev/null ||
@@ -31,23 +30,8 @@ tracefs_snapshot
 
 plan 11
 
-has_pages() { [ -n "$(pack_ranges "$1" "$2")" ]; }
-not() { ! "$@"; }
 pages() { pack_ranges "$1" "$2" | awk '{ n += $2 } END { print n + 0 }'; }
 evict() { for f in "$@"; do "$HELPERS/evict" "$f"; done; }
-all_resident() {
-	local res
-	for f in "$@"; do
-		res=$("$MKPACK" --resident "$f") || return 1
-		set -- $res
-		[ -n "$2" ] && [ "$1" = "$2" ] || { echo "$f: $1 of $2 bytes resident" >&2; return 1; }
-	done
-}
-trace() { # PACK CMD...
-	local pack=$1
-	shift
-	timeout 60 "$URA_TRACE" -q --pack "$pack" -- "$@"
-}
 
 # subvolumes a, b and a/nested: the first file of each is inode 257, as is the first file of
 # the top level; the subvolume b is also the directory entry numbered 257 there

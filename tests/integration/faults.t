@@ -59,14 +59,6 @@ tracefs_as_found() {
 
 plan 48
 
-not() {
-	! "$@"
-}
-
-has_pages() { # PACK FILE: the pack has pages of FILE
-	[ -n "$(pack_ranges "$1" "$2")" ]
-}
-
 valid_pack() { # PACK: ura-dump reads it
 	timeout 20 "$URA_DUMP" "$1" >/dev/null
 }

@@ -22,10 +22,6 @@ command -v strace >/dev/null && HAVE_STRACE=1
 
 plan 57
 
-not() {
-	! "$@"
-}
-
 # run NAME TOOL ARGS...: run a tool under timeout, keep stdout, stderr and status as $T/NAME.*
 run() {
 	local name=$1

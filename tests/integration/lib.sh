@@ -16,6 +16,7 @@ URA_TRACE=${URA_TRACE:-$TOP/ura-trace}
 URA_REPLAY=${URA_REPLAY:-$TOP/ura-replay}
 URA_DUMP=${URA_DUMP:-$TOP/ura-dump}
 HELPERS=$TOP/tests/integration/helpers
+MKPACK=$HELPERS/mkpack
 TRACEFS=${TRACEFS:-/sys/kernel/tracing}
 
 _tap_n=0
@@ -146,4 +147,32 @@ for f in d["files"]:
         for r in f["ranges"]:
             print(r["offset"] // 4096, r["length"] // 4096, int(r["demanded"]))
 ' "$2"
+}
+
+# PACK FILE: the pack has pages of FILE
+has_pages() {
+	[ -n "$(pack_ranges "$1" "$2")" ]
+}
+
+# CMD...: succeeds when CMD fails (for ok)
+not() {
+	! "$@"
+}
+
+# PACK CMD...: trace CMD quietly
+trace() {
+	local pack=$1
+	shift
+	timeout 60 "$URA_TRACE" -q --pack "$pack" -- "$@"
+}
+
+# FILE...: every page of each file is in the page cache (mincore, by the mkpack helper);
+# fails when the helper gives no answer
+all_resident() {
+	local res f
+	for f in "$@"; do
+		res=$("$MKPACK" --resident "$f") || return 1
+		set -- $res
+		[ -n "$2" ] && [ "$1" = "$2" ] || { echo "$f: $1 of $2 bytes resident" >&2; return 1; }
+	done
 }

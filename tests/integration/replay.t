@@ -2,9 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # ura-replay against the real kernel: pages made resident, stale and odd files skipped,
 # metadata from the block device, exit codes, --daemon, unsafe packs refused
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"	# TOP, MKPACK, all_resident (ok and skip are this file's own)
 R="$TOP/ura-replay"
-MKPACK="$TOP/tests/integration/helpers/mkpack"
 
 if [ "$(id -u)" != 0 ]; then
 	echo "1..0 # SKIP needs root"
@@ -99,15 +98,6 @@ report_ok() {
 json() { grep -o "\"$1\":[0-9a-z.]*" "$T/report" | cut -d: -f2; }
 resident() { "$MKPACK" --resident "$@" | cut -d' ' -f1; }
 evict() { for f in "$@"; do "$MKPACK" --evict "$f"; done; }
-# all_resident FILE...: every page of each file is in the page cache (mincore)
-all_resident() {
-	local res
-	for f in "$@"; do
-		res=$("$MKPACK" --resident "$f") || return 1
-		set -- $res
-		[ -n "$2" ] && [ "$1" = "$2" ] || { echo "$f: $1 of $2 bytes resident" >&2; return 1; }
-	done
-}
 none_resident() {
 	for f in "$@"; do
 		[ "$(resident "$f")" = 0 ] || { echo "$f is resident" >&2; return 1; }

@@ -18,20 +18,6 @@ tracefs_snapshot
 
 plan 44
 
-has_pages() { # PACK FILE: the pack has pages of FILE
-	[ -n "$(pack_ranges "$1" "$2")" ]
-}
-
-not() {
-	! "$@"
-}
-
-trace() { # PACK CMD...: trace CMD quietly
-	local pack=$1
-	shift
-	timeout 60 "$URA_TRACE" -q --pack "$pack" -- "$@"
-}
-
 # --- a read: exactly the file's pages ---
 head -c $((100 * 4096 + 123)) /dev/urandom >"$M/read.bin"
 "$HELPERS/evict" "$M/read.bin"
