@@ -1631,6 +1631,28 @@ static int canonical_root(const struct record_opts *o, struct record_opts *copy,
 	return 0;
 }
 
+/*
+ * What both entry points do first: clear @sum, resolve --root into @copy
+ * (@ret_root owns it), set up @rec. Logs its errors.
+ */
+static int record_begin(const struct record_opts *o, struct record_opts *copy, char **ret_root,
+			struct recorder *rec, struct record_summary *sum)
+{
+	int r;
+
+	memset(sum, 0, sizeof(*sum));
+	r = canonical_root(o, copy, ret_root);
+	if (r < 0)
+		return r;
+	r = recorder_init(rec);
+	if (r < 0) {
+		log_err("cannot start: %s", strerror(-r));
+		free(*ret_root);
+		*ret_root = NULL;
+	}
+	return r;
+}
+
 int record_trace(const struct record_opts *opts, struct record_summary *sum)
 {
 	struct record_opts copy;
@@ -1654,16 +1676,9 @@ int record_trace(const struct record_opts *opts, struct record_summary *sum)
 	bool access;
 	int r;
 
-	memset(sum, 0, sizeof(*sum));
-	r = canonical_root(opts, &copy, &root);
+	r = record_begin(opts, &copy, &root, &rec, sum);
 	if (r < 0)
 		return r;
-	r = recorder_init(&rec);
-	if (r < 0) {
-		log_err("cannot start: %s", strerror(-r));
-		free(root);
-		return r;
-	}
 
 	/* SIGINT/SIGTERM/SIGHUP become poll events: every exit path cleans up */
 	sigemptyset(&mask);
@@ -1889,16 +1904,9 @@ int record_from_trace_dat(const struct record_opts *opts, struct record_summary 
 	char *root = NULL;
 	int r;
 
-	memset(sum, 0, sizeof(*sum));
-	r = canonical_root(opts, &copy, &root);
+	r = record_begin(opts, &copy, &root, &rec, sum);
 	if (r < 0)
 		return r;
-	r = recorder_init(&rec);
-	if (r < 0) {
-		log_err("cannot start: %s", strerror(-r));
-		free(root);
-		return r;
-	}
 	if (access(o->input, R_OK) < 0) {
 		r = -errno;
 		log_err("cannot read '%s': %s", o->input, strerror(-r));
