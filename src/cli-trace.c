@@ -13,8 +13,9 @@
 /*
  * read_ahead_kb of a --cold trace unless told: every page added is then a page
  * the run read. Measured on the slow-disk testbed (README, bench/e2e.py): packs
- * traced so let concurrent replay close 66-104% of the gap on ssd and emmc
- * where packs traced at the device's own value closed 30-80%.
+ * traced so let concurrent replay close 57-76% of the cold-to-warm gap on ssd
+ * and 51-87% on emmc, where packs traced at the device's own value closed
+ * 18-51% and 42-72%.
  */
 #define RA_KB_COLD	4
 

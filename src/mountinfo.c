@@ -268,8 +268,7 @@ void mountinfo_free(struct mount_table *t)
 	t->count = 0;
 }
 
-/* Something else is mounted right on top of @e: its files are hidden there. */
-static bool is_covered(const struct mount_table *t, const struct mount_entry *e)
+bool mountinfo_is_covered(const struct mount_table *t, const struct mount_entry *e)
 {
 	for (size_t i = 0; i < t->count; i++) {
 		const struct mount_entry *o = &t->entries[i];
@@ -280,16 +279,11 @@ static bool is_covered(const struct mount_table *t, const struct mount_entry *e)
 	return false;
 }
 
-bool mountinfo_is_covered(const struct mount_table *t, const struct mount_entry *e)
-{
-	return is_covered(t, e);
-}
-
 /* Is @a a better way than @b to reach the files? */
 static bool better(const struct mount_table *t, const struct mount_entry *a,
 		   const struct mount_entry *b)
 {
-	bool ca = is_covered(t, a), cb = is_covered(t, b);
+	bool ca = mountinfo_is_covered(t, a), cb = mountinfo_is_covered(t, b);
 	bool ra = strcmp(a->root, "/") == 0, rb = strcmp(b->root, "/") == 0;
 	size_t la, lb;
 
@@ -349,7 +343,7 @@ const struct mount_entry *mountinfo_find_dev_at(const struct mount_table *t, uns
 		const struct mount_entry *e = &t->entries[i];
 
 		if (e->major == major && e->minor == minor &&
-		    strcmp(e->mount_point, mount_point) == 0 && !is_covered(t, e))
+		    strcmp(e->mount_point, mount_point) == 0 && !mountinfo_is_covered(t, e))
 			return e;
 	}
 	return mountinfo_find_dev(t, major, minor);

@@ -269,6 +269,32 @@ START_TEST(test_find_skips_covered_mount)
 }
 END_TEST
 
+/* A pack names the mount it took its paths from: that one first, if it is still there. */
+START_TEST(test_find_dev_at)
+{
+	struct mount_table t = { 0 };
+	const char *text =
+		"26 1 0:24 /@ / rw - btrfs /dev/sda2 rw,subvol=/@\n"
+		"27 26 0:24 /@home /home rw - btrfs /dev/sda2 rw,subvol=/@home\n"
+		"28 26 0:24 /@srv /srv rw - btrfs /dev/sda2 rw,subvol=/@srv\n"
+		"29 28 0:61 / /srv rw - tmpfs tmpfs rw\n";
+	const struct mount_entry *e;
+
+	ck_assert_int_eq(parse_str(text, &t), 0);
+	e = mountinfo_find_dev_at(&t, 0, 24, "/home");
+	ck_assert_ptr_nonnull(e);
+	ck_assert_str_eq(e->root, "/@home");
+	/* gone, covered, or another device there: the best mount of the device */
+	ck_assert_str_eq(mountinfo_find_dev_at(&t, 0, 24, "/gone")->mount_point, "/");
+	ck_assert(mountinfo_is_covered(&t, &t.entries[2]));
+	ck_assert(!mountinfo_is_covered(&t, &t.entries[1]));
+	ck_assert_str_eq(mountinfo_find_dev_at(&t, 0, 24, "/srv")->mount_point, "/");
+	ck_assert_str_eq(mountinfo_find_dev_at(&t, 0, 24, NULL)->mount_point, "/");
+	ck_assert_ptr_null(mountinfo_find_dev_at(&t, 0, 99, "/home"));
+	mountinfo_free(&t);
+}
+END_TEST
+
 /*
  * systemd-nspawn: the container's root is a bind of a host directory, and the
  * host's /usr/lib/os-release is bound onto the file /run/host/os-release, from
@@ -372,6 +398,7 @@ static Suite *mountinfo_suite(void)
 	tcase_add_test(tc, test_find_bind_mounts);
 	tcase_add_test(tc, test_find_btrfs_subvolumes);
 	tcase_add_test(tc, test_find_skips_covered_mount);
+	tcase_add_test(tc, test_find_dev_at);
 	tcase_add_test(tc, test_find_skips_file_bind);
 	tcase_add_test(tc, test_read_self);
 	tcase_add_test(tc, test_pseudo_fs);
