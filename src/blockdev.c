@@ -210,3 +210,77 @@ int blockdev_open(unsigned major, unsigned minor)
 	/* A real failure (say -EACCES) says more than "not found". */
 	return r == -ENOENT ? -ENODEV : r;
 }
+
+/* Append "NAME=value" for the sysfs attribute @dir/@attr when it exists (first line only). */
+static void append_attr(char *buf, size_t size, const char *dir, const char *attr,
+			const char *name)
+{
+	char path[PATH_MAX], text[512];
+	size_t used = strlen(buf);
+
+	snprintf(path, sizeof(path), "%s/%s", dir, attr);
+	if (read_text(path, text, sizeof(text)) < 0)
+		return;
+	text[strcspn(text, "\n")] = '\0';
+	for (char *p = text; *p; p++)		/* one line, no spaces: a key of words */
+		if (*p <= ' ' || *p == 0x7f)
+			*p = '_';
+	if (text[0] && used < size)
+		snprintf(buf + used, size - used, " %s=%s", name, text);
+}
+
+int blockdev_identity(unsigned major, unsigned minor, char *buf, size_t size)
+{
+	char dir[64], disk[80];
+	struct stat st;
+
+	if (!size)
+		return -EINVAL;
+	snprintf(dir, sizeof(dir), SYS_DEV_BLOCK "/%u:%u", major, minor);
+	if (stat(dir, &st) < 0)
+		return -errno;
+	snprintf(disk, sizeof(disk), "%s/partition", dir);
+	if (stat(disk, &st) == 0)
+		snprintf(disk, sizeof(disk), "%s/..", dir);
+	else
+		snprintf(disk, sizeof(disk), "%s", dir);
+	snprintf(buf, size, "dev=%u:%u", major, minor);
+	append_attr(buf, size, dir, "size", "sectors");
+	append_attr(buf, size, disk, "device/wwid", "wwid");
+	append_attr(buf, size, disk, "wwid", "wwid");
+	append_attr(buf, size, disk, "device/serial", "serial");
+	append_attr(buf, size, disk, "device/model", "model");
+	append_attr(buf, size, disk, "device/cid", "cid");	/* MMC and SD cards */
+	append_attr(buf, size, disk, "dm/uuid", "dm");
+	append_attr(buf, size, disk, "md/uuid", "md");
+	append_attr(buf, size, disk, "loop/backing_file", "loop");
+	append_attr(buf, size, disk, "loop/offset", "loopoff");
+	return 0;
+}
+
+int blockdev_disk(unsigned major, unsigned minor, unsigned *ret_major, unsigned *ret_minor)
+{
+	char path[96], text[64];
+	unsigned a, b;
+	struct stat st;
+	int r;
+
+	snprintf(path, sizeof(path), SYS_DEV_BLOCK "/%u:%u/partition", major, minor);
+	if (stat(path, &st) < 0) {
+		snprintf(path, sizeof(path), SYS_DEV_BLOCK "/%u:%u", major, minor);
+		if (stat(path, &st) < 0)
+			return -errno;
+		*ret_major = major;
+		*ret_minor = minor;
+		return 0;
+	}
+	snprintf(path, sizeof(path), SYS_DEV_BLOCK "/%u:%u/../dev", major, minor);
+	r = read_text(path, text, sizeof(text));
+	if (r < 0)
+		return r;
+	if (sscanf(text, "%u:%u", &a, &b) != 2)
+		return -EINVAL;
+	*ret_major = a;
+	*ret_minor = b;
+	return 0;
+}

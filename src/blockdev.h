@@ -4,6 +4,7 @@
 #define URA_BLOCKDEV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /*
  * The queue attributes live on the whole disk: for a partition, these look up
@@ -14,6 +15,19 @@ int blockdev_get_read_ahead_kb(unsigned major, unsigned minor, unsigned *ret);
 int blockdev_set_read_ahead_kb(unsigned major, unsigned minor, unsigned kb);
 int blockdev_is_rotational(unsigned major, unsigned minor, bool *ret);
 int blockdev_max_sectors_kb(unsigned major, unsigned minor, unsigned *ret);
+
+/*
+ * blockdev_identity() - one line that names the device across boots
+ *
+ * "dev=MAJ:MIN" followed by what sysfs tells of it (size, WWID, serial, model,
+ * an SD card's CID, a dm or md UUID, a loop device's backing file), as
+ * NAME=value words without spaces. A different disk behind the same number
+ * gives a different line. Return: 0 or -errno (-ENOENT: no such device).
+ */
+int blockdev_identity(unsigned major, unsigned minor, char *buf, size_t size);
+
+/* blockdev_disk() - the whole disk that holds MAJ:MIN (itself when not a partition); 0 or -errno */
+int blockdev_disk(unsigned major, unsigned minor, unsigned *ret_major, unsigned *ret_minor);
 
 /*
  * blockdev_open() - open block device MAJ:MIN read-only, found by number

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Measured device models, kept per device identity under /var/lib/ura/devices */
+#ifndef URA_DEVCACHE_H
+#define URA_DEVCACHE_H
+
+#include <stddef.h>
+
+#include "devmodel.h"
+
+#define DEVCACHE_ENV	"URA_DEVICE_CACHE"	/* another directory (tests) */
+
+/* The cache directory: $URA_DEVICE_CACHE, else LOCALSTATEDIR/ura/devices. */
+const char *devcache_dir(void);
+
+/**
+ * devcache_key() - what a measurement of MAJ:MIN holds for
+ *
+ * The device's identity (blockdev_identity()) and the I/O limits this process's
+ * cgroups put on it (cgroup v1 blkio.throttle.read_{bps,iops}_device, v2 io.max,
+ * at every level up to the root): a throttled service sees a slower device
+ * than an unthrottled one, and must measure it again.
+ * Return: 0 or -errno.
+ */
+int devcache_key(unsigned major, unsigned minor, char *buf, size_t size);
+
+/**
+ * devcache_load() - the model stored for @key in @dir
+ * Return: 0 (source DEVMODEL_CACHE), -ENOENT (none, or one for another key),
+ * -EPERM (a file not owned by us or writable by others), -EBADMSG (corrupt).
+ */
+int devcache_load(const char *dir, const char *key, struct devmodel *ret);
+
+/** devcache_store() - keep @m for @key in @dir (created), atomically; 0 or -errno */
+int devcache_store(const char *dir, const char *key, const struct devmodel *m);
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A device's cost model: the device time of one read as a function of its size */
+#ifndef URA_DEVMODEL_H
+#define URA_DEVMODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define DEVMODEL_MAX_POINTS	8
+
+enum devmodel_source {
+	DEVMODEL_DEFAULT,	/* nothing known: the flash guess */
+	DEVMODEL_SYSFS,		/* guessed from the queue's rotational flag (which may lie) */
+	DEVMODEL_OPTIONS,	/* --request-cost / --bandwidth */
+	DEVMODEL_CACHE,		/* measured before, read back from the device cache */
+	DEVMODEL_PROBE,		/* measured now */
+};
+
+/*
+ * The cost of a read of @size[i] bytes is @ns[i] of device time, measured with
+ * the device kept busy (reads in flight together), so that it is the time one
+ * more such read adds to a replay. Between points the cost is interpolated;
+ * past the last one it grows with the last segment's slope. Sizes increase.
+ */
+struct devmodel {
+	unsigned n;
+	uint64_t size[DEVMODEL_MAX_POINTS];
+	uint64_t ns[DEVMODEL_MAX_POINTS];
+	bool rotational;		/* a random read costs far more than a sequential one */
+	enum devmodel_source source;
+};
+
+/* The figures a sysfs guess or --request-cost / --bandwidth give, as a model. */
+#define DEVMODEL_ROT_REQUEST_NS	8000000ull		/* 8 ms */
+#define DEVMODEL_ROT_BANDWIDTH	(120ull << 20)		/* 120 MiB/s */
+#define DEVMODEL_SSD_REQUEST_NS	100000ull		/* 100 us */
+#define DEVMODEL_SSD_BANDWIDTH	(500ull << 20)		/* 500 MiB/s */
+
+/**
+ * devmodel_from_costs() - a model where a read costs @request_ns plus its bytes at @bandwidth
+ * @bandwidth: bytes per second, > 0
+ */
+void devmodel_from_costs(struct devmodel *m, uint64_t request_ns, uint64_t bandwidth,
+			 bool rotational, enum devmodel_source source);
+
+/** devmodel_cost() - device time of one read of @bytes, in ns (0 for 0 bytes) */
+uint64_t devmodel_cost(const struct devmodel *m, uint64_t bytes);
+
+/*
+ * devmodel_request_ns(), devmodel_bandwidth() - the model in two figures, for
+ * reports: the cost of the smallest read, and the bytes per second that the
+ * largest read measured achieves.
+ */
+uint64_t devmodel_request_ns(const struct devmodel *m);
+uint64_t devmodel_bandwidth(const struct devmodel *m);
+
+/**
+ * devmodel_valid() - points in increasing size, with costs that never fall, at
+ * most DEVMODEL_MAX_POINTS of them, at least one
+ */
+bool devmodel_valid(const struct devmodel *m);
+
+const char *devmodel_source_name(enum devmodel_source s);
+
+/* The text form of the device cache: "rotational 0|1" and "point SIZE NS" lines. */
+int devmodel_write(FILE *f, const struct devmodel *m);
+
+/**
+ * devmodel_parse() - read the text form
+ * Return: 0, or -EBADMSG when a line is malformed or the model is not valid.
+ */
+int devmodel_parse(const char *text, struct devmodel *ret);
+
+#endif
