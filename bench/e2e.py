@@ -12,6 +12,7 @@ Strategies:
   warm       the limit: everything cached
   ura        ura-replay of ura's pack (ura-trace --cold of one run), started with the
              program (same cgroup)
+  ura-plain  the same with the pack of a plain `ura-trace` (no --cold)
   ura-wait   ura-replay --wait first, then the program (reports both and the sum)
   ura-lead   ura-replay started HEAD seconds before the program (--head-start)
   naive      every page a run traced at the device's read_ahead_kb added, data and
@@ -49,6 +50,13 @@ WORKLOADS = {
     # a large program: gcc with the sanitizer runtimes (cc1, as, ld, libasan, libubsan)
     "gcc-asan": ["/bin/sh", "-c",
                  "gcc -O2 -fsanitize=address,undefined -o /tmp/h /bench/hello.c && /tmp/h"],
+    # a large program start (>= 100 MB read): clang compiling a C++ file; libLLVM (104 MB)
+    # and libclang-cpp are read at random. Needs the image built with PACKAGES=clang,g++.
+    "clang": ["/bin/sh", "-c",
+              "printf '#include <iostream>\\n#include <map>\\n#include <regex>\\n"
+              "#include <string>\\nint main(){std::map<std::string,int> m; std::regex r(\"a+\");"
+              "m[\"x\"]=std::regex_match(\"aa\",r); std::cout<<m.size()<<std::endl;}\\n' "
+              ">/tmp/c.cpp && clang++ -O1 -c -o /tmp/c.o /tmp/c.cpp"],
 }
 
 
@@ -185,6 +193,9 @@ class Bench:
             return {"t": self.timed(self.slow(profile, prog, chroot=True))}
         if strategy == "ura":
             return {"t": self.concurrent(profile, ura, prog)}
+        if strategy == "ura-plain":
+            plain = ura[:-1] + [os.path.join(self.packs, name + "-plain.pack")]
+            return {"t": self.concurrent(profile, plain, prog)}
         if strategy == "ura-lead":
             return {"t": self.concurrent(profile, ura, prog, self.args.head_start)}
         if strategy == "naive":
@@ -227,7 +238,7 @@ def summary(samples):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--profiles", default="hdd,emmc,ssd")
+    ap.add_argument("--profiles", default="hdd,emmc,sdcard,ssd")
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
     ap.add_argument("--strategies",
                     default="cold,warm,ura,ura-wait,demand,naive,naive-wait,whole")
@@ -238,8 +249,9 @@ def main():
     ap.add_argument("--replay-args", default="", help="extra ura-replay options")
     ap.add_argument("--trace-args", default="--cold",
                     help="ura-trace options for ura's pack (default --cold)")
-    ap.add_argument("--no-profile-costs", dest="profile_costs", action="store_false",
-                    help="let ura-replay pick its cost model from sysfs")
+    ap.add_argument("--profile-costs", action="store_true",
+                    help="give ura-replay each profile's costs by hand (default: its own "
+                         "measured model)")
     ap.add_argument("--pause-damon", action="store_true",
                     help="turn running kdamonds (DAMON reclaim) off during the runs, then on")
     ap.add_argument("--out")
@@ -270,6 +282,11 @@ def run_all(args, b, results):
         pack, files, totals = b.prepare(name)
         results["workloads"][name] = {"pack_totals": totals, "profiles": {}}
         for profile in args.profiles.split(","):
+            # ura-replay measures a device once and keeps the model (per device and I/O
+            # limits): this first replay is that measurement, as a first boot would do it
+            drop_caches()
+            subprocess.run(b.slow(profile, [b.replay, "-q", "--root", b.mnt, pack]),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             samples = {s: [] for s in strategies}
             extra = {s: {"prefetch": [], "sum": []} for s in strategies}
             for run in range(args.runs):

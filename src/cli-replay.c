@@ -28,11 +28,12 @@ void replay_usage(FILE *f)
 	      " -r, --root DIR          find the pack's files under DIR\n"
 	      " -s, --stale MODE        changed files: skip (default) or read\n"
 	      " -R, --rotational WHEN   disk order within time bins: yes, no or auto\n"
+	      " -P, --probe WHEN        measure a device's costs: auto (once), always, never\n"
 	      " -c, --chunk SIZE        bytes per request (default: the device's limit)\n"
 	      " -m, --max-bytes SIZE    read at most SIZE bytes\n"
 	      " -M, --min-available SZ  stop before MemAvailable falls below SZ or N% (10%)\n"
-	      " -C, --request-cost SEC  cost model: time of one request (by device type)\n"
-	      " -B, --bandwidth SIZE    cost model: bytes per second (by device type)\n"
+	      " -C, --request-cost SEC  cost model: time of one request (measured)\n"
+	      " -B, --bandwidth SIZE    cost model: bytes per second (measured)\n"
 	      " -F, --fadvise MODE      advice on the replay's files: random or none\n"
 	      " -S, --mark-stale FILE   create FILE when the pack should be recorded again\n"
 	      " -v, --verbose           say more\n"
@@ -117,6 +118,7 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 		{ "root", required_argument, NULL, 'r' },
 		{ "stale", required_argument, NULL, 's' },
 		{ "rotational", required_argument, NULL, 'R' },
+		{ "probe", required_argument, NULL, 'P' },
 		{ "chunk", required_argument, NULL, 'c' },
 		{ "max-bytes", required_argument, NULL, 'm' },
 		{ "min-available", required_argument, NULL, 'M' },
@@ -135,7 +137,7 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 
 	replay_options_init(o);
 	optind = 0;	/* full reset: tests call this more than once */
-	while ((c = getopt_long(argc, argv, "awdnJj:p:l:i:r:s:R:c:m:M:C:B:F:S:vqhV", longopts,
+	while ((c = getopt_long(argc, argv, "awdnJj:p:l:i:r:s:R:P:c:m:M:C:B:F:S:vqhV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -208,6 +210,18 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 				o->rotational = -1;
 			else {
 				bad_arg("rotational", optarg, "yes, no or auto");
+				goto usage;
+			}
+			break;
+		case 'P':
+			if (strcmp(optarg, "auto") == 0)
+				o->probe = REPLAY_PROBE_AUTO;
+			else if (strcmp(optarg, "always") == 0)
+				o->probe = REPLAY_PROBE_ALWAYS;
+			else if (strcmp(optarg, "never") == 0)
+				o->probe = REPLAY_PROBE_NEVER;
+			else {
+				bad_arg("probe", optarg, "auto, always or never");
 				goto usage;
 			}
 			break;

@@ -21,6 +21,8 @@
 #include <linux/openat2.h>
 
 #include "blockdev.h"
+#include "devcache.h"
+#include "devprobe.h"
 #include "exit-codes.h"
 #include "log.h"
 #include "mountinfo.h"
@@ -79,7 +81,9 @@ struct robj {
 	int fd;
 	uint8_t state;		/* enum obj_state */
 	bool warned;
+	bool reopen_failed;	/* closed for the file limit, then could not be opened again */
 	uint32_t pending;	/* requests not yet handled; the file is closed at zero */
+	uint32_t users;		/* threads using @fd now */
 	uint64_t size;		/* bytes now */
 	unsigned major, minor;	/* block devices only */
 };
@@ -104,6 +108,8 @@ struct ctx {
 	pthread_mutex_t locks[NLOCKS];
 	pthread_mutex_t mem_lock;
 	uint64_t mem_floor, reserved, since_check;
+	size_t open_files;	/* atomic: file descriptors of files we hold */
+	size_t fd_cap;		/* hold at most about this many: close after use beyond */
 	struct replay_stats st;
 };
 
@@ -161,7 +167,6 @@ static int dev_slot(struct ctx *c, unsigned major, unsigned minor, uint32_t *ret
 	const struct replay_options *o = c->o;
 	struct sched_dev *d;
 	unsigned ra = 0, maxs = 0;
-	bool rot = false;
 	uint64_t cap;
 	size_t i;
 	void *p;
@@ -181,29 +186,144 @@ static int dev_slot(struct ctx *c, unsigned major, unsigned minor, uint32_t *ret
 		return -ENOMEM;
 	c->devnum = p;
 	d = &c->devs[c->ndev];
+	*d = (struct sched_dev){ 0 };
 	c->devnum[c->ndev][0] = major;
 	c->devnum[c->ndev][1] = minor;
-	if (o->rotational >= 0)
-		rot = o->rotational;
-	else if (blockdev_is_rotational(major, minor, &rot) < 0)
-		rot = false;
 	(void)blockdev_get_read_ahead_kb(major, minor, &ra);
 	(void)blockdev_max_sectors_kb(major, minor, &maxs);
 	/* one readahead() reads at most max(read_ahead_kb, max request): never ask for more */
 	cap = (uint64_t)(ra > maxs ? ra : maxs) << 10;
 	if (!cap)
 		cap = REPLAY_FALLBACK_CHUNK;
-	d->rotational = rot;
 	d->chunk = o->chunk && o->chunk < cap ? o->chunk : cap;
 	d->chunk = d->chunk < PAGE_BYTES ? PAGE_BYTES : d->chunk & ~(PAGE_BYTES - 1);
-	d->request_ns = o->request_ns ? o->request_ns :
-			rot ? SCHED_ROT_REQUEST_NS : SCHED_SSD_REQUEST_NS;
-	d->bandwidth = o->bandwidth ? o->bandwidth : rot ? SCHED_ROT_BANDWIDTH : SCHED_SSD_BANDWIDTH;
-	log_debug("device %u:%u: %s, chunk %" PRIu64 " KiB (read_ahead_kb %u, max_sectors_kb %u), "
-		  "request %" PRIu64 " us, %" PRIu64 " MiB/s, merge gaps up to %" PRIu64 " KiB",
-		  major, minor, rot ? "rotational" : "non-rotational", d->chunk >> 10, ra, maxs,
-		  d->request_ns / 1000, d->bandwidth >> 20, sched_max_gap(d) >> 10);
+	log_debug("device %u:%u: chunk %" PRIu64 " KiB (read_ahead_kb %u, max_sectors_kb %u)",
+		  major, minor, d->chunk >> 10, ra, maxs);
 	*ret = (uint32_t)c->ndev++;
+	return 0;
+}
+
+/* Measure device @d now (O_DIRECT reads of the device) and keep the result; 0 or -errno. */
+static int probe_device(struct ctx *c, size_t d, const char *key, struct devmodel *ret)
+{
+	unsigned major = c->devnum[d][0], minor = c->devnum[d][1];
+	uint64_t size = 0, t0 = now_monotonic_ns();
+	int fd, r;
+
+	fd = blockdev_open(major, minor);
+	if (fd < 0)
+		return fd;
+	if (ioctl(fd, BLKGETSIZE64, &size) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	log_info("measuring device %u:%u, once (kept in '%s')", major, minor, devcache_dir());
+	r = devprobe_measure(fd, size, NULL, ret);
+	close(fd);
+	if (r < 0)
+		return r;
+	log_debug("device %u:%u measured in %.2f s", major, minor,
+		  (double)(now_monotonic_ns() - t0) / 1e9);
+	r = devcache_store(devcache_dir(), key, ret);
+	if (r < 0)
+		log_warn("cannot keep the model of device %u:%u in '%s': %s", major, minor,
+			 devcache_dir(), strerror(-r));
+	return 0;
+}
+
+/*
+ * The cost model of every device that has requests: the options' figures,
+ * else the one measured before for this device and these I/O limits, else a
+ * measurement now (once; --probe never skips it, --probe always redoes it),
+ * else a guess from sysfs's rotational flag, which loop, virtio, USB and dm
+ * devices often get wrong.
+ */
+static int setup_models(struct ctx *c)
+{
+	const struct replay_options *o = c->o;
+	size_t nr = ura_pack_range_count(c->pack), nm = ura_pack_meta_count(c->pack);
+	struct ura_pack_range rg;
+	struct ura_pack_file f;
+	struct ura_pack_meta pm;
+	bool *used;
+	uint32_t d0;
+	int err;
+
+	/* the devices with something to read: those that hold metadata get a slot now */
+	for (size_t i = 0; i < nm && ura_pack_get_meta(c->pack, i, &pm) == 0; i++) {
+		err = dev_slot(c, pm.major, pm.minor, &d0);
+		if (err < 0)
+			return err;
+	}
+	used = calloc(c->ndev ? c->ndev : 1, sizeof(*used));
+	if (!used)
+		return -ENOMEM;
+	for (size_t i = 0; i < nm && ura_pack_get_meta(c->pack, i, &pm) == 0; i++)
+		if (dev_slot(c, pm.major, pm.minor, &d0) == 0)
+			used[d0] = true;
+	for (size_t i = 0; i < nr && ura_pack_get_range(c->pack, i, &rg) == 0; i++)
+		if ((o->all || (rg.flags & URA_PACK_RANGE_DEMANDED)) &&
+		    ura_pack_get_file(c->pack, rg.file_index, &f) == 0 && f.fs_index < c->nfs)
+			used[c->fs[f.fs_index].dev] = true;
+	for (size_t d = 0; d < c->ndev; d++) {
+		unsigned major = c->devnum[d][0], minor = c->devnum[d][1];
+		struct sched_dev *dv = &c->devs[d];
+		struct devmodel m = { 0 };
+		char key[2048];
+		bool rot = false, have = false;
+		int r;
+		bool sysfs = blockdev_is_rotational(major, minor, &rot) == 0;
+
+		if (!sysfs)
+			rot = false;
+		if (o->request_ns || o->bandwidth) {
+			devmodel_from_costs(&m, o->request_ns ? o->request_ns :
+					    rot ? DEVMODEL_ROT_REQUEST_NS : DEVMODEL_SSD_REQUEST_NS,
+					    o->bandwidth ? o->bandwidth :
+					    rot ? DEVMODEL_ROT_BANDWIDTH : DEVMODEL_SSD_BANDWIDTH,
+					    rot, DEVMODEL_OPTIONS);
+			have = true;
+		} else if (used[d] && devcache_key(major, minor, key, sizeof(key)) == 0) {
+			if (o->probe != REPLAY_PROBE_ALWAYS) {
+				r = devcache_load(devcache_dir(), key, &m);
+				have = r == 0;
+				if (r < 0 && r != -ENOENT)
+					log_warn("cannot read the model of device %u:%u from '%s': %s, "
+						 "skipping it", major, minor, devcache_dir(),
+						 strerror(-r));
+			}
+			if (!have && o->probe != REPLAY_PROBE_NEVER && !o->dry_run) {
+				r = probe_device(c, d, key, &m);
+				have = r == 0;
+				if (r < 0)
+					log_info("cannot measure device %u:%u: %s, guessing its costs "
+						 "from sysfs", major, minor, strerror(-r));
+			}
+		}
+		if (!have)
+			devmodel_from_costs(&m, rot ? DEVMODEL_ROT_REQUEST_NS : DEVMODEL_SSD_REQUEST_NS,
+					    rot ? DEVMODEL_ROT_BANDWIDTH : DEVMODEL_SSD_BANDWIDTH, rot,
+					    sysfs ? DEVMODEL_SYSFS : DEVMODEL_DEFAULT);
+		dv->model = m;
+		dv->rotational = o->rotational >= 0 ? o->rotational : m.rotational;
+		log_debug("device %u:%u: model from %s, %s, request %.0f us, %.1f MiB/s, "
+			  "holes up to %" PRIu64 " KiB read", major, minor,
+			  devmodel_source_name(m.source), dv->rotational ? "rotational" : "no seeks",
+			  (double)devmodel_request_ns(&m) / 1e3,
+			  (double)devmodel_bandwidth(&m) / (1 << 20), sched_max_gap(dv) >> 10);
+		if (c->st.ndevs < REPLAY_REPORT_DEVS && used[d]) {
+			struct replay_dev_report *rep = &c->st.devs[c->st.ndevs++];
+
+			*rep = (struct replay_dev_report){
+				.major = major, .minor = minor, .source = m.source,
+				.request_ns = devmodel_request_ns(&m),
+				.bandwidth = devmodel_bandwidth(&m),
+				.rotational = dv->rotational,
+			};
+		}
+	}
+	free(used);
 	return 0;
 }
 
@@ -397,7 +517,8 @@ static int open_file(struct ctx *c, uint32_t idx, bool read_stale, int *ret_fd,
 	if (pfd < 0) {
 		*ret_err = -pfd;
 		return pfd == -ENOENT || pfd == -ENOTDIR ? OBJ_MISSING :
-		       pfd == -ELOOP || pfd == -EXDEV ? OBJ_REFUSED : OBJ_ERROR;
+		       pfd == -ELOOP || pfd == -EXDEV || pfd == -ENAMETOOLONG ? OBJ_REFUSED :
+		       OBJ_ERROR;
 	}
 	if (fstat(pfd, &pst) < 0) {
 		*ret_err = errno;
@@ -472,7 +593,28 @@ static void file_name(struct ctx *c, uint32_t idx, char *buf, size_t len)
 		 c->fs[f.fs_index].dir && strcmp(c->fs[f.fs_index].dir, "/") != 0 ? "/" : "", f.path);
 }
 
-/* The descriptor of object @i, opening and checking a file on first use; -1 to skip it. */
+/* Count a failure of @err (an errno) among the causes the report lists. */
+static void note_failure(struct ctx *c, int err)
+{
+	struct replay_stats *st = &c->st;
+	unsigned k;
+
+	pthread_mutex_lock(&c->mem_lock);
+	for (k = 0; k < st->ncauses; k++)
+		if (st->causes[k].err == err)
+			break;
+	if (k == st->ncauses && k < REPLAY_REPORT_CAUSES)
+		st->causes[st->ncauses++].err = err;
+	if (k < REPLAY_REPORT_CAUSES)
+		st->causes[k].count++;
+	pthread_mutex_unlock(&c->mem_lock);
+}
+
+/*
+ * The descriptor of object @i, opening and checking a file on first use, and
+ * again when it was closed to stay within the file limit; -1 to skip it.
+ * Each descriptor returned is released with obj_put().
+ */
 static int obj_get(struct ctx *c, uint32_t i)
 {
 	pthread_mutex_t *lock = &c->locks[i % NLOCKS];
@@ -486,6 +628,8 @@ static int obj_get(struct ctx *c, uint32_t i)
 		ob->fd = -1;
 		ob->state = (uint8_t)open_file(c, i, c->o->stale == REPLAY_STALE_READ, &ob->fd,
 					       &ob->size, &err);
+		if (ob->fd >= 0)
+			__atomic_fetch_add(&c->open_files, 1, __ATOMIC_RELAXED);
 		if (ob->state != OBJ_OK)
 			file_name(c, i, name, sizeof(name));
 		switch (ob->state) {
@@ -504,25 +648,60 @@ static int obj_get(struct ctx *c, uint32_t i)
 			break;
 		case OBJ_ERROR:
 			add(&c->st.errors, 1);
+			note_failure(c, err);
 			log_warn("cannot open '%s': %s, skipping", name, strerror(err));
 			break;
 		}
+	} else if (ob->fd < 0 && i < c->nfiles && !ob->reopen_failed &&
+		   (ob->state == OBJ_OK || (ob->state == OBJ_STALE &&
+					    c->o->stale == REPLAY_STALE_READ))) {
+		/* closed to stay within the file limit: open it again, checked again */
+		int st = open_file(c, i, c->o->stale == REPLAY_STALE_READ, &ob->fd, &ob->size,
+				   &err);
+
+		if (ob->fd >= 0) {
+			__atomic_fetch_add(&c->open_files, 1, __ATOMIC_RELAXED);
+		} else {
+			char name[PATH_MAX + 64];
+
+			ob->reopen_failed = true;
+			file_name(c, i, name, sizeof(name));
+			if (st == OBJ_ERROR) {
+				add(&c->st.errors, 1);
+				note_failure(c, err);
+				log_warn("cannot open '%s' again: %s, skipping", name, strerror(err));
+			} else {
+				log_info("'%s' changed during the replay, skipping", name);
+			}
+		}
 	}
 	fd = ob->fd;
+	if (fd >= 0)
+		ob->users++;
 	pthread_mutex_unlock(lock);
 	return fd;
 }
 
-/* One request of object @i is handled: close a file once all of its requests are. */
-static void obj_put(struct ctx *c, uint32_t i)
+/*
+ * Release what obj_get() gave (@fd >= 0), and count one request of object @i as
+ * handled when @handled. A file is closed once all of its requests are, or at
+ * once while more files are open than the limit allows.
+ */
+static void obj_put(struct ctx *c, uint32_t i, int fd, bool handled)
 {
 	pthread_mutex_t *lock = &c->locks[i % NLOCKS];
 	struct robj *ob = &c->obj[i];
 
 	pthread_mutex_lock(lock);
-	if (ob->pending && --ob->pending == 0 && i < c->nfiles && ob->fd >= 0) {
+	if (fd >= 0 && ob->users)
+		ob->users--;
+	if (handled && ob->pending)
+		ob->pending--;
+	if (i < c->nfiles && ob->fd >= 0 && !ob->users &&
+	    (!ob->pending || __atomic_load_n(&c->open_files, __ATOMIC_RELAXED) > c->fd_cap)) {
 		close(ob->fd);
 		ob->fd = -1;
+		__atomic_fetch_sub(&c->open_files, 1, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(lock);
 }
@@ -766,7 +945,7 @@ static void do_request(struct ctx *c, size_t i)
 	struct robj *ob = &c->obj[q->obj];
 	uint64_t len = q->len, have = 0;
 	int64_t n;
-	int fd, r;
+	int fd = -1, r;
 
 	if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
 		add(&c->st.skipped_bytes, len);
@@ -805,6 +984,7 @@ static void do_request(struct ctx *c, size_t i)
 		char name[PATH_MAX + 64];
 
 		add(&c->st.errors, 1);
+		note_failure(c, -r);
 		add(&c->st.skipped_bytes, len - have);
 		if (!ob->warned) {
 			ob->warned = true;
@@ -821,7 +1001,7 @@ static void do_request(struct ctx *c, size_t i)
 	add(&c->st.requests, 1);
 	c->done[i] = 1;
 out:
-	obj_put(c, q->obj);
+	obj_put(c, q->obj, fd, true);
 }
 
 /* I/O priority is per thread (without CLONE_IO): each thread that reads sets its own. */
@@ -907,20 +1087,22 @@ struct wait_item {
 	uint64_t asked;		/* when readahead() was last issued again */
 };
 
-/* The descriptor of object @i for --wait: reopened once (and checked again) for files. */
-static int wait_fd(struct ctx *c, uint32_t i)
+/* --wait is done with object @i for this pass: keep it open unless over the file limit. */
+static void wait_put(struct ctx *c, uint32_t i, int fd)
 {
+	pthread_mutex_t *lock = &c->locks[i % NLOCKS];
 	struct robj *ob = &c->obj[i];
-	int err;
 
-	if (ob->fd >= 0 || i >= c->nfiles)
-		return ob->fd;
-	if (ob->warned)		/* could not be reopened before */
-		return -1;
-	if (open_file(c, i, c->o->stale == REPLAY_STALE_READ, &ob->fd, &ob->size, &err) != OBJ_OK &&
-	    ob->fd < 0)
-		ob->warned = true;
-	return ob->fd;
+	pthread_mutex_lock(lock);
+	if (fd >= 0 && ob->users)
+		ob->users--;
+	if (i < c->nfiles && ob->fd >= 0 && !ob->users &&
+	    __atomic_load_n(&c->open_files, __ATOMIC_RELAXED) > c->fd_cap) {
+		close(ob->fd);
+		ob->fd = -1;
+		__atomic_fetch_sub(&c->open_files, 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(lock);
 }
 
 /*
@@ -956,21 +1138,22 @@ again:
 			const struct sched_item *q = &it->q;
 			uint64_t len = q->len, size;
 			int64_t up, present;
-			int fd = wait_fd(c, q->obj);
+			int fd = obj_get(c, q->obj);
+			bool keep = false;
 
 			if (fd < 0)
 				continue;
 			size = c->obj[q->obj].size;
 			if (q->off >= size)
-				continue;
+				goto next;
 			if (len > size - q->off)
 				len = size - q->off;
 			up = resident_bytes(fd, q->off, len);
 			if (up < 0 || (uint64_t)up >= len)
-				continue;
+				goto next;
 			if (now >= deadline) {
 				add(&c->st.unresident_bytes, len - (uint64_t)up);
-				continue;
+				goto next;
 			}
 			if ((uint64_t)up != it->seen) {
 				it->seen = (uint64_t)up;
@@ -988,7 +1171,11 @@ again:
 				read_through(fd, q->off, len);
 				it->changed = now_monotonic_ns();
 			}
-			w[m++] = *it;
+			keep = true;
+next:
+			wait_put(c, q->obj, fd);
+			if (keep)
+				w[m++] = *it;
 		}
 		k = m;
 		if (k)
@@ -1114,16 +1301,15 @@ static uint32_t bdev_obj(struct ctx *c, unsigned major, unsigned minor)
 }
 
 /*
- * Item @n was just filled in: merge it into the one before when sched_build()
- * would (a run of adjacent ranges of one file then costs one item, not one
+ * Item @n was just filled in: merge it into the one before when the plan
+ * would (a run of nearby ranges of one file then costs one item, not one
  * each: a pack may hold 10^7 ranges). Return: the count of items now.
  */
 static size_t add_item(struct ctx *c, size_t n)
 {
 	struct sched_item *it = &c->req[n];
 
-	if (n && sched_can_merge(&c->req[n - 1], it, sched_max_gap(&c->devs[it->dev]),
-				 REPLAY_DEFAULT_WINDOW_NS)) {
+	if (n && sched_can_merge(&c->req[n - 1], it, &c->devs[it->dev])) {
 		sched_merge(&c->req[n - 1], it);
 		return n;
 	}
@@ -1181,12 +1367,154 @@ static int dedup_files(struct ctx *c, uint32_t *canon)
 	return 0;
 }
 
+/*
+ * Fault-around: a page fault on a file mapping maps the cached pages of the
+ * aligned 64 KiB around it (the kernel's fault_around_bytes) without a fault
+ * for each, so a trace made with the pages cached around (read_ahead_kb left
+ * as it was) cannot tell which of them the program used: a third of the pages
+ * a large program used were such (a clang start). The plan reads the
+ * speculative pages in every such window that holds a demanded page, at the
+ * window's first demanded access. A trace made with --cold has no speculative
+ * pages: nothing changes for it.
+ */
+#define FAULT_AROUND_PAGES	16u
+
+struct window {
+	uint64_t key;		/* file << 40 | window number */
+	uint64_t time_ns;	/* the first access of a demanded page in it */
+};
+
+static int cmp_window(const void *a, const void *b)
+{
+	const struct window *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+static uint64_t window_key(uint32_t file, uint64_t page)
+{
+	return (uint64_t)file << 40 | ((page / FAULT_AROUND_PAGES) & ((1ull << 40) - 1));
+}
+
+/* The windows of demanded pages, sorted, one per key with its earliest time. */
+static int demanded_windows(const struct ctx *c, const uint32_t *canon, struct window **ret,
+			    size_t *ret_n)
+{
+	size_t nr = ura_pack_range_count(c->pack), n = 0, cap = 0, k = 0;
+	struct window *w = NULL;
+	struct ura_pack_range rg;
+
+	for (size_t i = 0; ura_pack_get_range(c->pack, i, &rg) == 0 && i < nr; i++) {
+		uint64_t first, last;
+
+		if (!(rg.flags & URA_PACK_RANGE_DEMANDED) || !rg.page_count)
+			continue;
+		first = rg.first_page / FAULT_AROUND_PAGES;
+		last = (rg.first_page + rg.page_count - 1) / FAULT_AROUND_PAGES;
+		/* a long demanded range needs only its two ends' windows */
+		for (uint64_t x = first; x <= last; x = x == first && last > first + 1 ? last : x + 1) {
+			uint64_t key = window_key(canon[rg.file_index], x * FAULT_AROUND_PAGES);
+
+			if (n && w[n - 1].key == key)
+				continue;	/* ranges in page order share windows: one will do */
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 1024;
+				void *p = realloc(w, nc * sizeof(*w));
+
+				if (!p) {
+					free(w);
+					return -ENOMEM;
+				}
+				w = p;
+				cap = nc;
+			}
+			w[n++] = (struct window){ key, rg.first_access_ns };
+		}
+	}
+	if (n)
+		qsort(w, n, sizeof(*w), cmp_window);
+	for (size_t i = 0; i < n; i++)		/* keep the first (earliest) of each key */
+		if (!k || w[k - 1].key != w[i].key)
+			w[k++] = w[i];
+	*ret = w;
+	*ret_n = k;
+	return 0;
+}
+
+static const struct window *find_window(const struct window *w, size_t n, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && w[lo].key == key ? &w[lo] : NULL;
+}
+
+/* Room for item @n in c->req (which has room for @cap items now); 0 or -ENOMEM. */
+static int reserve_item(struct ctx *c, size_t n, size_t *cap)
+{
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(c->req, (*cap * 2 + 16) * sizeof(*c->req));
+	if (!p)
+		return -ENOMEM;
+	c->req = p;
+	*cap = *cap * 2 + 16;
+	return 0;
+}
+
+/*
+ * The parts of speculative range @rg of file @fi that lie in windows of
+ * demanded pages, as items at those windows' times; 0 or -ENOMEM.
+ */
+static int add_fault_around(struct ctx *c, const struct ura_pack_range *rg, uint32_t fi,
+			    uint32_t dev, const struct window *w, size_t nw, size_t *n,
+			    size_t *cap)
+{
+	uint64_t end = rg->first_page + rg->page_count;
+
+	for (uint64_t pg = rg->first_page; pg < end;) {
+		uint64_t wend = (pg / FAULT_AROUND_PAGES + 1) * FAULT_AROUND_PAGES;
+		const struct window *hit = find_window(w, nw, window_key(fi, pg));
+
+		if (wend > end)
+			wend = end;
+		if (hit) {
+			if (reserve_item(c, *n, cap) < 0)
+				return -ENOMEM;
+			c->req[*n] = (struct sched_item){
+				.off = pg * PAGE_BYTES,
+				.len = (wend - pg) * PAGE_BYTES,
+				.time_ns = hit->time_ns,
+				.obj = fi,
+				.dev = dev,
+			};
+			if (!c->obj[fi].pending++)
+				c->st.files++;
+			*n = add_item(c, *n);
+		}
+		pg = wend;
+	}
+	return 0;
+}
+
 /* The pack's selected ranges and metadata ranges, merged into first-access order. */
 static int build_items(struct ctx *c)
 {
 	size_t nr = ura_pack_range_count(c->pack), nm = ura_pack_meta_count(c->pack);
-	size_t ir = 0, im = 0, n = 0;
+	size_t ir = 0, im = 0, n = 0, cap = nr + nm + 1, nw = 0;
 	uint32_t *file_dev = NULL, *canon = NULL;
+	struct window *win = NULL;
 	struct ura_pack_range rg;
 	struct ura_pack_meta m;
 	bool have_r, have_m;
@@ -1212,11 +1540,17 @@ static int build_items(struct ctx *c)
 		}
 		file_dev[i] = c->fs[f.fs_index].dev;
 	}
+	if (!c->o->all && demanded_windows(c, canon, &win, &nw) < 0)
+		goto out;
 	have_r = ura_pack_get_range(c->pack, ir, &rg) == 0;
 	have_m = ura_pack_get_meta(c->pack, im, &m) == 0;
 	while (have_r || have_m) {
-		struct sched_item *it = &c->req[n];
+		struct sched_item *it;
 
+		r = reserve_item(c, n, &cap);
+		if (r < 0)
+			goto out;
+		it = &c->req[n];
 		if (have_r && (!have_m || rg.first_access_ns <= m.first_access_ns)) {
 			if (c->o->all || (rg.flags & URA_PACK_RANGE_DEMANDED)) {
 				uint32_t fi = canon[rg.file_index];
@@ -1231,6 +1565,12 @@ static int build_items(struct ctx *c)
 				if (!c->obj[fi].pending++)
 					c->st.files++;
 				n = add_item(c, n);
+			} else if (nw) {
+				uint32_t fi = canon[rg.file_index];
+
+				r = add_fault_around(c, &rg, fi, file_dev[fi], win, nw, &n, &cap);
+				if (r < 0)
+					goto out;
 			}
 			have_r = ura_pack_get_range(c->pack, ++ir, &rg) == 0;
 		} else {
@@ -1256,6 +1596,7 @@ static int build_items(struct ctx *c)
 		c->req = p;
 	r = 0;
 out:
+	free(win);
 	free(canon);
 	free(file_dev);
 	return r;
@@ -1381,6 +1722,7 @@ static int order_rotational(struct ctx *c, size_t from)
 				int fd = obj_get(c, q->obj);
 
 				base[q->obj] = fd >= 0 ? physical(fd, 0, 1) : UINT64_MAX - 1;
+				obj_put(c, q->obj, fd, false);
 			}
 			q->phys = base[q->obj] >= UINT64_MAX - 1 ? UINT64_MAX : base[q->obj] + q->off;
 		}
@@ -1411,14 +1753,28 @@ static void ctx_free(struct ctx *c)
 	free(c->done);
 }
 
-static void raise_nofile(void)
+/*
+ * Raise the soft file limit to the hard one (systemd gives services 1024 of
+ * 524288) and return how many files the replay may hold open at once: the
+ * limit, less room for the pack, the block devices, sysfs and stdio.
+ */
+static size_t raise_nofile(void)
 {
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 64;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rlim_t want = rl.rlim_max;
+
+		rl.rlim_cur = want;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			(void)getrlimit(RLIMIT_NOFILE, &rl);
 	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 20))
+		rl.rlim_cur = 1u << 20;
+	return rl.rlim_cur > 128 + REPLAY_FD_RESERVE ? (size_t)rl.rlim_cur - REPLAY_FD_RESERVE :
+	       rl.rlim_cur > 16 ? (size_t)rl.rlim_cur / 2 : 4;
 }
 
 int replay_run(const struct ura_pack *pack, const struct replay_options *o,
@@ -1436,16 +1792,30 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 	r = setup_fs(&c);
 	if (r < 0)
 		goto out;
+	r = setup_models(&c);
+	if (r < 0)
+		goto out;
 	r = build_items(&c);
 	if (r < 0)
 		goto out;
-	r = sched_build(&c.req, c.nreq, (uint32_t)c.nobj, c.devs, c.ndev, REPLAY_DEFAULT_WINDOW_NS,
-			&c.nreq);
+	r = sched_build(&c.req, c.nreq, (uint32_t)c.nobj, c.devs, c.ndev, &c.nreq);
 	if (r < 0)
 		goto out;
 	/* what the replay sets out to read: overlaps once, merged holes included */
-	for (size_t i = 0; i < c.nreq; i++)
-		c.st.pack_bytes += c.req[i].len;
+	for (size_t i = 0; i < c.nreq; i++) {
+		const struct sched_item *q = &c.req[i];
+		uint64_t cost = devmodel_cost(&c.devs[q->dev].model, q->len);
+
+		c.st.pack_bytes += q->len;
+		c.st.plan_ns += cost;
+		for (unsigned d = 0; d < c.st.ndevs; d++)
+			if (c.st.devs[d].major == c.devnum[q->dev][0] &&
+			    c.st.devs[d].minor == c.devnum[q->dev][1]) {
+				c.st.devs[d].plan_requests++;
+				c.st.devs[d].plan_bytes += q->len;
+				c.st.devs[d].plan_ns += cost;
+			}
+	}
 	c.done = calloc(c.nreq ? c.nreq : 1, 1);
 	if (!c.done) {
 		r = -ENOMEM;
@@ -1461,7 +1831,7 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 	 * the first read: then all metadata goes first, issued right here.
 	 */
 	rot = any_rotational(&c);
-	nmeta = meta_first(&c, rot ? UINT64_MAX : REPLAY_DEFAULT_BIN_NS);
+	nmeta = meta_first(&c, UINT64_MAX);
 	if (!rot)
 		nmeta = 0;
 	if (o->dry_run) {
@@ -1491,7 +1861,7 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 			}
 		goto done;
 	}
-	raise_nofile();
+	c.fd_cap = raise_nofile();
 	avail = mem_available(&total);
 	c.mem_floor = o->min_available ? o->min_available : total / 100 * o->min_available_pct;
 	log_debug("%zu requests on %zu devices; MemAvailable %" PRIu64 " MiB, floor %" PRIu64
@@ -1565,12 +1935,31 @@ void replay_report(FILE *f, const struct replay_stats *s, bool json)
 			",\"files\":%" PRIu64 ",\"stale_files\":%" PRIu64
 			",\"missing_files\":%" PRIu64 ",\"refused_files\":%" PRIu64
 			",\"errors\":%" PRIu64 ",\"memory_limited\":%s,\"max_bytes_reached\":%s"
-			",\"seconds\":%.3f,\"mib_per_second\":%.1f}\n",
+			",\"seconds\":%.3f,\"mib_per_second\":%.1f,\"plan_seconds\":%.3f",
 			s->pack_bytes, s->resident_bytes, s->issued_bytes, s->skipped_bytes,
 			s->past_eof_bytes, s->unresident_bytes, s->requests, s->files, s->stale_files,
 			s->missing_files, s->refused_files, s->errors,
 			s->memory_limited ? "true" : "false",
-			s->max_bytes_reached ? "true" : "false", sec, rate);
+			s->max_bytes_reached ? "true" : "false", sec, rate, (double)s->plan_ns / 1e9);
+		fputs(",\"failures\":[", f);
+		for (unsigned i = 0; i < s->ncauses; i++) {
+			fprintf(f, "%s{\"error\":", i ? "," : "");
+			json_string(f, strerror(s->causes[i].err));
+			fprintf(f, ",\"count\":%" PRIu64 "}", s->causes[i].count);
+		}
+		fputs("],\"devices\":[", f);
+		for (unsigned i = 0; i < s->ndevs; i++) {
+			const struct replay_dev_report *d = &s->devs[i];
+
+			fprintf(f, "%s{\"device\":\"%u:%u\",\"model\":\"%s\",\"request_us\":%.1f"
+				",\"bandwidth\":%" PRIu64 ",\"rotational\":%s,\"requests\":%" PRIu64
+				",\"bytes\":%" PRIu64 ",\"plan_seconds\":%.3f}", i ? "," : "",
+				d->major, d->minor, devmodel_source_name(d->source),
+				(double)d->request_ns / 1e3, d->bandwidth,
+				d->rotational ? "true" : "false", d->plan_requests, d->plan_bytes,
+				(double)d->plan_ns / 1e9);
+		}
+		fputs("]}\n", f);
 		return;
 	}
 	fprintf(f, "pack %.1f MiB, resident %.1f MiB, issued %.1f MiB in %" PRIu64 " requests, "

@@ -20,15 +20,18 @@
 #define REPLAY_DEFAULT_JOBS		2
 #define REPLAY_DEFAULT_IOPRIO		REPLAY_IOPRIO(REPLAY_IOPRIO_BE, 4)
 #define REPLAY_DEFAULT_LEAD_NS		0ull			/* no pacing */
-#define REPLAY_DEFAULT_WINDOW_NS	1000000000ull		/* merge ranges within 1 s */
 #define REPLAY_DEFAULT_BIN_NS		1000000000ull		/* rotational time bins */
 #define REPLAY_DEFAULT_AVAIL_PCT	10			/* keep 10% of RAM available */
 #define REPLAY_FALLBACK_CHUNK		(128u << 10)		/* when the device is unknown */
 #define REPLAY_WAIT_TIMEOUT_NS		(120ull * 1000000000ull)
 #define REPLAY_RETRACE_STALE_PCT	10			/* --mark-stale: share of bad files */
+#define REPLAY_FD_RESERVE		64			/* descriptors kept for other uses */
 #define REPLAY_RETRACE_AGE_NS		(30ull * 24 * 3600 * 1000000000ull)	/* or pack age */
 
 enum replay_stale { REPLAY_STALE_SKIP, REPLAY_STALE_READ };
+
+/* When to measure a device's costs: --probe */
+enum replay_probe { REPLAY_PROBE_AUTO, REPLAY_PROBE_ALWAYS, REPLAY_PROBE_NEVER };
 
 /* What to replay and how; filled by parse_args() (src/cli-replay.c). */
 struct replay_options {
@@ -42,6 +45,7 @@ struct replay_options {
 	bool dry_run;			/* schedule, report, no I/O */
 	bool fadvise_random;		/* POSIX_FADV_RANDOM on the replay's files */
 	enum replay_stale stale;
+	enum replay_probe probe;	/* measure devices without a model: once, always, never */
 	unsigned jobs;			/* worker threads, >= 1 */
 	int ioprio;			/* REPLAY_IOPRIO(), or -1 to leave it alone */
 	uint64_t lead_ns;		/* stay at most this far ahead of the trace; 0: no pacing */
@@ -58,6 +62,21 @@ struct replay_options {
 
 /** replay_options_init() - fill @o with the defaults */
 void replay_options_init(struct replay_options *o);
+
+#define REPLAY_REPORT_DEVS	8	/* devices listed in the report */
+#define REPLAY_REPORT_CAUSES	8	/* distinct errors listed */
+
+/* One device of the plan: where its cost model came from, and what was planned on it. */
+struct replay_dev_report {
+	unsigned major, minor;
+	int source;			/* enum devmodel_source */
+	uint64_t request_ns;		/* the model: cost of the smallest read */
+	uint64_t bandwidth;		/* ... and bytes per second of the largest */
+	bool rotational;		/* physical order used */
+	uint64_t plan_requests;		/* requests planned on it */
+	uint64_t plan_bytes;
+	uint64_t plan_ns;		/* their device time by the model */
+};
 
 /*
  * What a replay did; every byte count is in bytes, and
@@ -78,6 +97,14 @@ struct replay_stats {
 	uint64_t missing_files;
 	uint64_t refused_files;		/* not regular files, symlinks, outside the mount */
 	uint64_t errors;		/* failed opens and reads */
+	struct {
+		int err;		/* errno */
+		uint64_t count;
+	} causes[REPLAY_REPORT_CAUSES];	/* what the errors were */
+	unsigned ncauses;
+	struct replay_dev_report devs[REPLAY_REPORT_DEVS];
+	unsigned ndevs;
+	uint64_t plan_ns;		/* device time of all requests, by the models */
 	bool memory_limited;		/* stopped at the MemAvailable floor */
 	bool max_bytes_reached;
 	uint64_t ns;			/* wall time of the replay */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Replay scheduling: coalesce ranges by a per-device cost model, chunk them, order them */
+/* The replay plan: ranges -> requests by a device's cost model, chunked, in first-access order */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,16 +8,33 @@
 
 #define PAGE_BYTES 4096ull
 
+/* Device time of reading @len bytes as requests of at most the device's chunk. */
+uint64_t sched_cost(const struct sched_dev *dev, uint64_t len)
+{
+	uint64_t whole = len / dev->chunk, rest = len % dev->chunk, c = 0;
+
+	if (whole)
+		c = whole > UINT64_MAX / 4 / (devmodel_cost(&dev->model, dev->chunk) + 1) ?
+			    UINT64_MAX / 4 : whole * devmodel_cost(&dev->model, dev->chunk);
+	return c + devmodel_cost(&dev->model, rest);
+}
+
 uint64_t sched_max_gap(const struct sched_dev *dev)
 {
-	unsigned __int128 gap;
+	uint64_t two = 2 * devmodel_cost(&dev->model, PAGE_BYTES), lo = 0, hi = 1ull << 40;
 
-	if (!dev->bandwidth)
+	/* the largest hole between two pages that is cheaper to read than a request */
+	if (sched_cost(dev, 2 * PAGE_BYTES) > two)
 		return 0;
-	gap = (unsigned __int128)dev->request_ns * dev->bandwidth / 1000000000u;
-	if (gap > UINT64_MAX / 2)
-		gap = UINT64_MAX / 2;
-	return (uint64_t)gap & ~(PAGE_BYTES - 1);
+	while (hi - lo > PAGE_BYTES) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (sched_cost(dev, 2 * PAGE_BYTES + mid) <= two)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo & ~(PAGE_BYTES - 1);
 }
 
 static int cmp_off(const void *a, const void *b, void *ctx)
@@ -71,16 +88,17 @@ static uint64_t last_of(const struct sched_item *it)
 	return it->last_ns > it->time_ns ? it->last_ns : it->time_ns;
 }
 
-bool sched_can_merge(const struct sched_item *a, const struct sched_item *b, uint64_t gap,
-		     uint64_t window_ns)
+bool sched_can_merge(const struct sched_item *a, const struct sched_item *b,
+		     const struct sched_dev *dev)
 {
-	uint64_t end = a->off + a->len, lo, hi;
+	uint64_t end = a->off + a->len, merged;
 
-	if (a->obj != b->obj || b->off < a->off || b->off > end + gap)
+	if (a->obj != b->obj || b->off < a->off)
 		return false;
-	lo = a->time_ns < b->time_ns ? a->time_ns : b->time_ns;
-	hi = last_of(a) > last_of(b) ? last_of(a) : last_of(b);
-	return hi - lo <= window_ns;
+	if (b->off <= end)
+		return true;		/* overlapping or touching: always one read */
+	merged = (b->off + b->len > end ? b->off + b->len : end) - a->off;
+	return sched_cost(dev, merged) <= sched_cost(dev, a->len) + sched_cost(dev, b->len);
 }
 
 void sched_merge(struct sched_item *a, const struct sched_item *b)
@@ -94,64 +112,103 @@ void sched_merge(struct sched_item *a, const struct sched_item *b)
 	a->last_ns = last;
 }
 
+/* A stretch of one object's bytes to read: ranges that overlap or touch, as one. */
+struct run {
+	uint64_t off, end, time_ns;
+};
+
 /*
- * Merge within each object, in the order of @idx (each object's ranges sorted
- * by offset). With @write, each merged request is written over its earliest
- * range (the smallest index, since the input is in first-access order) and the
- * other ranges it took in get length 0, so that compacting keeps the global
- * order; the ranges of one group are all read before it is written. Return:
- * the number of requests after chunking.
+ * The cheapest way to read @k runs (sorted, disjoint) as requests, each a
+ * span of consecutive runs and the holes between them: dynamic programming over
+ * where requests start. best[j] is the least device time of runs [0, j) and
+ * from[j] where the last request of that choice starts. A request looks back
+ * at most SCHED_LOOKBACK runs and SCHED_MAX_SPAN bytes, and never across a hole
+ * larger than @max_hole (one such hole costs more than the request it saves).
  */
-static uint64_t merge(struct sched_item *in, const uint32_t *idx, const size_t *start,
-		      uint32_t nobj, const struct sched_dev *devs, uint64_t window_ns, bool write)
+static void partition(const struct run *runs, size_t k, const struct sched_dev *dev,
+		      uint64_t max_hole, uint64_t *best, uint32_t *from)
 {
-	uint64_t total = 0;
+	best[0] = 0;
+	for (size_t j = 0; j < k; j++) {
+		uint64_t b = UINT64_MAX;
+		uint32_t f = (uint32_t)j;
 
-	for (uint32_t o = 0; o < nobj; o++) {
-		size_t s = o ? start[o] : 0, e = start[o + 1], gs = s;
-		struct sched_item cur;
-		uint64_t gap;
-		uint32_t first;
+		for (size_t i = j + 1, steps = 0; i-- > 0 && steps < SCHED_LOOKBACK; steps++) {
+			uint64_t span = runs[j].end - runs[i].off, c;
 
-		if (s == e)
-			continue;
-		/* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.ArraySubscript): as above */
-		gap = sched_max_gap(&devs[in[idx[s]].dev]);
-		cur = in[idx[s]];
-		first = idx[s];
-		for (size_t p = s + 1; p <= e; p++) {
-			const struct sched_item *it = p < e ? &in[idx[p]] : NULL;
-
-			if (it && sched_can_merge(&cur, it, gap, window_ns)) {
-				sched_merge(&cur, it);
-				if (idx[p] < first)
-					first = idx[p];
-				continue;
+			if (span > SCHED_MAX_SPAN && i != j)
+				break;
+			c = best[i] + sched_cost(dev, span);
+			if (c < b) {
+				b = c;
+				f = (uint32_t)i;
 			}
-			total += chunks_of(cur.len, devs[cur.dev].chunk);
-			if (write) {
-				for (size_t q = gs; q < p; q++)
-					in[idx[q]].len = 0;
-				cur.last_ns = 0;	/* phys from here on */
-				in[first] = cur;
-			}
-			if (it) {
-				cur = *it;
-				first = idx[p];
-				gs = p;
-			}
+			if (i && runs[i].off - runs[i - 1].end > max_hole)
+				break;
 		}
+		best[j + 1] = b;
+		from[j + 1] = f;
 	}
-	return total;
 }
 
-int sched_build(struct sched_item **items, size_t n, uint32_t nobj, const struct sched_dev *devs,
-		size_t ndev, uint64_t window_ns, size_t *ret_n)
+/*
+ * Emit the requests of one object: the spans partition() chose, cut to the
+ * device's chunk; each piece is placed at the earliest first access among the
+ * runs it holds, so a span that reaches late data does not make early data wait.
+ * @best is reused to hold where each span ends. @out: room for them; returns
+ * how many were written, in offset order.
+ */
+static size_t emit(const struct run *runs, size_t k, const uint32_t *from, uint64_t *best,
+		   const struct sched_item *proto, const struct sched_dev *dev,
+		   struct sched_item *out)
 {
-	struct sched_item *in = *items, *p;
-	size_t *start = NULL, k = 0, m = 0;
-	uint32_t *idx = NULL;
-	uint64_t total;
+	size_t n = 0;
+
+	for (size_t j = k; j > 0; j = from[j])
+		best[from[j]] = j;
+	for (size_t i = 0, j; i < k; i = j) {
+		size_t r = i;
+		uint64_t off = runs[i].off, end;
+
+		j = (size_t)best[i];
+		end = runs[j - 1].end;
+		for (uint64_t p = off; p < end; p += dev->chunk) {
+			uint64_t pend = end - p > dev->chunk ? p + dev->chunk : end, t = UINT64_MAX;
+
+			while (r < j && runs[r].end <= p)
+				r++;
+			for (size_t q = r; q < j && runs[q].off < pend; q++)
+				if (runs[q].time_ns < t)
+					t = runs[q].time_ns;
+			if (t == UINT64_MAX)
+				continue;	/* a piece of hole only: nothing wanted there */
+			out[n] = *proto;
+			out[n].off = p;
+			out[n].len = pend - p;
+			out[n].time_ns = t;
+			out[n].last_ns = 0;
+			n++;
+		}
+	}
+	return n;
+}
+
+struct sort_key {
+	uint64_t key;
+	size_t idx;
+};
+
+static struct sort_key *sort_keys(struct sort_key *k, struct sort_key *tmp, size_t n);
+
+int sched_build(struct sched_item **items, size_t n, uint32_t nobj, const struct sched_dev *devs,
+		size_t ndev, size_t *ret_n)
+{
+	struct sched_item *in = *items, *out = NULL;
+	struct sort_key *keys = NULL, *tmp = NULL, *sorted;
+	size_t *start = NULL, most = 0, total = 0, cap = 0;
+	struct run *runs = NULL;
+	uint64_t *best = NULL;
+	uint32_t *idx = NULL, *from = NULL;
 	int r = -ENOMEM;
 
 	if (n > UINT32_MAX)
@@ -171,60 +228,117 @@ int sched_build(struct sched_item **items, size_t n, uint32_t nobj, const struct
 		start[o] += start[o - 1];
 	for (size_t i = 0; i < n; i++)
 		idx[start[in[i].obj + 1]++] = (uint32_t)i;
-	for (uint32_t o = 0; o < nobj; o++)
-		sort_group(idx + (o ? start[o] : 0), start[o + 1] - (o ? start[o] : 0), in);
+	for (uint32_t o = 0; o < nobj; o++) {
+		size_t s = o ? start[o] : 0, e = start[o + 1];
 
-	/*
-	 * Requests are built in place (a pack may hold 10^7 ranges): count them
-	 * first, so that the only allocation that can fail comes before any change.
-	 */
-	total = merge(in, idx, start, nobj, devs, window_ns, false);
-	if (total > SIZE_MAX / sizeof(*in))
-		goto out;
-	if (total > n) {
-		p = realloc(in, (size_t)total * sizeof(*in));
-		if (!p)
-			goto out;
-		in = p;
-		*items = in;
+		sort_group(idx + s, e - s, in);
+		if (e - s > most)
+			most = e - s;
 	}
-	merge(in, idx, start, nobj, devs, window_ns, true);
-	for (size_t i = 0; i < n; i++)		/* compact, keeping the order */
-		if (in[i].len)
-			in[m++] = in[i];
-	/*
-	 * Cut to chunks from the back: request i goes to [pos, pos + its chunks)
-	 * with pos >= i, over requests already moved or itself (copied first).
-	 */
-	k = (size_t)total;
-	for (size_t i = m; i-- > 0;) {
-		const struct sched_item it = in[i];
-		uint64_t chunk = devs[it.dev].chunk, c = chunks_of(it.len, chunk);
+	runs = malloc((most + 1) * sizeof(*runs));
+	best = malloc((most + 1) * sizeof(*best));
+	from = malloc((most + 1) * sizeof(*from));
+	cap = 16;
+	out = malloc(cap * sizeof(*out));
+	if (!runs || !best || !from || !out)
+		goto out;
 
-		for (uint64_t j = c; j-- > 0;) {
-			in[--k] = it;
-			in[k].off = it.off + j * chunk;
-			in[k].len = j + 1 < c ? chunk : it.len - j * chunk;
+	for (uint32_t o = 0; o < nobj; o++) {
+		size_t s = o ? start[o] : 0, e = start[o + 1], k = 0, want;
+		const struct sched_dev *dev;
+
+		if (s == e)
+			continue;
+		/* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.ArraySubscript): as above */
+		dev = &devs[in[idx[s]].dev];
+		/* room for its requests: a range's pieces, once per chunk at most */
+		want = total;
+		for (size_t x = s; x < e; x++)
+			want += (size_t)chunks_of(in[idx[x]].len, dev->chunk) + 1;
+		if (want > cap) {
+			size_t nc = want > cap * 2 ? want : cap * 2;
+			void *p = realloc(out, nc * sizeof(*out));
+
+			if (!p)
+				goto out;
+			out = p;
+			cap = nc;
+		}
+		for (size_t x = s; x < e; x++) {
+			const struct sched_item *it = &in[idx[x]];
+
+			if (k && it->off <= runs[k - 1].end) {
+				if (it->off + it->len > runs[k - 1].end)
+					runs[k - 1].end = it->off + it->len;
+				if (it->time_ns < runs[k - 1].time_ns)
+					runs[k - 1].time_ns = it->time_ns;
+				continue;
+			}
+			runs[k++] = (struct run){ it->off, it->off + it->len, it->time_ns };
+		}
+		partition(runs, k, dev, 2 * sched_max_gap(dev) + SCHED_HOLE_SLACK, best, from);
+		total += emit(runs, k, from, best, &in[idx[s]], dev, out + total);
+	}
+
+	/* the ranges are requests now: give their memory back before sorting */
+	free(runs);
+	free(best);
+	free(from);
+	free(idx);
+	runs = NULL;
+	best = NULL;
+	from = NULL;
+	idx = NULL;
+	free(in);
+	in = realloc(out, (total ? total : 1) * sizeof(*out));
+	if (!in)
+		in = out;
+	out = NULL;
+	*items = in;
+	*ret_n = total;
+
+	/* first-access order; ties keep object, then offset order (stable) */
+	keys = malloc((total ? total : 1) * sizeof(*keys));
+	tmp = malloc((total ? total : 1) * sizeof(*tmp));
+	if (!keys || !tmp)
+		goto out;
+	for (size_t i = 0; i < total; i++)
+		keys[i] = (struct sort_key){ in[i].time_ns, i };
+	sorted = sort_keys(keys, tmp, total);
+	/* apply the order in place, cycle by cycle; a done slot's idx is SIZE_MAX */
+	for (size_t i = 0; i < total; i++) {
+		struct sched_item first;
+		size_t j = i;
+
+		if (sorted[i].idx == SIZE_MAX || sorted[i].idx == i) {
+			sorted[i].idx = SIZE_MAX;
+			continue;
+		}
+		first = in[i];
+		for (;;) {
+			size_t from_j = sorted[j].idx;
+
+			sorted[j].idx = SIZE_MAX;
+			if (from_j == i) {
+				in[j] = first;
+				break;
+			}
+			in[j] = in[from_j];
+			j = from_j;
 		}
 	}
-	if (total < n) {			/* give back what merging freed */
-		p = realloc(in, (total ? (size_t)total : 1) * sizeof(*in));
-		if (p)
-			in = p;
-	}
-	*items = in;
-	*ret_n = (size_t)total;
 	r = 0;
 out:
+	free(keys);
+	free(tmp);
+	free(out);
+	free(runs);
+	free(best);
+	free(from);
 	free(idx);
 	free(start);
 	return r;
 }
-
-struct sort_key {
-	uint64_t key;
-	size_t idx;
-};
 
 /*
  * Stable LSD radix sort by key, 8 bits a pass; passes where all keys agree are

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Replay scheduling: coalesce ranges by a per-device cost model, chunk them, order them */
+/* The replay plan: ranges -> requests by a device's cost model, chunked, in first-access order */
 #ifndef URA_SCHEDULE_H
 #define URA_SCHEDULE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "devmodel.h"
 
 /*
  * One read to make. Before sched_build() an item is one range of the pack;
@@ -28,71 +30,68 @@ struct sched_item {
 
 /* Cost model and limits of one device. */
 struct sched_dev {
-	uint64_t request_ns;	/* cost of one more request (seek, command overhead) */
-	uint64_t bandwidth;	/* sequential bytes per second, > 0 */
+	struct devmodel model;	/* device time of a read by its size */
 	uint64_t chunk;		/* largest request in bytes, page aligned, > 0 */
-	bool rotational;
+	bool rotational;	/* seeks cost: physical order within time bins */
 };
 
-/* Default costs: rotational disks pay a seek per request, flash a small overhead. */
-#define SCHED_ROT_REQUEST_NS	8000000ull		/* 8 ms */
-#define SCHED_ROT_BANDWIDTH	(120ull << 20)		/* 120 MiB/s */
-#define SCHED_SSD_REQUEST_NS	100000ull		/* 100 us */
-#define SCHED_SSD_BANDWIDTH	(500ull << 20)		/* 500 MiB/s */
+/* How far a request may reach when merging (bounds the plan's work per range) */
+#define SCHED_LOOKBACK		256		/* ranges of one file */
+#define SCHED_MAX_SPAN		(32ull << 20)	/* bytes */
+#define SCHED_HOLE_SLACK	(64ull << 10)
+
+/** sched_cost() - device time of reading @len bytes in requests of at most @dev->chunk */
+uint64_t sched_cost(const struct sched_dev *dev, uint64_t len);
 
 /*
- * sched_max_gap() - the largest hole worth reading to save a request
- *
- * Reading @gap bytes costs gap / bandwidth; a separate request costs request_ns.
- * Return: the hole in bytes, rounded down to whole pages.
+ * sched_max_gap() - the largest hole between two pages that is cheaper to read
+ * than a second request, by @dev's model, in whole pages (0 when none is)
  */
 uint64_t sched_max_gap(const struct sched_dev *dev);
 
 /*
- * sched_can_merge() - may @b be merged into @a, as sched_build() would?
+ * sched_can_merge() - is reading @a, @b and the hole between as one request
+ * no dearer than reading them apart?
  * @a, @b: items of one object (else false), @b not starting before @a
- * @gap: sched_max_gap() of their device
- * @window_ns: as for sched_build()
  *
- * Return: true when @b starts within @a or at most @gap after its end, and all
- * first accesses of both lie within @window_ns.
+ * Ranges that overlap or touch always merge. Time plays no part: the plan
+ * orders requests by first access, whatever their ranges' times.
  */
-bool sched_can_merge(const struct sched_item *a, const struct sched_item *b, uint64_t gap,
-		     uint64_t window_ns);
+bool sched_can_merge(const struct sched_item *a, const struct sched_item *b,
+		     const struct sched_dev *dev);
 
 /*
  * sched_merge() - merge @b into @a (after sched_can_merge() said yes)
  *
  * @a then covers both and the hole between, starts at the earlier first access
- * and keeps the later one in last_ns. Merging ranges as they are read keeps a
- * pack of many small adjacent ranges from costing an item each.
+ * and keeps the later one in last_ns.
  */
 void sched_merge(struct sched_item *a, const struct sched_item *b);
 
 /*
- * sched_build() - turn the pack's ranges into the list of requests to issue
- * @items: the ranges in first-access order (ties allowed); replaced by the requests
+ * sched_build() - the plan: turn the pack's ranges into the requests to issue
+ * @items: the ranges (any order); replaced by the requests
  * @n: count of @items
  * @nobj: objects are 0 .. @nobj - 1
  * @devs: device table, indexed by sched_item.dev (one object is on one device)
- * @window_ns: ranges further apart in time than this are not merged
  * @ret_n: the number of requests
  *
- * Ranges of one object that overlap, touch, or lie within sched_max_gap() of
- * each other and within @window_ns in time are merged into one request, placed
- * at the first access of its earliest range; requests keep first-access order
- * and are cut to their device's chunk size. Runs in O(n) plus the sorting of
- * each object's ranges by offset (none when already sorted).
- *
- * The requests are built in place: no memory is needed per range beyond
- * @items and a 4-byte index.
+ * Per object, the ranges are sorted by offset and split into requests so that
+ * the device time of all of them, by the device's model, is least: a hole is
+ * read when that is cheaper than the request it saves, however far apart in
+ * time its two sides were first used (a large program touches its main library
+ * at hundreds of places over its whole run). Requests are cut to the device's
+ * chunk and ordered by the earliest first access of the ranges each holds
+ * (ties: object, then offset): the order of the trace, never its absolute
+ * times, which a trace at read_ahead_kb 4 stretches.
  *
  * Return: 0, -EINVAL (an object or device out of range, more than 2^32 items),
- * -ENOMEM. On success *@items is the array of requests, reallocated (and maybe
- * moved); on failure it is untouched.
+ * -ENOMEM. On success *@items is a new array of requests (the old one is
+ * freed). On -EINVAL, or -ENOMEM while building, it is untouched; on -ENOMEM
+ * while ordering, it holds the requests (*@ret_n of them), in no set order.
  */
 int sched_build(struct sched_item **items, size_t n, uint32_t nobj, const struct sched_dev *devs,
-		size_t ndev, uint64_t window_ns, size_t *ret_n);
+		size_t ndev, size_t *ret_n);
 
 /*
  * sched_order_physical() - physical order within time bins, for rotational disks

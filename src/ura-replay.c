@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* ura-replay: prefetch the pages of a pack into the page cache */
 #include <errno.h>
+#include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,5 +75,12 @@ int main(int argc, char *argv[])
 	}
 	if (o.json || log_get_level() >= LOG_LVL_INFO)
 		replay_report(o.daemon ? stderr : stdout, &st, o.json);
-	return EXIT_OK;
+	/* changed files are the pack's age; anything else that failed is a failure */
+	for (unsigned i = 0; i < st.ncauses; i++)
+		log_err("%" PRIu64 " %s of '%s' failed: %s", st.causes[i].count,
+			st.causes[i].count == 1 ? "open or read" : "opens or reads", o.pack,
+			strerror(st.causes[i].err));
+	if (st.errors > 0 && !st.ncauses)
+		log_err("%" PRIu64 " opens or reads of '%s' failed", st.errors, o.pack);
+	return st.errors ? EXIT_FAIL : EXIT_OK;
 }

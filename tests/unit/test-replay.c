@@ -21,9 +21,20 @@
 
 /* ---- schedule ---- */
 
-static const struct sched_dev ssd = {
-	.request_ns = SCHED_SSD_REQUEST_NS, .bandwidth = SCHED_SSD_BANDWIDTH, .chunk = 4 * MiB,
-};
+static struct sched_dev dev_costs(uint64_t request_ns, uint64_t bandwidth, uint64_t chunk)
+{
+	struct sched_dev d = { .chunk = chunk };
+
+	devmodel_from_costs(&d.model, request_ns, bandwidth, false, DEVMODEL_OPTIONS);
+	return d;
+}
+
+static struct sched_dev ssd;
+
+static void setup_ssd(void)
+{
+	ssd = dev_costs(DEVMODEL_SSD_REQUEST_NS, DEVMODEL_SSD_BANDWIDTH, 4 * MiB);
+}
 
 static struct sched_item *items(size_t n, const struct sched_item *v)
 {
@@ -36,35 +47,44 @@ static struct sched_item *items(size_t n, const struct sched_item *v)
 
 START_TEST(test_max_gap)
 {
-	struct sched_dev hdd = { .request_ns = 8000000, .bandwidth = 120 * MiB, .chunk = MiB };
-	struct sched_dev none = { .request_ns = 8000000, .bandwidth = 0, .chunk = MiB };
+	struct sched_dev hdd = dev_costs(8000000, 120 * MiB, MiB);
+	struct sched_dev free_req = dev_costs(0, 120 * MiB, MiB);
 
-	/* 8 ms at 120 MiB/s is 1006632 bytes: rounded down to whole pages */
-	ck_assert_uint_eq(sched_max_gap(&hdd), 1006632 & ~4095ull);
+	setup_ssd();
+	/* 8 ms at 120 MiB/s is 1006632 bytes: whole pages, within a page of it */
+	ck_assert_uint_le(sched_max_gap(&hdd), 1006632);
+	ck_assert_uint_ge(sched_max_gap(&hdd), 1006632 - 8192);
 	ck_assert_uint_eq(sched_max_gap(&hdd) % 4096, 0);
-	ck_assert_uint_eq(sched_max_gap(&none), 0);
+	ck_assert_uint_eq(sched_max_gap(&free_req), 0);
 	/* flash: 100 us at 500 MiB/s is about 51 KiB */
-	ck_assert_uint_eq(sched_max_gap(&ssd), 49152);
+	ck_assert_uint_le(sched_max_gap(&ssd), 52428);
+	ck_assert_uint_ge(sched_max_gap(&ssd), 45056);
 }
 END_TEST
 
 START_TEST(test_merge_gap)
 {
-	uint64_t gap = sched_max_gap(&ssd);
-	struct sched_item in[] = {
-		{ .off = 0, .len = 8 * KiB, .time_ns = 0, .obj = 0 },
-		{ .off = 8 * KiB + gap, .len = 4 * KiB, .time_ns = 10, .obj = 0 },	/* merged */
-		{ .off = 20 * KiB + 2 * gap + 4096, .len = 4 * KiB, .time_ns = 20, .obj = 0 },
-	};
-	struct sched_item *v = items(3, in);
+	uint64_t gap;
+	struct sched_item *v;
 	size_t n = 0;
 
-	ck_assert_int_eq(sched_build(&v, 3, 1, &ssd, 1, UINT64_MAX, &n), 0);
-	ck_assert_uint_eq(n, 2);
-	ck_assert_uint_eq(v[0].off, 0);
-	ck_assert_uint_eq(v[0].len, 12 * KiB + gap);
-	ck_assert_uint_eq(v[1].off, in[2].off);
-	ck_assert_uint_eq(v[1].len, 4 * KiB);
+	setup_ssd();
+	gap = sched_max_gap(&ssd);
+	{
+		struct sched_item in[] = {
+			{ .off = 0, .len = 8 * KiB, .time_ns = 0, .obj = 0 },
+			{ .off = 8 * KiB + gap, .len = 4 * KiB, .time_ns = 10, .obj = 0 },	/* merged */
+			{ .off = 20 * KiB + 2 * gap + 4096, .len = 4 * KiB, .time_ns = 20, .obj = 0 },
+		};
+
+		v = items(3, in);
+		ck_assert_int_eq(sched_build(&v, 3, 1, &ssd, 1, &n), 0);
+		ck_assert_uint_eq(n, 2);
+		ck_assert_uint_eq(v[0].off, 0);
+		ck_assert_uint_eq(v[0].len, 12 * KiB + gap);
+		ck_assert_uint_eq(v[1].off, in[2].off);
+		ck_assert_uint_eq(v[1].len, 4 * KiB);
+	}
 	free(v);
 }
 END_TEST
@@ -80,7 +100,8 @@ START_TEST(test_merge_overlap_and_objects)
 	struct sched_item *v = items(4, in);
 	size_t n = 0;
 
-	ck_assert_int_eq(sched_build(&v, 4, 2, &ssd, 1, UINT64_MAX, &n), 0);
+	setup_ssd();
+	ck_assert_int_eq(sched_build(&v, 4, 2, &ssd, 1, &n), 0);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_uint_eq(v[0].obj, 0);
 	ck_assert_uint_eq(v[0].off, 0);
@@ -103,7 +124,8 @@ START_TEST(test_order_kept)
 	struct sched_item *v = items(4, in);
 	size_t n = 0;
 
-	ck_assert_int_eq(sched_build(&v, 4, 3, &ssd, 1, UINT64_MAX, &n), 0);
+	setup_ssd();
+	ck_assert_int_eq(sched_build(&v, 4, 3, &ssd, 1, &n), 0);
 	ck_assert_uint_eq(n, 3);
 	ck_assert_uint_eq(v[0].obj, 0);
 	ck_assert_uint_eq(v[0].off, 96 * KiB);
@@ -115,34 +137,106 @@ START_TEST(test_order_kept)
 }
 END_TEST
 
-START_TEST(test_window)
+/* Time plays no part in merging: a large library touched early and late is read once. */
+START_TEST(test_merge_across_time)
 {
+	struct sched_dev hdd = dev_costs(8000000, 120 * MiB, MiB);
 	struct sched_item in[] = {
 		{ .off = 0, .len = 4 * KiB, .time_ns = 0, .obj = 0 },
-		{ .off = 4 * KiB, .len = 4 * KiB, .time_ns = 3000000000ull, .obj = 0 },
+		{ .off = 0, .len = 4 * KiB, .time_ns = 1000000000ull, .obj = 1 },
+		{ .off = 64 * KiB, .len = 4 * KiB, .time_ns = 22000000000ull, .obj = 0 },
 	};
-	struct sched_item *v = items(2, in);
+	struct sched_item *v = items(3, in);
 	size_t n = 0;
 
-	/* adjacent, but 3 s apart: the later range must not hold up the early start */
-	ck_assert_int_eq(sched_build(&v, 2, 1, &ssd, 1, 1000000000ull, &n), 0);
+	ck_assert_int_eq(sched_build(&v, 3, 2, &hdd, 1, &n), 0);
 	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(v[0].obj, 0);
+	ck_assert_uint_eq(v[0].len, 68 * KiB);
 	ck_assert_uint_eq(v[0].time_ns, 0);
-	ck_assert_uint_eq(v[1].time_ns, 3000000000ull);
+	ck_assert_uint_eq(v[1].obj, 1);
+	free(v);
+}
+END_TEST
+
+/*
+ * Requests follow the first access of what they hold, interleaving files: the
+ * late part of a file that is not worth merging comes after another file's
+ * early part; a chunk of a long span is placed by the runs inside it.
+ */
+START_TEST(test_order_by_first_access)
+{
+	struct sched_dev d;
+	struct sched_item in[] = {
+		{ .off = 0, .len = 4 * KiB, .time_ns = 0, .obj = 0 },
+		{ .off = 512 * MiB, .len = 4 * KiB, .time_ns = 30, .obj = 0 },
+		{ .off = 0, .len = 4 * KiB, .time_ns = 10, .obj = 1 },
+		{ .off = 8 * MiB - 4 * KiB, .len = 8 * KiB, .time_ns = 40, .obj = 1 },
+		{ .off = 4 * MiB + 4 * KiB, .len = 4 * KiB, .time_ns = 20, .obj = 1 },
+	};
+	struct sched_item *v = items(5, in);
+	size_t n = 0;
+
+	/*
+	 * A request costs as much as 64 MiB, chunks are 4 MiB: file 1 is best read
+	 * as [0, 4K) and [4M + 4K, 8M + 4K), one chunk, which holds the ranges
+	 * first used at 20 and 40 and is placed at 20.
+	 */
+	d = dev_costs(1000000000ull, 64 * MiB, 4 * MiB);
+	ck_assert_int_eq(sched_build(&v, 5, 2, &d, 1, &n), 0);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(v[0].obj, 0);
+	ck_assert_uint_eq(v[0].time_ns, 0);
+	ck_assert_uint_eq(v[1].obj, 1);
+	ck_assert_uint_eq(v[1].off, 0);
+	ck_assert_uint_eq(v[1].len, 4 * KiB);
+	ck_assert_uint_eq(v[1].time_ns, 10);
+	ck_assert_uint_eq(v[2].obj, 1);
+	ck_assert_uint_eq(v[2].off, 4 * MiB + 4 * KiB);
+	ck_assert_uint_eq(v[2].len, 4 * MiB);
+	ck_assert_uint_eq(v[2].time_ns, 20);
+	ck_assert_uint_eq(v[3].obj, 0);			/* 512 MiB away: its own request */
+	ck_assert_uint_eq(v[3].time_ns, 30);
+	free(v);
+}
+END_TEST
+
+/* A device whose reads cost the larger of a request cost and bytes (a throttle) */
+START_TEST(test_throttle_model)
+{
+	struct sched_dev d = { .chunk = 4 * MiB };
+	struct sched_item in[] = {
+		{ .off = 0, .len = 4 * KiB, .time_ns = 0, .obj = 0 },
+		{ .off = 160 * KiB, .len = 4 * KiB, .time_ns = 1, .obj = 0 },	/* free to merge */
+		{ .off = 2 * MiB, .len = 4 * KiB, .time_ns = 2, .obj = 0 },	/* too far */
+	};
+	struct sched_item *v = items(3, in);
+	size_t n = 0;
+
+	/* 1500 requests/s, 150 MB/s: 667 us up to 100 KB, then bytes */
+	d.model = (struct devmodel){ .n = 4, .size = { 4096, 65536, 262144, 1048576 },
+				     .ns = { 666667, 666667, 1747627, 6990507 } };
+	ck_assert(devmodel_valid(&d.model));
+	ck_assert_int_eq(sched_build(&v, 3, 1, &d, 1, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(v[0].len, 164 * KiB);
+	ck_assert_uint_eq(v[1].off, 2 * MiB);
 	free(v);
 }
 END_TEST
 
 START_TEST(test_chunks)
 {
-	struct sched_dev d = ssd;
+	struct sched_dev d;
 	struct sched_item in[] = { { .off = 4096, .len = 10 * MiB, .time_ns = 1, .obj = 0 } };
 	struct sched_item *v = items(1, in);
 	uint64_t next = 4096;
 	size_t n = 0;
 
+	setup_ssd();
+	d = ssd;
 	d.chunk = 4 * MiB;
-	ck_assert_int_eq(sched_build(&v, 1, 1, &d, 1, UINT64_MAX, &n), 0);
+	ck_assert_int_eq(sched_build(&v, 1, 1, &d, 1, &n), 0);
 	ck_assert_uint_eq(n, 3);
 	for (size_t i = 0; i < n; i++) {
 		ck_assert_uint_eq(v[i].off, next);
@@ -160,12 +254,13 @@ START_TEST(test_invalid)
 	struct sched_item *v = items(1, in), *keep = v;
 	size_t n = 7;
 
-	ck_assert_int_eq(sched_build(&v, 1, 2, &ssd, 1, UINT64_MAX, &n), -EINVAL);
+	setup_ssd();
+	ck_assert_int_eq(sched_build(&v, 1, 2, &ssd, 1, &n), -EINVAL);
 	ck_assert_ptr_eq(v, keep);
 	ck_assert_uint_eq(n, 7);
 	v[0].obj = 0;
 	v[0].dev = 3;
-	ck_assert_int_eq(sched_build(&v, 1, 2, &ssd, 1, UINT64_MAX, &n), -EINVAL);
+	ck_assert_int_eq(sched_build(&v, 1, 2, &ssd, 1, &n), -EINVAL);
 	free(v);
 }
 END_TEST
@@ -174,63 +269,53 @@ START_TEST(test_many)
 {
 	size_t n = 100000, got = 0;
 	struct sched_item *v = malloc(n * sizeof(*v));
-	uint64_t total = 0, prev = 0;
+	uint64_t prev = 0, bytes = 0;
 
+	setup_ssd();
 	ck_assert_ptr_nonnull(v);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		v[i] = (struct sched_item){ .off = (i * 7919 % 1000) * 4 * MiB, .len = 4096,
 					    .time_ns = i, .obj = (uint32_t)(i % 1000) };
-		total += 4096;
-	}
-	ck_assert_int_eq(sched_build(&v, n, 1000, &ssd, 1, UINT64_MAX, &got), 0);
+	ck_assert_int_eq(sched_build(&v, n, 1000, &ssd, 1, &got), 0);
 	ck_assert_uint_gt(got, 0);
 	for (size_t i = 0; i < got; i++) {
 		ck_assert_uint_ge(v[i].time_ns, prev);	/* first-access order */
 		prev = v[i].time_ns;
+		bytes += v[i].len;
 	}
+	ck_assert_uint_le(got, n);
+	ck_assert_uint_ge(bytes, got * 4096);
 	free(v);
-	(void)total;
 }
 END_TEST
 
-/* Merging as the pack is read: the window spans every first access merged in. */
+/* Merging as the pack is read: overlapping or touching, or a hole cheaper than a request. */
 START_TEST(test_merge_as_read)
 {
 	struct sched_item a = { .off = 0, .len = 8 * KiB, .time_ns = 0, .obj = 0 };
 	struct sched_item b = { .off = 8 * KiB, .len = 4 * KiB, .time_ns = 900000000, .obj = 0 };
-	struct sched_item c = { .off = 12 * KiB, .len = 4 * KiB, .time_ns = 1500000000, .obj = 0 };
+	struct sched_item c = { .off = 12 * KiB + 16 * MiB, .len = 4 * KiB, .time_ns = 1, .obj = 0 };
 	struct sched_item other = b;
-	struct sched_item *v;
-	size_t n = 0;
 
+	setup_ssd();
 	other.obj = 1;
-	ck_assert(!sched_can_merge(&a, &other, 0, UINT64_MAX));
-	ck_assert(!sched_can_merge(&b, &a, UINT64_MAX, UINT64_MAX));	/* starts before */
-	ck_assert(!sched_can_merge(&a, &c, 0, UINT64_MAX));		/* a hole of 4 KiB */
-	ck_assert(sched_can_merge(&a, &c, 4 * KiB, UINT64_MAX));
-	ck_assert(sched_can_merge(&a, &b, 0, 1000000000));
+	ck_assert(!sched_can_merge(&a, &other, &ssd));
+	ck_assert(!sched_can_merge(&b, &a, &ssd));	/* starts before */
+	ck_assert(sched_can_merge(&a, &b, &ssd));	/* touching */
+	ck_assert(!sched_can_merge(&a, &c, &ssd));	/* a hole of 16 MiB */
 	sched_merge(&a, &b);
 	ck_assert_uint_eq(a.len, 12 * KiB);
 	ck_assert_uint_eq(a.time_ns, 0);
 	ck_assert_uint_eq(a.last_ns, 900000000);
-	/* c is within 1 s of b but not of a: not merged, here nor in sched_build() */
-	ck_assert(!sched_can_merge(&a, &c, 0, 1000000000));
-	v = items(1, &a);
-	v = realloc(v, 2 * sizeof(*v));
-	ck_assert_ptr_nonnull(v);
-	v[1] = c;
-	v[1].off = 0;		/* overlaps a, but too late */
-	ck_assert_int_eq(sched_build(&v, 2, 1, &ssd, 1, 1000000000, &n), 0);
-	ck_assert_uint_eq(n, 2);
-	ck_assert_uint_eq(v[0].phys, 0);	/* last_ns does not leak into phys */
-	free(v);
+	c.off = a.off + a.len + 4096;
+	ck_assert(sched_can_merge(&a, &c, &ssd));	/* a hole of 4 KiB */
 }
 END_TEST
 
 /* Merging and chunking in place: fewer requests than ranges, and more. */
 START_TEST(test_in_place)
 {
-	struct sched_dev d = ssd;
+	struct sched_dev d = dev_costs(DEVMODEL_SSD_REQUEST_NS, DEVMODEL_SSD_BANDWIDTH, 4 * MiB);
 	struct sched_item in[] = {
 		{ .off = 0, .len = 4 * KiB, .time_ns = 0, .obj = 0 },
 		{ .off = 0, .len = 9 * MiB, .time_ns = 1, .obj = 1 },		/* 3 chunks */
@@ -243,7 +328,7 @@ START_TEST(test_in_place)
 	size_t n = 0;
 
 	d.chunk = 4 * MiB;
-	ck_assert_int_eq(sched_build(&v, 5, 3, &d, 1, UINT64_MAX, &n), 0);
+	ck_assert_int_eq(sched_build(&v, 5, 3, &d, 1, &n), 0);
 	ck_assert_uint_eq(n, 6);
 	for (size_t i = 0; i < n; i++)
 		ck_assert_uint_eq(v[i].obj, want_obj[i]);
@@ -884,7 +969,9 @@ static Suite *replay_suite(void)
 	tcase_add_test(sched, test_merge_gap);
 	tcase_add_test(sched, test_merge_overlap_and_objects);
 	tcase_add_test(sched, test_order_kept);
-	tcase_add_test(sched, test_window);
+	tcase_add_test(sched, test_merge_across_time);
+	tcase_add_test(sched, test_order_by_first_access);
+	tcase_add_test(sched, test_throttle_model);
 	tcase_add_test(sched, test_chunks);
 	tcase_add_test(sched, test_invalid);
 	tcase_add_test(sched, test_many);
