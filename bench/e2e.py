@@ -56,7 +56,7 @@ WORKLOADS = {
               "printf '#include <iostream>\\n#include <map>\\n#include <regex>\\n"
               "#include <string>\\nint main(){std::map<std::string,int> m; std::regex r(\"a+\");"
               "m[\"x\"]=std::regex_match(\"aa\",r); std::cout<<m.size()<<std::endl;}\\n' "
-              ">/tmp/c.cpp && clang++ -O1 -c -o /tmp/c.o /tmp/c.cpp"],
+              ">/tmp/c.cpp && clang++ -O0 -c -o /tmp/c.o /tmp/c.cpp"],
 }
 
 
@@ -143,14 +143,15 @@ class Bench:
         dd = json.loads(subprocess.run([os.path.join(TOP, "ura-dump"), "--json", demand],
                                        check=True, capture_output=True).stdout)["totals"]
         totals["true_demand_bytes"] = dd["bytes"] + dd["metadata_bytes"]
-        # what replay reads of ura's pack, cold, with the ssd cost model (hole merging
-        # depends on it) and with the hdd one
+        # what replay reads of ura's pack, cold, under each profile with its own model
+        # (hole merging depends on it); the first replay under a profile measures it
         for profile in ("hdd", "ssd"):
             drop_caches()
             rep = json.loads(subprocess.run(
-                [self.replay, "-q", "--wait", "--json", "--root", self.mnt] +
-                shlex.split(PROFILE_COSTS[profile]) + shlex.split(self.args.replay_args) +
-                [pack], check=True, capture_output=True).stdout)
+                self.slow(profile, [self.replay, "-q", "--wait", "--json", "--root", self.mnt] +
+                          (shlex.split(PROFILE_COSTS[profile]) if self.args.profile_costs
+                           else []) + shlex.split(self.args.replay_args) + [pack]),
+                check=True, capture_output=True).stdout)
             totals[f"replayed_bytes_{profile}"] = rep["issued_bytes"]
             totals[f"replayed_vs_true_demand_{profile}"] = (rep["issued_bytes"] /
                                                             totals["true_demand_bytes"])
@@ -160,6 +161,11 @@ class Bench:
               f"{totals['replayed_bytes_ssd'] / 2**20:.1f} MiB (ssd model, "
               f"{totals['replayed_vs_true_demand_ssd']:.2f}x)", flush=True)
         return pack, files, totals
+
+    def dev_reads(self):
+        """Reads completed and bytes read by the testbed's device so far."""
+        f = open("/sys/block/%s/stat" % os.path.basename(self.st["LOOP"])).read().split()
+        return int(f[0]), int(f[2]) * 512
 
     def timed(self, cmd):
         t = time.monotonic()
@@ -176,6 +182,15 @@ class Bench:
         return t
 
     def run_one(self, strategy, profile, name, pack, files):
+        r0 = self.dev_reads()
+        res = self.run_one_timed(strategy, profile, name, pack, files)
+        r1 = self.dev_reads()
+        if strategy != "warm":
+            res["reads"] = r1[0] - r0[0]
+            res["read_bytes"] = r1[1] - r0[1]
+        return res
+
+    def run_one_timed(self, strategy, profile, name, pack, files):
         prog = WORKLOADS[name]
         costs = PROFILE_COSTS.get(profile, "") if self.args.profile_costs else ""
         if strategy.startswith("demand"):
@@ -288,17 +303,18 @@ def run_all(args, b, results):
             subprocess.run(b.slow(profile, [b.replay, "-q", "--root", b.mnt, pack]),
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             samples = {s: [] for s in strategies}
-            extra = {s: {"prefetch": [], "sum": []} for s in strategies}
+            extra = {s: {"prefetch": [], "sum": [], "reads": [], "read_bytes": []}
+                     for s in strategies}
             for run in range(args.runs):
                 for s in strategies:            # interleaved, run by run
                     r = b.run_one(s, profile, name, pack, files)
                     samples[s].append(r["t"])
-                    for k in ("prefetch", "sum"):
+                    for k in ("prefetch", "sum", "reads", "read_bytes"):
                         if k in r:
                             extra[s][k].append(r[k])
             res = {s: dict(summary(v), samples=v) for s, v in samples.items()}
             for s in strategies:
-                for k in ("prefetch", "sum"):
+                for k in ("prefetch", "sum", "reads", "read_bytes"):
                     if extra[s][k]:
                         res[s][k] = summary(extra[s][k])["median"]
             cold = res.get("cold", {}).get("median")
@@ -310,7 +326,9 @@ def run_all(args, b, results):
             print(f"{name} {profile}: " + ", ".join(
                 f"{s} {v['median']:.2f}s" + (f" ({v['gap_closed']*100:.0f}%)" if "gap_closed" in v
                                              else "") +
-                (f" sum {v['sum']:.2f}s" if "sum" in v else "") for s, v in res.items()),
+                (f" sum {v['sum']:.2f}s" if "sum" in v else "") +
+                (f" [{v['reads']:.0f} reads, {v['read_bytes'] / 2**20:.0f} MiB]"
+                 if "reads" in v else "") for s, v in res.items()),
                 flush=True)
 
 

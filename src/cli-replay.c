@@ -24,7 +24,7 @@ void replay_usage(FILE *f)
 	      " -j, --jobs N            worker threads (default 2)\n"
 	      " -p, --ioprio CLASS[:N]  I/O priority: idle, be or rt, level 0-7 (be:4)\n"
 	      " -l, --lead SEC          stay at most SEC ahead of the trace (none)\n"
-	      " -i, --inflight SIZE     bytes in flight per device at most (no limit)\n"
+	      " -i, --inflight LIMIT    queued per device at most: TIMEms or SIZE (50ms)\n"
 	      " -r, --root DIR          find the pack's files under DIR\n"
 	      " -s, --stale MODE        changed files: skip (default) or read\n"
 	      " -R, --rotational WHEN   disk order within time bins: yes, no or auto\n"
@@ -176,14 +176,32 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 				goto usage;
 			}
 			break;
-		case 'i':
+		case 'i': {
+			size_t len = strlen(optarg);
+
+			o->inflight = 0;
+			o->queue_ns = 0;
 			if (strcmp(optarg, "none") == 0 || strcmp(optarg, "0") == 0)
-				o->inflight = 0;
-			else if (parse_size(optarg, &o->inflight) < 0 || o->inflight < 4096) {
-				bad_arg("in-flight limit", optarg, "a size of at least 4K, or none");
-				goto usage;
+				break;
+			if (len > 2 && strcmp(optarg + len - 2, "ms") == 0) {
+				char num[32];
+
+				if (len - 2 < sizeof(num)) {
+					memcpy(num, optarg, len - 2);
+					num[len - 2] = '\0';
+				}
+				if (len - 2 < sizeof(num) && parse_u64(num, &v) == 0 && v > 0 &&
+				    v <= 3600000) {
+					o->queue_ns = v * 1000000;
+					break;
+				}
+			} else if (parse_size(optarg, &o->inflight) == 0 && o->inflight >= 4096) {
+				break;
 			}
-			break;
+			bad_arg("in-flight limit", optarg,
+				"a time such as 50ms, a size of at least 4K, or none");
+			goto usage;
+		}
 		case 'r':
 			if (!*optarg) {
 				bad_arg("root", optarg, "a directory");

@@ -63,6 +63,10 @@ enum obj_state { OBJ_UNOPENED, OBJ_OK, OBJ_STALE, OBJ_MISSING, OBJ_REFUSED, OBJ_
 struct rqueue {
 	int statfd;		/* -1: unknown device, no limit */
 	uint64_t issued;	/* bytes */
+	uint64_t issued_ns;	/* their device time by the model */
+	uint64_t (*marks)[2];	/* per request issued: bytes and device time issued after it */
+	size_t nmarks, cap, head;	/* marks[head..nmarks) are not read yet, as far as we know */
+	uint64_t done_ns;	/* device time of the requests read */
 	uint64_t read0;		/* bytes read by the device when counting began */
 	uint64_t last_read;	/* bytes read at the last look */
 	uint64_t last_change;	/* when that last changed */
@@ -120,6 +124,7 @@ void replay_options_init(struct replay_options *o)
 		.jobs = REPLAY_DEFAULT_JOBS,
 		.ioprio = REPLAY_DEFAULT_IOPRIO,
 		.lead_ns = REPLAY_DEFAULT_LEAD_NS,
+		.queue_ns = REPLAY_DEFAULT_QUEUE_NS,
 		.rotational = -1,
 		.min_available_pct = REPLAY_DEFAULT_AVAIL_PCT,
 	};
@@ -197,6 +202,8 @@ static int dev_slot(struct ctx *c, unsigned major, unsigned minor, uint32_t *ret
 		cap = REPLAY_FALLBACK_CHUNK;
 	d->chunk = o->chunk && o->chunk < cap ? o->chunk : cap;
 	d->chunk = d->chunk < PAGE_BYTES ? PAGE_BYTES : d->chunk & ~(PAGE_BYTES - 1);
+	d->readahead = (uint64_t)ra << 10;
+	d->max_request = (uint64_t)maxs << 10;
 	log_debug("device %u:%u: chunk %" PRIu64 " KiB (read_ahead_kb %u, max_sectors_kb %u)",
 		  major, minor, d->chunk >> 10, ra, maxs);
 	*ret = (uint32_t)c->ndev++;
@@ -830,7 +837,7 @@ static int open_queues(struct ctx *c)
 
 		c->queues[d].statfd = -1;
 		pthread_mutex_init(&c->queues[d].lock, NULL);
-		if (!c->o->inflight)
+		if (!c->o->inflight && !c->o->queue_ns)
 			continue;
 		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat", c->devnum[d][0],
 			 c->devnum[d][1]);
@@ -844,6 +851,7 @@ static void close_queues(struct ctx *c)
 	for (size_t d = 0; c->queues && d < c->ndev; d++) {
 		if (c->queues[d].statfd >= 0)
 			close(c->queues[d].statfd);
+		free(c->queues[d].marks);
 		pthread_mutex_destroy(&c->queues[d].lock);
 	}
 	free(c->queues);
@@ -865,16 +873,21 @@ static uint64_t device_read_bytes(int statfd)
 }
 
 /*
- * --inflight: wait until the device has read enough of what we issued that
- * @len more stays within the limit. A short device queue keeps a program's
- * own misses from waiting behind all of the prefetch. If the device reads
- * nothing for 100 ms, what is left is taken as never to be read (pages that
- * were cached meanwhile, holes) and forgotten.
+ * Keep the replay's queue on a device short: before issuing @len bytes that
+ * cost @cost_ns by the model, wait until what is still queued costs at most
+ * the --inflight time (default) or holds at most the --inflight bytes. A
+ * program's own cache miss then waits behind that much of the prefetch at most,
+ * not behind all of it: a blkio throttle, and most device queues, serve in
+ * order. The device's progress is its sectors read (/sys/dev/block/MAJ:MIN/stat);
+ * requests are taken as read in the order issued. Reads by others count as
+ * ours, so this errs towards issuing more. If the device reads nothing for
+ * 100 ms, what is left is taken as never to be read (pages that were cached
+ * meanwhile, holes) and forgotten.
  */
-static void inflight_wait(struct ctx *c, uint32_t dev, uint64_t len)
+static void inflight_wait(struct ctx *c, uint32_t dev, uint64_t len, uint64_t cost_ns)
 {
 	struct rqueue *rq = &c->queues[dev];
-	uint64_t limit = c->o->inflight, done = 0;
+	uint64_t limit = c->o->inflight, limit_ns = c->o->queue_ns, done = 0;
 
 	if (rq->statfd < 0)
 		return;
@@ -882,6 +895,7 @@ static void inflight_wait(struct ctx *c, uint32_t dev, uint64_t len)
 	for (;;) {
 		uint64_t rd = device_read_bytes(rq->statfd), now = now_monotonic_ns();
 		struct timespec ts = { 0, 1000000 };
+		bool room;
 
 		if (rd == UINT64_MAX)
 			break;
@@ -896,9 +910,17 @@ static void inflight_wait(struct ctx *c, uint32_t dev, uint64_t len)
 			rq->last_change = now;
 		} else if (now - rq->last_change >= WAIT_REISSUE_NS / 2) {
 			rq->issued = done;	/* the device went idle: nothing of ours is left */
+			rq->head = rq->nmarks;
+			rq->done_ns = rq->issued_ns;
 		}
-		if (rq->issued <= done || rq->issued - done + len <= limit ||
-		    __atomic_load_n(&c->stop, __ATOMIC_ACQUIRE))
+		while (rq->head < rq->nmarks && rq->marks[rq->head][0] <= done)
+			rq->done_ns = rq->marks[rq->head++][1];
+		if (limit)
+			room = rq->issued <= done || rq->issued - done + len <= limit;
+		else
+			room = rq->issued_ns <= rq->done_ns ||
+			       rq->issued_ns - rq->done_ns + cost_ns <= limit_ns;
+		if (room || __atomic_load_n(&c->stop, __ATOMIC_ACQUIRE))
 			break;
 		pthread_mutex_unlock(&rq->lock);
 		nanosleep(&ts, NULL);
@@ -907,6 +929,31 @@ static void inflight_wait(struct ctx *c, uint32_t dev, uint64_t len)
 	if (rq->issued < done)
 		rq->issued = done;
 	rq->issued += len;
+	rq->issued_ns += cost_ns;
+	if (rq->nmarks == rq->cap) {
+		/* marks already read make room first */
+		if (rq->head) {
+			memmove(rq->marks, rq->marks + rq->head,
+				(rq->nmarks - rq->head) * sizeof(*rq->marks));
+			rq->nmarks -= rq->head;
+			rq->head = 0;
+		}
+		if (rq->nmarks == rq->cap) {
+			size_t nc = rq->cap ? rq->cap * 2 : 256;
+			void *p = realloc(rq->marks, nc * sizeof(*rq->marks));
+
+			if (p) {
+				rq->marks = p;
+				rq->cap = nc;
+			}
+		}
+	}
+	if (rq->nmarks < rq->cap) {
+		rq->marks[rq->nmarks][0] = rq->issued;
+		rq->marks[rq->nmarks++][1] = rq->issued_ns;
+	} else {
+		rq->done_ns = rq->issued_ns;	/* no memory: stop counting this one */
+	}
 	pthread_mutex_unlock(&rq->lock);
 }
 
@@ -978,7 +1025,7 @@ static void do_request(struct ctx *c, size_t i)
 		add(&c->st.skipped_bytes, len - have);
 		goto out;
 	}
-	inflight_wait(c, q->dev, len - have);
+	inflight_wait(c, q->dev, len - have, devmodel_cost(&c->devs[q->dev].model, len - have));
 	r = issue(fd, q->off, len);
 	if (r < 0) {
 		char name[PATH_MAX + 64];
@@ -1816,6 +1863,16 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 				c.st.devs[d].plan_ns += cost;
 			}
 	}
+	for (unsigned d = 0; d < c.st.ndevs; d++)
+		for (size_t k = 0; k < c.ndev; k++)
+			if (c.st.devs[d].major == c.devnum[k][0] && c.st.devs[d].minor == c.devnum[k][1]) {
+				c.st.devs[d].cold_requests = c.devs[k].cold_requests;
+				if (c.devs[k].penalty_ns)
+					log_debug("device %u:%u: more requests than a cold start's %zu "
+						  "at least cost: %.0f us more on each",
+						  c.devnum[k][0], c.devnum[k][1], c.devs[k].cold_requests,
+						  (double)c.devs[k].penalty_ns / 1e3);
+			}
 	c.done = calloc(c.nreq ? c.nreq : 1, 1);
 	if (!c.done) {
 		r = -ENOMEM;
@@ -1953,11 +2010,12 @@ void replay_report(FILE *f, const struct replay_stats *s, bool json)
 
 			fprintf(f, "%s{\"device\":\"%u:%u\",\"model\":\"%s\",\"request_us\":%.1f"
 				",\"bandwidth\":%" PRIu64 ",\"rotational\":%s,\"requests\":%" PRIu64
-				",\"bytes\":%" PRIu64 ",\"plan_seconds\":%.3f}", i ? "," : "",
+				",\"bytes\":%" PRIu64 ",\"plan_seconds\":%.3f,\"cold_requests\":%" PRIu64
+				"}", i ? "," : "",
 				d->major, d->minor, devmodel_source_name(d->source),
 				(double)d->request_ns / 1e3, d->bandwidth,
 				d->rotational ? "true" : "false", d->plan_requests, d->plan_bytes,
-				(double)d->plan_ns / 1e9);
+				(double)d->plan_ns / 1e9, d->cold_requests);
 		}
 		fputs("]}\n", f);
 		return;

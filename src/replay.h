@@ -20,6 +20,7 @@
 #define REPLAY_DEFAULT_JOBS		2
 #define REPLAY_DEFAULT_IOPRIO		REPLAY_IOPRIO(REPLAY_IOPRIO_BE, 4)
 #define REPLAY_DEFAULT_LEAD_NS		0ull			/* no pacing */
+#define REPLAY_DEFAULT_QUEUE_NS		50000000ull		/* 50 ms of device time queued */
 #define REPLAY_DEFAULT_BIN_NS		1000000000ull		/* rotational time bins */
 #define REPLAY_DEFAULT_AVAIL_PCT	10			/* keep 10% of RAM available */
 #define REPLAY_FALLBACK_CHUNK		(128u << 10)		/* when the device is unknown */
@@ -49,7 +50,8 @@ struct replay_options {
 	unsigned jobs;			/* worker threads, >= 1 */
 	int ioprio;			/* REPLAY_IOPRIO(), or -1 to leave it alone */
 	uint64_t lead_ns;		/* stay at most this far ahead of the trace; 0: no pacing */
-	uint64_t inflight;		/* bytes in flight per device at most; 0: no limit */
+	uint64_t inflight;		/* bytes in flight per device at most; 0: by queue_ns */
+	uint64_t queue_ns;		/* else device time in flight at most; 0: no limit */
 	int rotational;			/* -1 auto (sysfs), 0 no, 1 yes */
 	uint64_t chunk;			/* bytes per readahead(); 0: by device */
 	uint64_t max_bytes;		/* stop after issuing this much; 0: no limit */
@@ -76,6 +78,7 @@ struct replay_dev_report {
 	uint64_t plan_requests;		/* requests planned on it */
 	uint64_t plan_bytes;
 	uint64_t plan_ns;		/* their device time by the model */
+	uint64_t cold_requests;		/* a cold start's requests, as estimated */
 };
 
 /*

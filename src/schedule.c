@@ -19,11 +19,11 @@ uint64_t sched_cost(const struct sched_dev *dev, uint64_t len)
 	return c + devmodel_cost(&dev->model, rest);
 }
 
-uint64_t sched_max_gap(const struct sched_dev *dev)
+/* The largest hole between two pages cheaper to read than a request that costs @penalty more. */
+static uint64_t max_gap_with(const struct sched_dev *dev, uint64_t penalty)
 {
-	uint64_t two = 2 * devmodel_cost(&dev->model, PAGE_BYTES), lo = 0, hi = 1ull << 40;
+	uint64_t two = 2 * devmodel_cost(&dev->model, PAGE_BYTES) + penalty, lo = 0, hi = 1ull << 40;
 
-	/* the largest hole between two pages that is cheaper to read than a request */
 	if (sched_cost(dev, 2 * PAGE_BYTES) > two)
 		return 0;
 	while (hi - lo > PAGE_BYTES) {
@@ -35,6 +35,11 @@ uint64_t sched_max_gap(const struct sched_dev *dev)
 			hi = mid;
 	}
 	return lo & ~(PAGE_BYTES - 1);
+}
+
+uint64_t sched_max_gap(const struct sched_dev *dev)
+{
+	return max_gap_with(dev, 0);
 }
 
 static int cmp_off(const void *a, const void *b, void *ctx)
@@ -124,9 +129,11 @@ struct run {
  * from[j] where the last request of that choice starts. A request looks back
  * at most SCHED_LOOKBACK runs and SCHED_MAX_SPAN bytes, and never across a hole
  * larger than @max_hole (one such hole costs more than the request it saves).
+ * Each request costs @penalty more than the model says: a price on requests,
+ * raised until the plan issues no more of them than a cold start would.
  */
 static void partition(const struct run *runs, size_t k, const struct sched_dev *dev,
-		      uint64_t max_hole, uint64_t *best, uint32_t *from)
+		      uint64_t penalty, uint64_t max_hole, uint64_t *best, uint32_t *from)
 {
 	best[0] = 0;
 	for (size_t j = 0; j < k; j++) {
@@ -138,7 +145,7 @@ static void partition(const struct run *runs, size_t k, const struct sched_dev *
 
 			if (span > SCHED_MAX_SPAN && i != j)
 				break;
-			c = best[i] + sched_cost(dev, span);
+			c = best[i] + sched_cost(dev, span) + penalty * chunks_of(span, dev->chunk);
 			if (c < b) {
 				b = c;
 				f = (uint32_t)i;
@@ -193,6 +200,91 @@ static size_t emit(const struct run *runs, size_t k, const uint32_t *from, uint6
 	return n;
 }
 
+/* One object's ranges (@idx, sorted by offset) as runs: those that overlap or touch, as one. */
+static size_t make_runs(const struct sched_item *in, const uint32_t *idx, size_t n,
+			struct run *runs)
+{
+	size_t k = 0;
+
+	for (size_t x = 0; x < n; x++) {
+		const struct sched_item *it = &in[idx[x]];
+
+		if (k && it->off <= runs[k - 1].end) {
+			if (it->off + it->len > runs[k - 1].end)
+				runs[k - 1].end = it->off + it->len;
+			if (it->time_ns < runs[k - 1].time_ns)
+				runs[k - 1].time_ns = it->time_ns;
+			continue;
+		}
+		runs[k++] = (struct run){ it->off, it->off + it->len, it->time_ns };
+	}
+	return k;
+}
+
+/* The device's largest request: a longer read is split into such (max_sectors_kb). */
+static uint64_t max_request(const struct sched_dev *dev)
+{
+	return dev->max_request && dev->max_request < dev->chunk ? dev->max_request : dev->chunk;
+}
+
+/*
+ * The device requests a cold start issues for these runs, as the kernel's
+ * readahead would: a miss outside the last window reads read_ahead_kb around
+ * it (mmap read-around; a read() miss reads ahead as much), a run that goes
+ * on past the window reads on read_ahead_kb at a time, each window in
+ * requests of at most the device's largest.
+ */
+static size_t cold_requests(const struct run *runs, size_t k, const struct sched_dev *dev)
+{
+	uint64_t ra = dev->readahead, per = chunks_of(ra, max_request(dev)), wend = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < k; i++) {
+		if (runs[i].off >= wend) {	/* a miss: a window around it */
+			uint64_t wstart = runs[i].off > ra / 2 ? runs[i].off - ra / 2 : 0;
+
+			wend = wstart + ra;
+			n += (size_t)per;
+		}
+		while (runs[i].end > wend) {	/* read on */
+			wend += ra;
+			n += (size_t)per;
+		}
+	}
+	return n;
+}
+
+/*
+ * Plan every object on device @d with its penalty; return the device requests
+ * (reads split at the largest request), and with @ret_cold the requests a cold
+ * start would issue for them.
+ */
+static size_t plan_pass(const struct sched_item *in, const uint32_t *idx, const size_t *start,
+			uint32_t nobj, const struct sched_dev *devs, size_t d, struct run *runs,
+			uint64_t *best, uint32_t *from, size_t *ret_cold)
+{
+	const struct sched_dev *dev = &devs[d];
+	uint64_t max_hole = 2 * max_gap_with(dev, dev->penalty_ns) + SCHED_HOLE_SLACK;
+	size_t total = 0, cold = 0;
+
+	for (uint32_t o = 0; o < nobj; o++) {
+		size_t s = o ? start[o] : 0, e = start[o + 1], k;
+
+		if (s == e || in[idx[s]].dev != d)
+			continue;
+		k = make_runs(in, idx + s, e - s, runs);
+		partition(runs, k, dev, dev->penalty_ns, max_hole, best, from);
+		for (size_t j = k; j > 0; j = from[j])
+			total += (size_t)chunks_of(runs[j - 1].end - runs[from[j]].off,
+						   max_request(dev));
+		if (ret_cold && dev->readahead)
+			cold += cold_requests(runs, k, dev);
+	}
+	if (ret_cold)
+		*ret_cold = cold;
+	return total;
+}
+
 struct sort_key {
 	uint64_t key;
 	size_t idx;
@@ -200,7 +292,7 @@ struct sort_key {
 
 static struct sort_key *sort_keys(struct sort_key *k, struct sort_key *tmp, size_t n);
 
-int sched_build(struct sched_item **items, size_t n, uint32_t nobj, const struct sched_dev *devs,
+int sched_build(struct sched_item **items, size_t n, uint32_t nobj, struct sched_dev *devs,
 		size_t ndev, size_t *ret_n)
 {
 	struct sched_item *in = *items, *out = NULL;
@@ -243,8 +335,33 @@ int sched_build(struct sched_item **items, size_t n, uint32_t nobj, const struct
 	if (!runs || !best || !from || !out)
 		goto out;
 
+	/* the plan at least device time; then, where it issues more requests than a
+	 * cold start would, a price on requests until it does not */
+	for (size_t d = 0; d < ndev; d++) {
+		uint64_t lo = 0, hi, base = devmodel_cost(&devs[d].model, PAGE_BYTES);
+		size_t cold = 0, cnt;
+
+		devs[d].penalty_ns = 0;
+		cnt = plan_pass(in, idx, start, nobj, devs, d, runs, best, from, &cold);
+		devs[d].cold_requests = cold;
+		if (!devs[d].readahead || cnt <= cold)
+			continue;
+		for (hi = base ? base : 1000; hi < (1ull << 40); hi *= 4) {
+			devs[d].penalty_ns = hi;
+			if (plan_pass(in, idx, start, nobj, devs, d, runs, best, from, NULL) <= cold)
+				break;
+		}
+		for (int it = 0; it < 12 && hi - lo > base / 16 + 1; it++) {
+			devs[d].penalty_ns = lo + (hi - lo) / 2;
+			if (plan_pass(in, idx, start, nobj, devs, d, runs, best, from, NULL) <= cold)
+				hi = devs[d].penalty_ns;
+			else
+				lo = devs[d].penalty_ns;
+		}
+		devs[d].penalty_ns = hi;
+	}
 	for (uint32_t o = 0; o < nobj; o++) {
-		size_t s = o ? start[o] : 0, e = start[o + 1], k = 0, want;
+		size_t s = o ? start[o] : 0, e = start[o + 1], k, want;
 		const struct sched_dev *dev;
 
 		if (s == e)
@@ -264,19 +381,9 @@ int sched_build(struct sched_item **items, size_t n, uint32_t nobj, const struct
 			out = p;
 			cap = nc;
 		}
-		for (size_t x = s; x < e; x++) {
-			const struct sched_item *it = &in[idx[x]];
-
-			if (k && it->off <= runs[k - 1].end) {
-				if (it->off + it->len > runs[k - 1].end)
-					runs[k - 1].end = it->off + it->len;
-				if (it->time_ns < runs[k - 1].time_ns)
-					runs[k - 1].time_ns = it->time_ns;
-				continue;
-			}
-			runs[k++] = (struct run){ it->off, it->off + it->len, it->time_ns };
-		}
-		partition(runs, k, dev, 2 * sched_max_gap(dev) + SCHED_HOLE_SLACK, best, from);
+		k = make_runs(in, idx + s, e - s, runs);
+		partition(runs, k, dev, dev->penalty_ns,
+			  2 * max_gap_with(dev, dev->penalty_ns) + SCHED_HOLE_SLACK, best, from);
 		total += emit(runs, k, from, best, &in[idx[s]], dev, out + total);
 	}
 

@@ -32,7 +32,12 @@ struct sched_item {
 struct sched_dev {
 	struct devmodel model;	/* device time of a read by its size */
 	uint64_t chunk;		/* largest request in bytes, page aligned, > 0 */
+	uint64_t readahead;	/* the device's read_ahead_kb in bytes; 0: no request cap */
+	uint64_t max_request;	/* its largest request (max_sectors_kb) in bytes; 0: chunk */
 	bool rotational;	/* seeks cost: physical order within time bins */
+	/* set by sched_build(): */
+	size_t cold_requests;	/* what a cold start would issue, as estimated */
+	uint64_t penalty_ns;	/* the price put on a request to stay within that */
 };
 
 /* How far a request may reach when merging (bounds the plan's work per range) */
@@ -85,12 +90,18 @@ void sched_merge(struct sched_item *a, const struct sched_item *b);
  * (ties: object, then offset): the order of the trace, never its absolute
  * times, which a trace at read_ahead_kb 4 stretches.
  *
+ * Where the device's readahead is known, the plan issues no more device
+ * requests than a cold start would (the kernel reads runs of pages closer than
+ * read_ahead_kb as one window, split into requests of max_request): if the cheapest plan
+ * has more, a price is put on each request, found by bisection, until it has
+ * no more. Sets each device's cold_requests and penalty_ns.
+ *
  * Return: 0, -EINVAL (an object or device out of range, more than 2^32 items),
  * -ENOMEM. On success *@items is a new array of requests (the old one is
  * freed). On -EINVAL, or -ENOMEM while building, it is untouched; on -ENOMEM
  * while ordering, it holds the requests (*@ret_n of them), in no set order.
  */
-int sched_build(struct sched_item **items, size_t n, uint32_t nobj, const struct sched_dev *devs,
+int sched_build(struct sched_item **items, size_t n, uint32_t nobj, struct sched_dev *devs,
 		size_t ndev, size_t *ret_n);
 
 /*
