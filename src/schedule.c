@@ -270,6 +270,7 @@ static size_t plan_pass(const struct sched_item *in, const uint32_t *idx, const 
 	for (uint32_t o = 0; o < nobj; o++) {
 		size_t s = o ? start[o] : 0, e = start[o + 1], k;
 
+		/* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.ArraySubscript): filled by the caller */
 		if (s == e || in[idx[s]].dev != d)
 			continue;
 		k = make_runs(in, idx + s, e - s, runs);
