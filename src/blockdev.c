@@ -284,3 +284,22 @@ int blockdev_disk(unsigned major, unsigned minor, unsigned *ret_major, unsigned 
 	*ret_minor = b;
 	return 0;
 }
+
+int blockdev_size(unsigned major, unsigned minor, uint64_t *ret)
+{
+	char path[64], text[64];
+	unsigned long long sectors;
+	char *end;
+	int r;
+
+	snprintf(path, sizeof(path), SYS_DEV_BLOCK "/%u:%u/size", major, minor);
+	r = read_text(path, text, sizeof(text));
+	if (r < 0)
+		return r;
+	errno = 0;
+	sectors = strtoull(text, &end, 10);
+	if (errno || end == text || sectors > UINT64_MAX / 512)
+		return -EINVAL;
+	*ret = (uint64_t)sectors * 512;
+	return 0;
+}

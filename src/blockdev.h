@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * The queue attributes live on the whole disk: for a partition, these look up
@@ -25,6 +26,9 @@ int blockdev_max_sectors_kb(unsigned major, unsigned minor, unsigned *ret);
  * gives a different line. Return: 0 or -errno (-ENOENT: no such device).
  */
 int blockdev_identity(unsigned major, unsigned minor, char *buf, size_t size);
+
+/* blockdev_size() - the device's size in bytes, from sysfs; 0 or -errno */
+int blockdev_size(unsigned major, unsigned minor, uint64_t *ret);
 
 /* blockdev_disk() - the whole disk that holds MAJ:MIN (itself when not a partition); 0 or -errno */
 int blockdev_disk(unsigned major, unsigned minor, unsigned *ret_major, unsigned *ret_minor);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Measured device models, kept per device identity under /var/lib/ura/devices */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -8,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "blockdev.h"
+#include "cgroup.h"
 #include "devcache.h"
 
 #ifndef URA_LOCALSTATEDIR
@@ -27,104 +30,6 @@ const char *devcache_dir(void)
 	return e && *e ? e : URA_LOCALSTATEDIR "/ura/devices";
 }
 
-static void append(char *buf, size_t size, const char *s)
-{
-	size_t used = strlen(buf);
-
-	if (used < size)
-		snprintf(buf + used, size - used, "%s", s);
-}
-
-/* The limit lines for MAJ:MIN in one cgroup file, appended as " NAME=value,...". */
-static void append_limits(char *buf, size_t size, const char *path, const char *name,
-			  unsigned major, unsigned minor)
-{
-	char line[256], want[32], word[300];
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return;
-	snprintf(want, sizeof(want), "%u:%u ", major, minor);
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, want, strlen(want)) != 0)
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		for (char *p = line; *p; p++)
-			if (*p == ' ')
-				*p = ',';
-		snprintf(word, sizeof(word), " %s=%s", name, line);
-		append(buf, size, word);
-	}
-	fclose(f);
-}
-
-/* The cgroup path of this process for v1 "blkio" or for v2 (@v2); 0 or -ENOENT. */
-static int own_cgroup(bool v2, char *buf, size_t size)
-{
-	char line[PATH_MAX + 64];
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	int r = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *ctl = strchr(line, ':'), *path;
-		bool match = false;
-
-		if (!ctl)
-			continue;
-		path = strchr(++ctl, ':');
-		if (!path)
-			continue;
-		*path++ = '\0';
-		path[strcspn(path, "\n")] = '\0';
-		if (v2) {
-			match = *ctl == '\0';
-		} else {
-			for (char *t = strtok(ctl, ","); t; t = strtok(NULL, ","))
-				match |= strcmp(t, "blkio") == 0;
-		}
-		if (match && strlen(path) < size && !strstr(path, "..")) {
-			snprintf(buf, size, "%s", path);
-			r = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return r;
-}
-
-static void append_cgroup_limits(char *buf, size_t size, unsigned major, unsigned minor)
-{
-	static const char *const v1[] = { "blkio.throttle.read_bps_device",
-					  "blkio.throttle.read_iops_device" };
-	char cg[PATH_MAX], path[PATH_MAX + 128];
-
-	for (int v2 = 0; v2 <= 1; v2++) {
-		if (own_cgroup(v2, cg, sizeof(cg)) < 0)
-			continue;
-		/* every level from ours up to the root limits us */
-		for (;;) {
-			const char *base = v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/blkio";
-			char *slash;
-
-			if (v2) {
-				snprintf(path, sizeof(path), "%s%s/io.max", base, cg);
-				append_limits(buf, size, path, "io.max", major, minor);
-			} else {
-				for (size_t i = 0; i < 2; i++) {
-					snprintf(path, sizeof(path), "%s%s/%s", base, cg, v1[i]);
-					append_limits(buf, size, path, v1[i] + 15, major, minor);
-				}
-			}
-			slash = strrchr(cg, '/');
-			if (!slash || slash == cg)
-				break;
-			*slash = '\0';
-		}
-	}
-}
-
 int devcache_key(unsigned major, unsigned minor, char *buf, size_t size)
 {
 	unsigned dmaj = major, dmin = minor;
@@ -133,9 +38,9 @@ int devcache_key(unsigned major, unsigned minor, char *buf, size_t size)
 	r = blockdev_identity(major, minor, buf, size);
 	if (r < 0)
 		return r;
-	append_cgroup_limits(buf, size, major, minor);
+	cgroup_read_limits(major, minor, buf, size);
 	if (blockdev_disk(major, minor, &dmaj, &dmin) == 0 && (dmaj != major || dmin != minor))
-		append_cgroup_limits(buf, size, dmaj, dmin);
+		cgroup_read_limits(dmaj, dmin, buf, size);
 	return strlen(buf) + 1 >= size ? -ENAMETOOLONG : 0;
 }
 
@@ -165,7 +70,9 @@ int devcache_load(const char *dir, const char *key, struct devmodel *ret)
 		r = -errno;
 		goto out;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+	/* root's models serve everyone; anyone else's only their owner */
+	if (!S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
 		r = -EPERM;
 		goto out;
 	}
@@ -188,6 +95,26 @@ int devcache_load(const char *dir, const char *key, struct devmodel *ret)
 out:
 	close(fd);
 	return r;
+}
+
+bool devcache_writable(const char *dir)
+{
+	char p[PATH_MAX];
+	struct statvfs sv;
+
+	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p))
+		return false;
+	/* the nearest directory that exists decides */
+	while (access(p, F_OK) < 0) {
+		char *slash = strrchr(p, '/');
+
+		if (!slash || slash == p) {
+			snprintf(p, sizeof(p), "/");
+			break;
+		}
+		*slash = '\0';
+	}
+	return statvfs(p, &sv) == 0 && !(sv.f_flag & ST_RDONLY) && access(p, W_OK) == 0;
 }
 
 static int mkdir_p(const char *dir)

@@ -3,6 +3,7 @@
 #ifndef URA_DEVCACHE_H
 #define URA_DEVCACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "devmodel.h"
@@ -26,11 +27,19 @@ int devcache_key(unsigned major, unsigned minor, char *buf, size_t size);
 /**
  * devcache_load() - the model stored for @key in @dir
  * Return: 0 (source DEVMODEL_CACHE), -ENOENT (none, or one for another key),
- * -EPERM (a file not owned by us or writable by others), -EBADMSG (corrupt).
+ * -EPERM (a file owned by another user than root or us, or writable by
+ * others), -EBADMSG (corrupt).
  */
 int devcache_load(const char *dir, const char *key, struct devmodel *ret);
 
 /** devcache_store() - keep @m for @key in @dir (created), atomically; 0 or -errno */
 int devcache_store(const char *dir, const char *key, const struct devmodel *m);
+
+/*
+ * devcache_writable() - could a model be kept in @dir (or the directory that
+ * would hold it)? False on a read-only filesystem, as / early at boot: a
+ * measurement that cannot be kept would be made again at every start.
+ */
+bool devcache_writable(const char *dir);
 
 #endif

@@ -13,12 +13,18 @@ void devmodel_from_costs(struct devmodel *m, uint64_t request_ns, uint64_t bandw
 	static const uint64_t sizes[] = { 4096, 64u << 20 };	/* linear: two points say it all */
 
 	*m = (struct devmodel){ .n = 2, .rotational = rotational, .source = source };
+	/* bounded, so that no cost overflows: at most an hour a request, a byte a second */
+	if (request_ns > DEVMODEL_MAX_NS)
+		request_ns = DEVMODEL_MAX_NS;
 	if (!bandwidth)
 		bandwidth = 1;
 	for (unsigned i = 0; i < 2; i++) {
+		unsigned __int128 t = (unsigned __int128)sizes[i] * 1000000000u / bandwidth;
+
 		m->size[i] = sizes[i];
-		m->ns[i] = request_ns +
-			   (uint64_t)((unsigned __int128)sizes[i] * 1000000000u / bandwidth);
+		m->ns[i] = request_ns + (t > DEVMODEL_MAX_NS ? DEVMODEL_MAX_NS : (uint64_t)t);
+		if (!m->ns[i])
+			m->ns[i] = 1;
 	}
 }
 
@@ -44,8 +50,18 @@ uint64_t devmodel_cost(const struct devmodel *m, uint64_t bytes)
 		return m->ns[0] ? m->ns[0] : 1;
 	for (i = 1; i + 1 < m->n && bytes > m->size[i]; i++)
 		;
-	/* within [i-1, i], or past the last point on the last segment's slope */
-	return lerp(m->size[i - 1], m->ns[i - 1], m->size[i], m->ns[i], bytes);
+	if (bytes <= m->size[i])
+		return lerp(m->size[i - 1], m->ns[i - 1], m->size[i], m->ns[i], bytes);
+	/* past the last point: on the steeper of the last segment's slope and the
+	 * last point's own rate, so that cost never stops growing with size */
+	{
+		uint64_t a = lerp(m->size[i - 1], m->ns[i - 1], m->size[i], m->ns[i], bytes);
+		unsigned __int128 b = (unsigned __int128)m->ns[i] * bytes / m->size[i];
+
+		if (b > UINT64_MAX / 4)
+			b = UINT64_MAX / 4;
+		return a > (uint64_t)b ? a : (uint64_t)b;
+	}
 }
 
 uint64_t devmodel_request_ns(const struct devmodel *m)
@@ -62,10 +78,11 @@ uint64_t devmodel_bandwidth(const struct devmodel *m)
 
 bool devmodel_valid(const struct devmodel *m)
 {
-	if (!m->n || m->n > DEVMODEL_MAX_POINTS)
+	if (m->n < 2 || m->n > DEVMODEL_MAX_POINTS)
 		return false;
 	for (unsigned i = 0; i < m->n; i++) {
-		if (!m->size[i] || !m->ns[i] || m->ns[i] > UINT64_MAX / 4)
+		if (!m->size[i] || !m->ns[i] || m->ns[i] > 2 * DEVMODEL_MAX_NS ||
+		    m->size[i] > (1ull << 40))
 			return false;
 		if (i && (m->size[i] <= m->size[i - 1] || m->ns[i] < m->ns[i - 1]))
 			return false;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #define DEVMODEL_MAX_POINTS	8
+#define DEVMODEL_MAX_NS		(3600ull * 1000000000)	/* an hour: costs stay far from overflow */
 
 enum devmodel_source {
 	DEVMODEL_DEFAULT,	/* nothing known: the flash guess */
@@ -57,8 +58,8 @@ uint64_t devmodel_request_ns(const struct devmodel *m);
 uint64_t devmodel_bandwidth(const struct devmodel *m);
 
 /**
- * devmodel_valid() - points in increasing size, with costs that never fall, at
- * most DEVMODEL_MAX_POINTS of them, at least one
+ * devmodel_valid() - points in increasing size (at most 1 TiB), with costs that
+ * never fall (at most two hours), at least two and at most DEVMODEL_MAX_POINTS
  */
 bool devmodel_valid(const struct devmodel *m);
 

@@ -36,8 +36,9 @@ struct run {
 	bool sequential;	/* one thread, consecutive reads */
 	bool stop;		/* atomic */
 	bool failed;		/* atomic */
-	uint64_t *done;		/* completion times */
-	unsigned ndone;		/* atomic */
+	uint64_t from;		/* completions before this are not kept (the warm-up) */
+	uint64_t *done;		/* completion times after @from, 0 until written (atomic) */
+	unsigned ndone;		/* atomic: slots taken in @done */
 	uint64_t seed;
 };
 
@@ -66,6 +67,7 @@ static void *reader(void *arg)
 	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		uint64_t off = next;
 		ssize_t n = pread(r->fd, buf, (size_t)r->rsize, (off_t)off);
+		uint64_t t;
 		unsigned k;
 
 		if (n < 0 && errno == EINTR)
@@ -74,9 +76,12 @@ static void *reader(void *arg)
 			__atomic_store_n(&r->failed, true, __ATOMIC_RELAXED);
 			break;
 		}
-		k = __atomic_fetch_add(&r->ndone, 1, __ATOMIC_RELAXED);
-		if (k < MAX_SAMPLES)
-			r->done[k] = now_monotonic_ns();
+		t = now_monotonic_ns();
+		if (t >= r->from) {
+			k = __atomic_fetch_add(&r->ndone, 1, __ATOMIC_RELAXED);
+			if (k < MAX_SAMPLES)
+				__atomic_store_n(&r->done[k], t, __ATOMIC_RELEASE);
+		}
 		if (r->sequential)
 			next = off + r->rsize < r->span ? off + r->rsize : 0;
 		else
@@ -86,20 +91,23 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-/* Completions counted after the warm-up, and the cost per read among them. */
-static unsigned steady(const struct run *r, uint64_t from, uint64_t *ret_ns)
+/* Completions kept (after the warm-up), and the cost per read among them. */
+static unsigned steady(const struct run *r, uint64_t *ret_ns)
 {
-	unsigned n = r->ndone < MAX_SAMPLES ? r->ndone : MAX_SAMPLES, first = n, cnt;
+	unsigned n = __atomic_load_n(&r->ndone, __ATOMIC_RELAXED), cnt = 0;
 	uint64_t lo = UINT64_MAX, hi = 0;
 
-	for (unsigned i = 0; i < n; i++)
-		if (r->done[i] >= from) {
-			if (first == n)
-				first = i;
-			lo = r->done[i] < lo ? r->done[i] : lo;
-			hi = r->done[i] > hi ? r->done[i] : hi;
-		}
-	cnt = n - first;
+	if (n > MAX_SAMPLES)
+		n = MAX_SAMPLES;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t t = __atomic_load_n(&r->done[i], __ATOMIC_ACQUIRE);
+
+		if (!t)
+			continue;	/* taken, not written yet */
+		cnt++;
+		lo = t < lo ? t : lo;
+		hi = t > hi ? t : hi;
+	}
 	if (cnt >= 2)
 		*ret_ns = (hi - lo) / (cnt - 1);
 	return cnt;
@@ -117,7 +125,7 @@ static int time_reads(int fd, uint64_t dev_size, uint64_t rsize, bool sequential
 
 	r.span = dev_size / rsize * rsize;
 	r.seed = now_monotonic_ns() ^ (uint64_t)getpid() << 32;
-	r.done = malloc(MAX_SAMPLES * sizeof(*r.done));
+	r.done = calloc(MAX_SAMPLES, sizeof(*r.done));
 	if (!r.done)
 		return -ENOMEM;
 	if (depth > MAX_DEPTH)
@@ -125,6 +133,7 @@ static int time_reads(int fd, uint64_t dev_size, uint64_t rsize, bool sequential
 	if (!depth)
 		depth = 1;
 	t0 = now_monotonic_ns();
+	r.from = t0 + o->warm_ns;
 	for (; started < depth; started++)
 		if (pthread_create(&th[started], NULL, reader, &r) != 0)
 			break;
@@ -141,7 +150,7 @@ static int time_reads(int fd, uint64_t dev_size, uint64_t rsize, bool sequential
 			break;
 		if (el < o->warm_ns + o->min_ns)
 			continue;
-		cnt = steady(&r, t0 + o->warm_ns, &cost);
+		cnt = steady(&r, &cost);
 		if (cnt >= o->min_count)
 			break;
 	}
@@ -150,7 +159,7 @@ static int time_reads(int fd, uint64_t dev_size, uint64_t rsize, bool sequential
 		pthread_join(th[k], NULL);
 	if (r.failed)
 		err = -EIO;
-	else if (steady(&r, t0 + o->warm_ns, &cost) < 3 || !cost)
+	else if (steady(&r, &cost) < 3 || !cost)
 		err = -ETIMEDOUT;
 	free(r.done);
 	if (err)

@@ -70,6 +70,7 @@ struct rqueue {
 	uint64_t read0;		/* bytes read by the device when counting began */
 	uint64_t last_read;	/* bytes read at the last look */
 	uint64_t last_change;	/* when that last changed */
+	bool started;		/* read0 is set */
 	pthread_mutex_t lock;
 };
 
@@ -112,6 +113,7 @@ struct ctx {
 	pthread_mutex_t locks[NLOCKS];
 	pthread_mutex_t mem_lock;
 	uint64_t mem_floor, reserved, since_check;
+	uint64_t clipped_bytes;	/* of ranges past the pack's file or the device's size */
 	size_t open_files;	/* atomic: file descriptors of files we hold */
 	size_t fd_cap;		/* hold at most about this many: close after use beyond */
 	struct replay_stats st;
@@ -234,8 +236,8 @@ static int probe_device(struct ctx *c, size_t d, const char *key, struct devmode
 		  (double)(now_monotonic_ns() - t0) / 1e9);
 	r = devcache_store(devcache_dir(), key, ret);
 	if (r < 0)
-		log_warn("cannot keep the model of device %u:%u in '%s': %s", major, minor,
-			 devcache_dir(), strerror(-r));
+		log_warn("cannot keep the model of device %u:%u in '%s': %s, skipping", major,
+			 minor, devcache_dir(), strerror(-r));
 	return 0;
 }
 
@@ -296,16 +298,26 @@ static int setup_models(struct ctx *c)
 				r = devcache_load(devcache_dir(), key, &m);
 				have = r == 0;
 				if (r < 0 && r != -ENOENT)
-					log_warn("cannot read the model of device %u:%u from '%s': %s, "
-						 "skipping it", major, minor, devcache_dir(),
+					log_warn("cannot read the model of device %u:%u from '%s': "
+						 "%s, skipping", major, minor, devcache_dir(),
 						 strerror(-r));
 			}
-			if (!have && o->probe != REPLAY_PROBE_NEVER && !o->dry_run) {
-				r = probe_device(c, d, key, &m);
-				have = r == 0;
-				if (r < 0)
-					log_info("cannot measure device %u:%u: %s, guessing its costs "
-						 "from sysfs", major, minor, strerror(-r));
+			/*
+			 * Measure only a device that holds the pack's files now (not one a
+			 * pack merely names), and only where the result can be kept (not
+			 * on a read-only root early at boot): else every start measures.
+			 */
+			if (!have && o->probe != REPLAY_PROBE_NEVER && !o->dry_run &&
+			    dv->has_files) {
+				if (!devcache_writable(devcache_dir()))
+					log_info("'%s' is read-only: not measuring device %u:%u, "
+						 "guessing its costs from sysfs", devcache_dir(),
+						 major, minor);
+				else if ((r = probe_device(c, d, key, &m)) == 0)
+					have = true;
+				else
+					log_info("cannot measure device %u:%u: %s, guessing its "
+						 "costs from sysfs", major, minor, strerror(-r));
 			}
 		}
 		if (!have)
@@ -899,7 +911,8 @@ static void inflight_wait(struct ctx *c, uint32_t dev, uint64_t len, uint64_t co
 
 		if (rd == UINT64_MAX)
 			break;
-		if (!rq->read0) {
+		if (!rq->started) {
+			rq->started = true;
 			rq->read0 = rd;
 			rq->last_read = rd;
 			rq->last_change = now;
@@ -1265,11 +1278,12 @@ static int setup_fs(struct ctx *c)
 		fs->dirfd = -1;
 		if (ura_pack_get_fs(c->pack, i, &pf) < 0)
 			continue;
-		r = dev_slot(c, pf.major, pf.minor, &fs->dev);
-		if (r < 0)
-			goto out;
-		if (c->o->dry_run)
+		if (c->o->dry_run) {
+			r = dev_slot(c, pf.major, pf.minor, &fs->dev);
+			if (r < 0)
+				goto out;
 			continue;
+		}
 		if (c->o->root)
 			fs->dir = path_join(c->o->root, pf.mount_point);
 		else if (have_tab && (e = mountinfo_find_dev_at(&tab, pf.major, pf.minor, pf.mount_point)))
@@ -1313,6 +1327,24 @@ static int setup_fs(struct ctx *c)
 			}
 			if (fd >= 0)
 				close(fd);
+		}
+		/*
+		 * The device the files are on now (--root, device numbers that
+		 * changed since the trace): its cost model and its queue.
+		 */
+		{
+			struct stat st;
+			unsigned maj = pf.major, min = pf.minor;
+
+			if (fs->dirfd >= 0 && fstat(fs->dirfd, &st) == 0) {
+				maj = major(st.st_dev);
+				min = minor(st.st_dev);
+			}
+			r = dev_slot(c, maj, min, &fs->dev);
+			if (r < 0)
+				goto out;
+			if (fs->dirfd >= 0)
+				c->devs[fs->dev].has_files = true;
 		}
 		if (fs->dirfd < 0) {
 			log_info("filesystem %u:%u is not at '%s' (%s), skipping its files",
@@ -1427,7 +1459,8 @@ static int dedup_files(struct ctx *c, uint32_t *canon)
 #define FAULT_AROUND_PAGES	16u
 
 struct window {
-	uint64_t key;		/* file << 40 | window number */
+	uint64_t win;		/* window number in the file */
+	uint32_t file;
 	uint64_t time_ns;	/* the first access of a demanded page in it */
 };
 
@@ -1435,14 +1468,16 @@ static int cmp_window(const void *a, const void *b)
 {
 	const struct window *x = a, *y = b;
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->win != y->win)
+		return x->win < y->win ? -1 : 1;
 	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
 }
 
-static uint64_t window_key(uint32_t file, uint64_t page)
+static bool same_window(const struct window *a, uint32_t file, uint64_t win)
 {
-	return (uint64_t)file << 40 | ((page / FAULT_AROUND_PAGES) & ((1ull << 40) - 1));
+	return a->file == file && a->win == win;
 }
 
 /* The windows of demanded pages, sorted, one per key with its earliest time. */
@@ -1462,9 +1497,9 @@ static int demanded_windows(const struct ctx *c, const uint32_t *canon, struct w
 		last = (rg.first_page + rg.page_count - 1) / FAULT_AROUND_PAGES;
 		/* a long demanded range needs only its two ends' windows */
 		for (uint64_t x = first; x <= last; x = x == first && last > first + 1 ? last : x + 1) {
-			uint64_t key = window_key(canon[rg.file_index], x * FAULT_AROUND_PAGES);
+			uint32_t fi = canon[rg.file_index];
 
-			if (n && w[n - 1].key == key)
+			if (n && same_window(&w[n - 1], fi, x))
 				continue;	/* ranges in page order share windows: one will do */
 			if (n == cap) {
 				size_t nc = cap ? cap * 2 : 1024;
@@ -1477,32 +1512,33 @@ static int demanded_windows(const struct ctx *c, const uint32_t *canon, struct w
 				w = p;
 				cap = nc;
 			}
-			w[n++] = (struct window){ key, rg.first_access_ns };
+			w[n++] = (struct window){ .win = x, .file = fi, .time_ns = rg.first_access_ns };
 		}
 	}
 	if (n)
 		qsort(w, n, sizeof(*w), cmp_window);
-	for (size_t i = 0; i < n; i++)		/* keep the first (earliest) of each key */
-		if (!k || w[k - 1].key != w[i].key)
+	for (size_t i = 0; i < n; i++)		/* keep the first (earliest) of each window */
+		if (!k || !same_window(&w[k - 1], w[i].file, w[i].win))
 			w[k++] = w[i];
 	*ret = w;
 	*ret_n = k;
 	return 0;
 }
 
-static const struct window *find_window(const struct window *w, size_t n, uint64_t key)
+static const struct window *find_window(const struct window *w, size_t n, uint32_t file,
+				       uint64_t win)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (w[mid].key < key)
+		if (w[mid].file < file || (w[mid].file == file && w[mid].win < win))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < n && w[lo].key == key ? &w[lo] : NULL;
+	return lo < n && same_window(&w[lo], file, win) ? &w[lo] : NULL;
 }
 
 /* Room for item @n in c->req (which has room for @cap items now); 0 or -ENOMEM. */
@@ -1532,7 +1568,7 @@ static int add_fault_around(struct ctx *c, const struct ura_pack_range *rg, uint
 
 	for (uint64_t pg = rg->first_page; pg < end;) {
 		uint64_t wend = (pg / FAULT_AROUND_PAGES + 1) * FAULT_AROUND_PAGES;
-		const struct window *hit = find_window(w, nw, window_key(fi, pg));
+		const struct window *hit = find_window(w, nw, fi, pg / FAULT_AROUND_PAGES);
 
 		if (wend > end)
 			wend = end;
@@ -1561,6 +1597,7 @@ static int build_items(struct ctx *c)
 	size_t nr = ura_pack_range_count(c->pack), nm = ura_pack_meta_count(c->pack);
 	size_t ir = 0, im = 0, n = 0, cap = nr + nm + 1, nw = 0;
 	uint32_t *file_dev = NULL, *canon = NULL;
+	uint64_t *file_pages = NULL;
 	struct window *win = NULL;
 	struct ura_pack_range rg;
 	struct ura_pack_meta m;
@@ -1573,8 +1610,9 @@ static int build_items(struct ctx *c)
 	c->obj = calloc(c->nfiles + nm + 1, sizeof(*c->obj));
 	c->req = malloc((nr + nm + 1) * sizeof(*c->req));
 	file_dev = malloc((c->nfiles + 1) * sizeof(*file_dev));
+	file_pages = malloc((c->nfiles + 1) * sizeof(*file_pages));
 	canon = malloc((c->nfiles + 1) * sizeof(*canon));
-	if (!c->obj || !c->req || !file_dev || !canon || dedup_files(c, canon) < 0)
+	if (!c->obj || !c->req || !file_dev || !file_pages || !canon || dedup_files(c, canon) < 0)
 		goto out;
 	for (size_t i = 0; i < c->nfiles + nm + 1; i++)
 		c->obj[i].fd = -1;
@@ -1586,6 +1624,7 @@ static int build_items(struct ctx *c)
 			goto out;
 		}
 		file_dev[i] = c->fs[f.fs_index].dev;
+		file_pages[i] = f.size / PAGE_BYTES + (f.size % PAGE_BYTES != 0);
 	}
 	if (!c->o->all && demanded_windows(c, canon, &win, &nw) < 0)
 		goto out;
@@ -1601,7 +1640,22 @@ static int build_items(struct ctx *c)
 		if (have_r && (!have_m || rg.first_access_ns <= m.first_access_ns)) {
 			if (c->o->all || (rg.flags & URA_PACK_RANGE_DEMANDED)) {
 				uint32_t fi = canon[rg.file_index];
+				uint64_t lim = file_pages[rg.file_index], cut;
 
+				/*
+				 * Past the size the pack recorded, the file is past its end
+				 * now or changed (then stale): count, don't plan, so that
+				 * a hostile range of 2^32 pages costs nothing.
+				 */
+				cut = rg.first_page >= lim ? rg.page_count :
+				      rg.first_page + rg.page_count > lim ?
+				      rg.first_page + rg.page_count - lim : 0;
+				c->clipped_bytes += cut * PAGE_BYTES;
+				rg.page_count -= (uint32_t)cut;
+				if (!rg.page_count) {
+					have_r = ura_pack_get_range(c->pack, ++ir, &rg) == 0;
+					continue;
+				}
 				*it = (struct sched_item){
 					.off = rg.first_page * PAGE_BYTES,
 					.len = (uint64_t)rg.page_count * PAGE_BYTES,
@@ -1612,9 +1666,12 @@ static int build_items(struct ctx *c)
 				if (!c->obj[fi].pending++)
 					c->st.files++;
 				n = add_item(c, n);
-			} else if (nw) {
+			} else if (nw && rg.first_page < file_pages[rg.file_index]) {
 				uint32_t fi = canon[rg.file_index];
 
+				if (rg.first_page + rg.page_count > file_pages[rg.file_index])
+					rg.page_count = (uint32_t)(file_pages[rg.file_index] -
+								   rg.first_page);
 				r = add_fault_around(c, &rg, fi, file_dev[fi], win, nw, &n, &cap);
 				if (r < 0)
 					goto out;
@@ -1623,16 +1680,29 @@ static int build_items(struct ctx *c)
 		} else {
 			uint32_t o = bdev_obj(c, m.major, m.minor);
 
+			uint64_t size = 0, len = m.length;
+
+			/* as for files: past the device's end, count, don't plan */
+			if (blockdev_size(m.major, m.minor, &size) == 0) {
+				uint64_t cut = m.offset >= size ? len :
+					       len > size - m.offset ? len - (size - m.offset) : 0;
+
+				c->clipped_bytes += cut;
+				len -= cut;
+			} else if (len > REPLAY_META_MAX) {
+				len = REPLAY_META_MAX;	/* no such device: its reads will fail */
+			}
 			*it = (struct sched_item){
 				.off = m.offset,
-				.len = m.length,
+				.len = len,
 				.time_ns = m.first_access_ns,
 				.obj = o,
 			};
 			r = dev_slot(c, m.major, m.minor, &it->dev);
 			if (r < 0)
 				goto out;
-			n = add_item(c, n);
+			if (len)
+				n = add_item(c, n);
 			have_m = ura_pack_get_meta(c->pack, ++im, &m) == 0;
 		}
 	}
@@ -1645,6 +1715,7 @@ static int build_items(struct ctx *c)
 out:
 	free(win);
 	free(canon);
+	free(file_pages);
 	free(file_dev);
 	return r;
 }
@@ -1805,9 +1876,10 @@ static void ctx_free(struct ctx *c)
  * 524288) and return how many files the replay may hold open at once: the
  * limit, less room for the pack, the block devices, sysfs and stdio.
  */
-static size_t raise_nofile(void)
+static size_t raise_nofile(unsigned jobs)
 {
 	struct rlimit rl;
+	rlim_t reserve;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return 64;
@@ -1820,7 +1892,9 @@ static size_t raise_nofile(void)
 	}
 	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 20))
 		rl.rlim_cur = 1u << 20;
-	return rl.rlim_cur > 128 + REPLAY_FD_RESERVE ? (size_t)rl.rlim_cur - REPLAY_FD_RESERVE :
+	/* each worker holds up to two more while it opens a file */
+	reserve = REPLAY_FD_RESERVE + 2 * (rlim_t)jobs;
+	return rl.rlim_cur > 2 * reserve ? (size_t)(rl.rlim_cur - reserve) :
 	       rl.rlim_cur > 16 ? (size_t)rl.rlim_cur / 2 : 4;
 }
 
@@ -1849,6 +1923,7 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 	if (r < 0)
 		goto out;
 	/* what the replay sets out to read: overlaps once, merged holes included */
+	c.st.pack_bytes = c.st.past_eof_bytes = c.clipped_bytes;
 	for (size_t i = 0; i < c.nreq; i++) {
 		const struct sched_item *q = &c.req[i];
 		uint64_t cost = devmodel_cost(&c.devs[q->dev].model, q->len);
@@ -1918,7 +1993,7 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 			}
 		goto done;
 	}
-	c.fd_cap = raise_nofile();
+	c.fd_cap = raise_nofile(o->jobs);
 	avail = mem_available(&total);
 	c.mem_floor = o->min_available ? o->min_available : total / 100 * o->min_available_pct;
 	log_debug("%zu requests on %zu devices; MemAvailable %" PRIu64 " MiB, floor %" PRIu64

@@ -27,6 +27,7 @@
 #define REPLAY_WAIT_TIMEOUT_NS		(120ull * 1000000000ull)
 #define REPLAY_RETRACE_STALE_PCT	10			/* --mark-stale: share of bad files */
 #define REPLAY_FD_RESERVE		64			/* descriptors kept for other uses */
+#define REPLAY_META_MAX			(1ull << 30)		/* a metadata range on a device of unknown size */
 #define REPLAY_RETRACE_AGE_NS		(30ull * 24 * 3600 * 1000000000ull)	/* or pack age */
 
 enum replay_stale { REPLAY_STALE_SKIP, REPLAY_STALE_READ };
@@ -154,7 +155,8 @@ int replay_open_pack(const char *path, struct ura_pack **ret);
  * @ret: filled with what was done, also on failure
  *
  * Problems with single files (stale, missing, refused, read errors) are
- * counted and logged as warnings; they do not fail the replay.
+ * counted and logged as warnings, and the replay goes on; errors (failed
+ * opens and reads) are also listed by cause in @ret, for the caller to fail on.
  *
  * Return: 0, or -errno when nothing could be done (-ENOMEM, unreadable mountinfo).
  */

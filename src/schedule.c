@@ -128,7 +128,9 @@ struct run {
  * where requests start. best[j] is the least device time of runs [0, j) and
  * from[j] where the last request of that choice starts. A request looks back
  * at most SCHED_LOOKBACK runs and SCHED_MAX_SPAN bytes, and never across a hole
- * larger than @max_hole (one such hole costs more than the request it saves).
+ * larger than @max_hole (a heuristic bound: twice the largest hole worth one
+ * request between two pages, plus slack; exact for models whose cost grows
+ * linearly past a knee, as measured devices' do).
  * Each request costs @penalty more than the model says: a price on requests,
  * raised until the plan issues no more of them than a cold start would.
  */
@@ -246,9 +248,11 @@ static size_t cold_requests(const struct run *runs, size_t k, const struct sched
 			wend = wstart + ra;
 			n += (size_t)per;
 		}
-		while (runs[i].end > wend) {	/* read on */
-			wend += ra;
-			n += (size_t)per;
+		if (runs[i].end > wend) {	/* read on, a window at a time */
+			uint64_t more = chunks_of(runs[i].end - wend, ra);
+
+			wend += more * ra;
+			n += (size_t)(more * per);
 		}
 	}
 	return n;
@@ -347,7 +351,9 @@ int sched_build(struct sched_item **items, size_t n, uint32_t nobj, struct sched
 		devs[d].cold_requests = cold;
 		if (!devs[d].readahead || cnt <= cold)
 			continue;
-		for (hi = base ? base : 1000; hi < (1ull << 40); hi *= 4) {
+		/* best effort: a plan that cannot get there merges all it may (spans of
+		 * SCHED_MAX_SPAN, SCHED_LOOKBACK ranges) */
+		for (hi = base ? base : 1000; hi < (1ull << 40); lo = hi, hi *= 4) {
 			devs[d].penalty_ns = hi;
 			if (plan_pass(in, idx, start, nobj, devs, d, runs, best, from, NULL) <= cold)
 				break;
@@ -371,8 +377,15 @@ int sched_build(struct sched_item **items, size_t n, uint32_t nobj, struct sched
 		dev = &devs[in[idx[s]].dev];
 		/* room for its requests: a range's pieces, once per chunk at most */
 		want = total;
-		for (size_t x = s; x < e; x++)
-			want += (size_t)chunks_of(in[idx[x]].len, dev->chunk) + 1;
+		for (size_t x = s; x < e; x++) {
+			uint64_t pieces = chunks_of(in[idx[x]].len, dev->chunk) + 1;
+
+			if (pieces > SIZE_MAX / sizeof(*out) - want)
+				goto out;	/* -ENOMEM: no array holds that */
+			want += (size_t)pieces;
+		}
+		if (want > SIZE_MAX / sizeof(*out) / 2)
+			goto out;
 		if (want > cap) {
 			size_t nc = want > cap * 2 ? want : cap * 2;
 			void *p = realloc(out, nc * sizeof(*out));

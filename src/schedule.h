@@ -35,6 +35,7 @@ struct sched_dev {
 	uint64_t readahead;	/* the device's read_ahead_kb in bytes; 0: no request cap */
 	uint64_t max_request;	/* its largest request (max_sectors_kb) in bytes; 0: chunk */
 	bool rotational;	/* seeks cost: physical order within time bins */
+	bool has_files;		/* the replay's: files of the pack are there (may be probed) */
 	/* set by sched_build(): */
 	size_t cold_requests;	/* what a cold start would issue, as estimated */
 	uint64_t penalty_ns;	/* the price put on a request to stay within that */
@@ -50,7 +51,8 @@ uint64_t sched_cost(const struct sched_dev *dev, uint64_t len);
 
 /*
  * sched_max_gap() - the largest hole between two pages that is cheaper to read
- * than a second request, by @dev's model, in whole pages (0 when none is)
+ * than a second request, by @dev's model: bytes, rounded down to a page (0 when
+ * none is)
  */
 uint64_t sched_max_gap(const struct sched_dev *dev);
 
@@ -94,7 +96,8 @@ void sched_merge(struct sched_item *a, const struct sched_item *b);
  * requests than a cold start would (the kernel reads runs of pages closer than
  * read_ahead_kb as one window, split into requests of max_request): if the cheapest plan
  * has more, a price is put on each request, found by bisection, until it has
- * no more. Sets each device's cold_requests and penalty_ns.
+ * no more (best effort: merging stops at SCHED_MAX_SPAN and SCHED_LOOKBACK).
+ * Sets each device's cold_requests and penalty_ns.
  *
  * Return: 0, -EINVAL (an object or device out of range, more than 2^32 items),
  * -ENOMEM. On success *@items is a new array of requests (the old one is

@@ -132,17 +132,45 @@ START_TEST(test_inflight)
 {
 	struct replay_options o;
 
+	ck_assert_int_eq(PARSE(&o, "p"), 1);		/* the default: 50 ms of device time */
+	ck_assert_uint_eq(o.inflight, 0);
+	ck_assert_uint_eq(o.queue_ns, REPLAY_DEFAULT_QUEUE_NS);
 	ck_assert_int_eq(PARSE(&o, "-i", "4M", "p"), 1);
 	ck_assert_uint_eq(o.inflight, 4 << 20);
+	ck_assert_uint_eq(o.queue_ns, 0);
+	ck_assert_int_eq(PARSE(&o, "--inflight=20ms", "p"), 1);
+	ck_assert_uint_eq(o.queue_ns, 20000000ull);
+	ck_assert_uint_eq(o.inflight, 0);
 	ck_assert_int_eq(PARSE(&o, "--inflight", "512K", "p"), 1);
 	ck_assert_uint_eq(o.inflight, 512 << 10);
 	ck_assert_int_eq(PARSE(&o, "--inflight=none", "p"), 1);
 	ck_assert_uint_eq(o.inflight, 0);
+	ck_assert_uint_eq(o.queue_ns, 0);
 	ck_assert_int_eq(PARSE(&o, "--inflight=8192", "p"), 1);
 	ck_assert_uint_eq(o.inflight, 8192);
 	quiet();
 	ck_assert_int_eq(PARSE(&o, "--inflight=1K", "p"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--inflight=lots", "p"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--inflight=0ms", "p"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--inflight=ms", "p"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--inflight=-5ms", "p"), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_probe)
+{
+	struct replay_options o;
+
+	ck_assert_int_eq(PARSE(&o, "p"), 1);
+	ck_assert_int_eq(o.probe, REPLAY_PROBE_AUTO);
+	ck_assert_int_eq(PARSE(&o, "-P", "always", "p"), 1);
+	ck_assert_int_eq(o.probe, REPLAY_PROBE_ALWAYS);
+	ck_assert_int_eq(PARSE(&o, "--probe=never", "p"), 1);
+	ck_assert_int_eq(o.probe, REPLAY_PROBE_NEVER);
+	ck_assert_int_eq(PARSE(&o, "--probe", "auto", "p"), 1);
+	ck_assert_int_eq(o.probe, REPLAY_PROBE_AUTO);
+	quiet();
+	ck_assert_int_eq(PARSE(&o, "--probe=sometimes", "p"), -EINVAL);
 }
 END_TEST
 
@@ -311,6 +339,7 @@ static Suite *cli_replay_suite(void)
 	tcase_add_test(tc, test_ioprio);
 	tcase_add_test(tc, test_lead);
 	tcase_add_test(tc, test_inflight);
+	tcase_add_test(tc, test_probe);
 	tcase_add_test(tc, test_root_stale);
 	tcase_add_test(tc, test_rotational);
 	tcase_add_test(tc, test_sizes);

@@ -77,13 +77,13 @@ START_TEST(test_text_round_trip)
 	ck_assert_uint_eq(back.ns[2], 27962027);
 	ck_assert_int_eq(back.source, DEVMODEL_CACHE);
 	free(text);
-	ck_assert_int_eq(devmodel_parse("rotational 1\npoint 4096 100\n", &back), 0);
+	ck_assert_int_eq(devmodel_parse("rotational 1\npoint 4096 100\npoint 8192 150\n", &back), 0);
 	ck_assert(back.rotational);
 	/* the cache's own lines may be long */
 	ck_assert_int_eq(devmodel_parse("key dev=1:2 xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
 					"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
 					"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\nmeasured 5\n"
-					"point 4096 100\n", &back), 0);
+					"point 4096 100\npoint 8192 150\n", &back), 0);
 }
 END_TEST
 

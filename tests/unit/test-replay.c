@@ -289,6 +289,89 @@ START_TEST(test_many)
 }
 END_TEST
 
+static int cmp_piece(const void *a, const void *b)
+{
+	const struct sched_item *x = a, *y = b;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * The order is applied in place: the requests are the same set whatever the
+ * times, each once. Times in reverse of offsets make every cycle of the
+ * permutation longer than one.
+ */
+START_TEST(test_order_is_a_permutation)
+{
+	struct sched_dev d = dev_costs(0, 1000 * MiB, 64 * KiB);
+	size_t n = 3000, got = 0, got2 = 0;
+	struct sched_item *v = malloc(n * sizeof(*v)), *w = malloc(n * sizeof(*w));
+
+	ck_assert_ptr_nonnull(v);
+	ck_assert_ptr_nonnull(w);
+	/* requests cost nothing: no hole is read, every range is its own request */
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct sched_item){ .off = (i % 1000) * 1 * MiB, .len = 4096,
+					    .time_ns = (n - i) * 7 % 1009, .obj = (uint32_t)(i / 1000) };
+	memcpy(w, v, n * sizeof(*v));
+	ck_assert_int_eq(sched_build(&v, n, 3, &d, 1, &got), 0);
+	ck_assert_uint_eq(got, n);
+	for (size_t i = 1; i < got; i++)
+		ck_assert_uint_ge(v[i].time_ns, v[i - 1].time_ns);
+	/* the same set as the ranges */
+	for (size_t i = 0; i < n; i++)
+		w[i].time_ns = 0;
+	got2 = got;
+	qsort(v, got2, sizeof(*v), cmp_piece);
+	qsort(w, n, sizeof(*w), cmp_piece);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(v[i].obj, w[i].obj);
+		ck_assert_uint_eq(v[i].off, w[i].off);
+		ck_assert_uint_eq(v[i].len, w[i].len);
+	}
+	free(v);
+	free(w);
+}
+END_TEST
+
+/*
+ * No more device requests than a cold start: with read_ahead_kb known, a plan
+ * that would read many small pieces where the kernel would read a window
+ * around the first is made to merge them.
+ */
+START_TEST(test_cold_cap)
+{
+	struct sched_dev d = dev_costs(10000, 500 * MiB, 2 * MiB);
+	struct sched_item in[64];
+	struct sched_item *v;
+	size_t n = 0, bytes = 0;
+
+	/* 64 single pages 32 KiB apart: holes cost more than requests (10 us each) */
+	for (size_t i = 0; i < 64; i++)
+		in[i] = (struct sched_item){ .off = i * 32 * KiB, .len = 4096, .time_ns = i };
+	v = items(64, in);
+	ck_assert_int_eq(sched_build(&v, 64, 1, &d, 1, &n), 0);
+	ck_assert_uint_eq(n, 64);		/* no cap without read_ahead_kb */
+	ck_assert_uint_eq(d.cold_requests, 0);
+	free(v);
+
+	/* the kernel would read them in one 2 MiB window: one request */
+	d.readahead = 2 * MiB;
+	d.max_request = 2 * MiB;
+	v = items(64, in);
+	ck_assert_int_eq(sched_build(&v, 64, 1, &d, 1, &n), 0);
+	ck_assert_uint_eq(d.cold_requests, 1);
+	ck_assert_uint_gt(d.penalty_ns, 0);
+	ck_assert_uint_eq(n, 1);
+	for (size_t i = 0; i < n; i++)
+		bytes += v[i].len;
+	ck_assert_uint_eq(bytes, 63 * 32 * KiB + 4096);
+	free(v);
+}
+END_TEST
+
 /* Merging as the pack is read: overlapping or touching, or a hole cheaper than a request. */
 START_TEST(test_merge_as_read)
 {
@@ -972,6 +1055,8 @@ static Suite *replay_suite(void)
 	tcase_add_test(sched, test_merge_across_time);
 	tcase_add_test(sched, test_order_by_first_access);
 	tcase_add_test(sched, test_throttle_model);
+	tcase_add_test(sched, test_order_is_a_permutation);
+	tcase_add_test(sched, test_cold_cap);
 	tcase_add_test(sched, test_chunks);
 	tcase_add_test(sched, test_invalid);
 	tcase_add_test(sched, test_many);
