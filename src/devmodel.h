@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #define DEVMODEL_MAX_POINTS	8
-#define DEVMODEL_MAX_NS		(3600ull * 1000000000)	/* an hour: costs stay far from overflow */
+#define DEVMODEL_MAX_NS		3600000000000ull	/* an hour: costs stay far from overflow */
 
 enum devmodel_source {
 	DEVMODEL_DEFAULT,	/* nothing known: the flash guess */
