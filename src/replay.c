@@ -1624,7 +1624,9 @@ static int build_items(struct ctx *c)
 			goto out;
 		}
 		file_dev[i] = c->fs[f.fs_index].dev;
-		file_pages[i] = f.size / PAGE_BYTES + (f.size % PAGE_BYTES != 0);
+		/* a file may have grown since (then it is stale, and maybe read anyway) */
+		file_pages[i] = (f.size > UINT64_MAX / 2 ? UINT64_MAX / 2 : f.size) / PAGE_BYTES + 1 +
+				REPLAY_PAST_SIZE / PAGE_BYTES;
 	}
 	if (!c->o->all && demanded_windows(c, canon, &win, &nw) < 0)
 		goto out;
@@ -1643,9 +1645,9 @@ static int build_items(struct ctx *c)
 				uint64_t lim = file_pages[rg.file_index], cut;
 
 				/*
-				 * Past the size the pack recorded, the file is past its end
-				 * now or changed (then stale): count, don't plan, so that
-				 * a hostile range of 2^32 pages costs nothing.
+				 * Far past the size the pack recorded, the file is past its
+				 * end now or changed: count, don't plan, so that a hostile
+				 * range of 2^32 pages costs nothing.
 				 */
 				cut = rg.first_page >= lim ? rg.page_count :
 				      rg.first_page + rg.page_count > lim ?

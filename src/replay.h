@@ -28,6 +28,7 @@
 #define REPLAY_RETRACE_STALE_PCT	10			/* --mark-stale: share of bad files */
 #define REPLAY_FD_RESERVE		64			/* descriptors kept for other uses */
 #define REPLAY_META_MAX			(1ull << 30)		/* a metadata range on a device of unknown size */
+#define REPLAY_PAST_SIZE		(1ull << 30)		/* planned past a file's recorded size */
 #define REPLAY_RETRACE_AGE_NS		(30ull * 24 * 3600 * 1000000000ull)	/* or pack age */
 
 enum replay_stale { REPLAY_STALE_SKIP, REPLAY_STALE_READ };

@@ -29,7 +29,7 @@ head -c 65536 /dev/urandom >"$T/mnt/file"
 sync
 "$MKPACK" "$T/p.pack" "$T/mnt/file"
 
-plan 10
+plan 9
 # field NAME: a number from the device entry of the last report
 field() { python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))["devices"]
