@@ -205,6 +205,8 @@ static int dev_slot(struct ctx *c, unsigned major, unsigned minor, uint32_t *ret
 	d->chunk = o->chunk && o->chunk < cap ? o->chunk : cap;
 	d->chunk = d->chunk < PAGE_BYTES ? PAGE_BYTES : d->chunk & ~(PAGE_BYTES - 1);
 	d->readahead = (uint64_t)ra << 10;
+	if (blockdev_size(major, minor, &d->size) < 0)
+		d->size = 0;
 	d->max_request = (uint64_t)maxs << 10;
 	log_debug("device %u:%u: chunk %" PRIu64 " KiB (read_ahead_kb %u, max_sectors_kb %u)",
 		  major, minor, d->chunk >> 10, ra, maxs);
@@ -1682,10 +1684,14 @@ static int build_items(struct ctx *c)
 		} else {
 			uint32_t o = bdev_obj(c, m.major, m.minor);
 
-			uint64_t size = 0, len = m.length;
+			uint64_t size, len = m.length;
 
+			r = dev_slot(c, m.major, m.minor, &it->dev);
+			if (r < 0)
+				goto out;
 			/* as for files: past the device's end, count, don't plan */
-			if (blockdev_size(m.major, m.minor, &size) == 0) {
+			size = c->devs[it->dev].size;
+			if (size) {
 				uint64_t cut = m.offset >= size ? len :
 					       len > size - m.offset ? len - (size - m.offset) : 0;
 
@@ -1699,10 +1705,8 @@ static int build_items(struct ctx *c)
 				.len = len,
 				.time_ns = m.first_access_ns,
 				.obj = o,
+				.dev = it->dev,
 			};
-			r = dev_slot(c, m.major, m.minor, &it->dev);
-			if (r < 0)
-				goto out;
 			if (len)
 				n = add_item(c, n);
 			have_m = ura_pack_get_meta(c->pack, ++im, &m) == 0;

@@ -36,6 +36,7 @@ struct sched_dev {
 	uint64_t max_request;	/* its largest request (max_sectors_kb) in bytes; 0: chunk */
 	bool rotational;	/* seeks cost: physical order within time bins */
 	bool has_files;		/* the replay's: files of the pack are there (may be probed) */
+	uint64_t size;		/* the replay's: bytes, from sysfs; 0: unknown */
 	/* set by sched_build(): */
 	size_t cold_requests;	/* what a cold start would issue, as estimated */
 	uint64_t penalty_ns;	/* the price put on a request to stay within that */
