@@ -59,7 +59,8 @@ COMMON_OBJS := src/log.o src/util.o
 # Per tool: main() (option parsing) plus the modules it wires together.
 DUMP_OBJS := src/ura-dump.o src/dump.o src/pack-errors.o
 TRACE_OBJS := src/ura-trace.o src/tracer.o src/mountinfo.o src/resolve.o src/pageset.o \
-	src/record.o src/blockdev.o
+	src/record.o src/blockdev.o src/trace-measure.o src/devcache.o src/devprobe.o \
+	src/devmodel.o src/cgroup.o
 REPLAY_OBJS := src/ura-replay.o src/replay.o src/schedule.o src/devmodel.o src/devprobe.o \
 	src/devcache.o src/cgroup.o src/mountinfo.o src/blockdev.o \
 	src/pack-errors.o

@@ -44,6 +44,8 @@ void trace_usage(FILE *f)
 	      " -b, --buffer-size SIZE   ring buffer per CPU (K, M, G suffixes)\n"
 	      " -e, --events LEVEL       all (default), access (no fault addresses) or\n"
 	      "                            add (page-cache additions only, cheapest)\n"
+	      " -P, --probe WHEN         measure the pack's devices for ura-replay: auto\n"
+	      "                            (once per device), always or never\n"
 	      " -J, --json               print the summary as JSON\n"
 	      " -v, --verbose            say more (repeat for more)\n"
 	      " -q, --quiet              print errors only, no summary\n"
@@ -73,6 +75,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		{ "system", no_argument, NULL, 's' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "until-idle", required_argument, NULL, 'i' },
+		{ "probe", required_argument, NULL, 'P' },
 		{ "cold", no_argument, NULL, 'c' },
 		{ "read-ahead-kb", required_argument, NULL, 'r' },
 		{ "root", required_argument, NULL, 'R' },
@@ -93,7 +96,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 	*o = (struct trace_options){ 0 };
 	optind = 0;	/* full reset: tests call this more than once */
 	/* "+": stop at the command, its options are its own */
-	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:R:I:b:e:JvqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:R:I:b:e:P:JvqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			o->pack = optarg;
@@ -141,6 +144,19 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 				o->events = TRACE_EVENTS_ADD;
 			else {
 				fprintf(stderr, "ura-trace: invalid --events '%s' (all, access or add)\n",
+					optarg);
+				goto usage;
+			}
+			break;
+		case 'P':
+			if (strcmp(optarg, "auto") == 0)
+				o->probe = 0;
+			else if (strcmp(optarg, "always") == 0)
+				o->probe = 1;
+			else if (strcmp(optarg, "never") == 0)
+				o->probe = -1;
+			else {
+				fprintf(stderr, "ura-trace: invalid --probe '%s' (auto, always or never)\n",
 					optarg);
 				goto usage;
 			}

@@ -27,6 +27,7 @@ struct trace_options {
 	unsigned buffer_kb;		/* --buffer-size SIZE, in KiB per CPU, 0 automatic */
 	enum trace_events events;	/* --events LEVEL */
 	bool json;			/* --json */
+	int probe;			/* --probe: 0 auto, 1 always, -1 never */
 	int verbosity;			/* -v adds one, -q subtracts one */
 };
 

@@ -8,14 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/fs.h>
+
 #include "blockdev.h"
 #include "cgroup.h"
 #include "devcache.h"
+#include "devprobe.h"
 
 #ifndef URA_LOCALSTATEDIR
 #define URA_LOCALSTATEDIR "/var/lib"
@@ -178,4 +182,28 @@ int devcache_store(const char *dir, const char *key, const struct devmodel *m)
 fail:
 	unlink(tmp);
 	return r;
+}
+
+int devcache_measure(unsigned major, unsigned minor, const char *key, struct devmodel *ret,
+		     int *ret_store)
+{
+	struct devmodel m;
+	uint64_t size = 0;
+	int fd, r;
+
+	fd = blockdev_open(major, minor);
+	if (fd < 0)
+		return fd;
+	if (ioctl(fd, BLKGETSIZE64, &size) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	r = devprobe_measure(fd, size, NULL, &m);
+	close(fd);
+	if (r < 0)
+		return r;
+	*ret_store = devcache_store(devcache_dir(), key, &m);
+	*ret = m;
+	return 0;
 }

@@ -42,4 +42,17 @@ int devcache_store(const char *dir, const char *key, const struct devmodel *m);
  */
 bool devcache_writable(const char *dir);
 
+/**
+ * devcache_measure() - measure block device MAJ:MIN now and keep the model
+ * @key: its devcache_key()
+ * @ret: the model (DEVMODEL_PROBE)
+ * @ret_store: 0, or why it could not be kept (-errno)
+ *
+ * Opens the device by number (blockdev_open(), never a path from a pack) and
+ * reads it for 3 to 6 s (devprobe_measure()).
+ * Return: 0 or -errno (the device cannot be opened or read).
+ */
+int devcache_measure(unsigned major, unsigned minor, const char *key, struct devmodel *ret,
+		     int *ret_store);
+
 #endif

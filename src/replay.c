@@ -22,7 +22,6 @@
 
 #include "blockdev.h"
 #include "devcache.h"
-#include "devprobe.h"
 #include "exit-codes.h"
 #include "log.h"
 #include "mountinfo.h"
@@ -218,28 +217,18 @@ static int dev_slot(struct ctx *c, unsigned major, unsigned minor, uint32_t *ret
 static int probe_device(struct ctx *c, size_t d, const char *key, struct devmodel *ret)
 {
 	unsigned major = c->devnum[d][0], minor = c->devnum[d][1];
-	uint64_t size = 0, t0 = now_monotonic_ns();
-	int fd, r;
+	uint64_t t0 = now_monotonic_ns();
+	int r, kept = 0;
 
-	fd = blockdev_open(major, minor);
-	if (fd < 0)
-		return fd;
-	if (ioctl(fd, BLKGETSIZE64, &size) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
 	log_info("measuring device %u:%u, once (kept in '%s')", major, minor, devcache_dir());
-	r = devprobe_measure(fd, size, NULL, ret);
-	close(fd);
+	r = devcache_measure(major, minor, key, ret, &kept);
 	if (r < 0)
 		return r;
 	log_debug("device %u:%u measured in %.2f s", major, minor,
 		  (double)(now_monotonic_ns() - t0) / 1e9);
-	r = devcache_store(devcache_dir(), key, ret);
-	if (r < 0)
+	if (kept < 0)
 		log_warn("cannot keep the model of device %u:%u in '%s': %s, skipping", major,
-			 minor, devcache_dir(), strerror(-r));
+			 minor, devcache_dir(), strerror(-kept));
 	return 0;
 }
 

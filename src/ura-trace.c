@@ -9,6 +9,7 @@
 #include "exit-codes.h"
 #include "log.h"
 #include "record.h"
+#include "trace-measure.h"
 #include "tracer.h"
 
 int main(int argc, char *argv[])
@@ -72,6 +73,8 @@ int main(int argc, char *argv[])
 			return EXIT_NOPERM;
 		}
 	}
+	if (!o.input && sum.pack_written && o.probe >= 0)
+		trace_measure_devices(o.pack, o.probe > 0);
 	if (o.json)
 		record_print_summary(stdout, &sum, true);
 	else if (o.verbosity >= 0)

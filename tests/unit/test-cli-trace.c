@@ -199,6 +199,23 @@ START_TEST(test_output_options)
 }
 END_TEST
 
+START_TEST(test_probe)
+{
+	struct trace_options o;
+
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "true"), 1);
+	ck_assert_int_eq(o.probe, 0);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-P", "never", "true"), 1);
+	ck_assert_int_eq(o.probe, -1);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--probe=always", "true"), 1);
+	ck_assert_int_eq(o.probe, 1);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--probe", "auto", "true"), 1);
+	ck_assert_int_eq(o.probe, 0);
+	quiet();
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--probe=maybe", "true"), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_help_version)
 {
 	struct trace_options o;
@@ -241,6 +258,7 @@ static Suite *cli_trace_suite(void)
 	TCase *tc = tcase_create("parse");
 
 	tcase_add_test(tc, test_command_mode);
+	tcase_add_test(tc, test_probe);
 	tcase_add_test(tc, test_pack);
 	tcase_add_test(tc, test_system);
 	tcase_add_test(tc, test_cold_and_read_ahead);
