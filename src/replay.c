@@ -1532,6 +1532,17 @@ static const struct window *find_window(const struct window *w, size_t n, uint32
 	return lo < n && same_window(&w[lo], file, win) ? &w[lo] : NULL;
 }
 
+/* Has the pack speculative ranges? (A trace made with --cold has none.) */
+static bool any_speculative(const struct ura_pack *pack)
+{
+	struct ura_pack_range rg;
+
+	for (size_t i = 0; ura_pack_get_range(pack, i, &rg) == 0; i++)
+		if (!(rg.flags & URA_PACK_RANGE_DEMANDED))
+			return true;
+	return false;
+}
+
 /* Room for item @n in c->req (which has room for @cap items now); 0 or -ENOMEM. */
 static int reserve_item(struct ctx *c, size_t n, size_t *cap)
 {
@@ -1619,7 +1630,7 @@ static int build_items(struct ctx *c)
 		file_pages[i] = (f.size > UINT64_MAX / 2 ? UINT64_MAX / 2 : f.size) / PAGE_BYTES + 1 +
 				REPLAY_PAST_SIZE / PAGE_BYTES;
 	}
-	if (!c->o->all && demanded_windows(c, canon, &win, &nw) < 0)
+	if (!c->o->all && any_speculative(c->pack) && demanded_windows(c, canon, &win, &nw) < 0)
 		goto out;
 	have_r = ura_pack_get_range(c->pack, ir, &rg) == 0;
 	have_m = ura_pack_get_meta(c->pack, im, &m) == 0;

@@ -43,7 +43,7 @@ struct sched_dev {
 };
 
 /* How far a request may reach when merging (bounds the plan's work per range) */
-#define SCHED_LOOKBACK		256		/* ranges of one file */
+#define SCHED_LOOKBACK		64		/* ranges of one file */
 #define SCHED_MAX_SPAN		(32ull << 20)	/* bytes */
 #define SCHED_HOLE_SLACK	(64ull << 10)
 
