@@ -14,6 +14,7 @@
 #define ALIGN		4096u
 #define MAX_DEPTH	16u
 #define MAX_SAMPLES	65536u
+#define PAUSE_NS	250000000L	/* between sizes: a throttle's slice ends */
 
 static const uint64_t probe_sizes[] = { 4u << 10, 16u << 10, 64u << 10, 256u << 10,
 					1u << 20, 4u << 20 };
@@ -189,6 +190,13 @@ int devprobe_measure(int fd, uint64_t size, const struct devprobe_opts *o, struc
 
 		if (probe_sizes[i] * 16 > size)
 			break;
+		/*
+		 * A pause between sizes: a blkio throttle carries the budget a size
+		 * left unused (bytes, while small reads use up requests) into the next
+		 * one until its time slice ends; after an idle slice it starts afresh.
+		 */
+		if (i)
+			nanosleep(&(struct timespec){ 0, PAUSE_NS }, NULL);
 		r = time_reads(fd, size, probe_sizes[i], false, o, &ns);
 		if (r < 0) {
 			if (m.n >= 2 && r == -ETIMEDOUT)
