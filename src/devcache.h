@@ -49,7 +49,7 @@ bool devcache_writable(const char *dir);
  * @ret_store: 0, or why it could not be kept (-errno)
  *
  * Opens the device by number (blockdev_open(), never a path from a pack) and
- * reads it for 4 to 8 s (devprobe_measure()).
+ * reads it for 5 to 9 s (devprobe_measure()).
  * Return: 0 or -errno (the device cannot be opened or read).
  */
 int devcache_measure(unsigned major, unsigned minor, const char *key, struct devmodel *ret,

@@ -23,8 +23,8 @@ void devprobe_defaults(struct devprobe_opts *o)
 {
 	*o = (struct devprobe_opts){
 		.depth = 4,
-		.warm_ns = 150000000ull,	/* a blk-throttle slice is 100 ms */
-		.min_ns = 250000000ull,
+		.warm_ns = 250000000ull,	/* a blk-throttle slice (100 ms) and its burst */
+		.min_ns = 400000000ull,
 		.min_count = 8,
 		.max_ns = 2000000000ull,
 	};

@@ -30,9 +30,9 @@ void devprobe_defaults(struct devprobe_opts *o);
  * time between completions once the first @o->warm_ns are past: the steady
  * rate, not a throttle's burst allowance or the device's idle start. A short
  * sequential run of 4 KiB reads tells whether seeks cost (rotational).
- * Reads only; takes at least warm_ns + min_ns (0.4 s) per size and 0.25 s
+ * Reads only; takes at least warm_ns + min_ns (0.65 s) per size and 0.25 s
  * between sizes, up to
- * @o->max_ns (2 s) on a slow device: 4 to 8 s in all on the testbed's profiles.
+ * @o->max_ns (2 s) on a slow device: 5 to 9 s in all on the testbed's profiles.
  *
  * Return: 0, or -errno (-EINVAL: O_DIRECT refused or a device too small,
  * -EIO: reads failed or no memory for a buffer, -ETIMEDOUT: fewer than 3 reads

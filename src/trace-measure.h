@@ -11,7 +11,7 @@
  *
  * ura-replay measures a device it has no model of, but at boot it runs before
  * the root filesystem is writable, where a model cannot be kept: the trace,
- * which writes its pack, measures then (4 to 8 s a device, once per device and
+ * which writes its pack, measures then (5 to 9 s a device, once per device and
  * I/O limits). Devices that cannot be read (no node, not root) are skipped.
  */
 void trace_measure_devices(const char *path, bool always);
