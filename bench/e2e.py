@@ -36,6 +36,7 @@ import argparse
 import json
 import os
 import shlex
+import signal
 import statistics
 import subprocess
 import sys
@@ -280,6 +281,8 @@ def main():
                "damon": ("paused" if args.pause_damon else "on") if damon else "none"}
     if damon and args.pause_damon:
         damon_set(damon, "off")
+    # a kill must turn DAMON back on too (the finally below)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         run_all(args, b, results)
     finally:
