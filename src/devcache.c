@@ -20,6 +20,8 @@
 #include "cgroup.h"
 #include "devcache.h"
 #include "devprobe.h"
+#include "log.h"
+#include "util.h"
 
 #ifndef URA_LOCALSTATEDIR
 #define URA_LOCALSTATEDIR "/var/lib"
@@ -184,8 +186,9 @@ fail:
 	return r;
 }
 
-int devcache_measure(unsigned major, unsigned minor, const char *key, struct devmodel *ret,
-		     int *ret_store)
+/* Measure MAJ:MIN now and keep the model; 0 (*ret_store: whether it was kept) or -errno. */
+static int measure(unsigned major, unsigned minor, const char *key, struct devmodel *ret,
+		   int *ret_store)
 {
 	struct devmodel m;
 	uint64_t size = 0;
@@ -205,5 +208,40 @@ int devcache_measure(unsigned major, unsigned minor, const char *key, struct dev
 		return r;
 	*ret_store = devcache_store(devcache_dir(), key, &m);
 	*ret = m;
+	return 0;
+}
+
+int devcache_get(unsigned major, unsigned minor, enum devcache_how how, struct devmodel *ret)
+{
+	uint64_t t0;
+	char key[2048];
+	int r, kept = 0;
+
+	r = devcache_key(major, minor, key, sizeof(key));
+	if (r < 0)
+		return -ENOENT;		/* no such block device (tmpfs, btrfs' anonymous one) */
+	if (how != DEVCACHE_MEASURE) {
+		r = devcache_load(devcache_dir(), key, ret);
+		if (r == 0)
+			return 0;
+		if (r != -ENOENT)
+			log_warn("cannot read the model of device %u:%u from '%s': %s, skipping",
+				 major, minor, devcache_dir(), strerror(-r));
+		if (how == DEVCACHE_LOAD)
+			return -ENOENT;
+	}
+	/* where a model cannot be kept (a read-only root early at boot), every start would measure */
+	if (!devcache_writable(devcache_dir()))
+		return -EROFS;
+	log_info("measuring device %u:%u, once (kept in '%s')", major, minor, devcache_dir());
+	t0 = now_monotonic_ns();
+	r = measure(major, minor, key, ret, &kept);
+	if (r < 0)
+		return r;
+	log_debug("device %u:%u measured in %.2f s", major, minor,
+		  (double)(now_monotonic_ns() - t0) / 1e9);
+	if (kept < 0)
+		log_warn("cannot keep the model of device %u:%u in '%s': %s, skipping", major, minor,
+			 devcache_dir(), strerror(-kept));
 	return 0;
 }

@@ -42,17 +42,22 @@ int devcache_store(const char *dir, const char *key, const struct devmodel *m);
  */
 bool devcache_writable(const char *dir);
 
+enum devcache_how {
+	DEVCACHE_LOAD,		/* a kept model only */
+	DEVCACHE_AUTO,		/* a kept model, else measure now and keep it */
+	DEVCACHE_MEASURE,	/* measure again and keep it */
+};
+
 /**
- * devcache_measure() - measure block device MAJ:MIN now and keep the model
- * @key: its devcache_key()
- * @ret: the model (DEVMODEL_PROBE)
- * @ret_store: 0, or why it could not be kept (-errno)
+ * devcache_get() - the model of block device MAJ:MIN
  *
- * Opens the device by number (blockdev_open(), never a path from a pack) and
- * reads it for 5 to 9 s (devprobe_measure()).
- * Return: 0 or -errno (the device cannot be opened or read).
+ * Measuring opens the device by number (blockdev_open(), never a path from a
+ * pack), reads it for 5 to 9 s (devprobe_measure()) and keeps the result; it
+ * says so in the log. Both ura-trace (after a trace) and ura-replay use this.
+ * Return: 0 (@ret->source: DEVMODEL_CACHE or DEVMODEL_PROBE), -ENOENT (no
+ * model kept and DEVCACHE_LOAD, or no such block device), -EROFS (@dir
+ * cannot keep a model, so none was measured), or why measuring failed.
  */
-int devcache_measure(unsigned major, unsigned minor, const char *key, struct devmodel *ret,
-		     int *ret_store);
+int devcache_get(unsigned major, unsigned minor, enum devcache_how how, struct devmodel *ret);
 
 #endif

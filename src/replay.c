@@ -213,24 +213,6 @@ static int dev_slot(struct ctx *c, unsigned major, unsigned minor, uint32_t *ret
 	return 0;
 }
 
-/* Measure device @d now (O_DIRECT reads of the device) and keep the result; 0 or -errno. */
-static int probe_device(struct ctx *c, size_t d, const char *key, struct devmodel *ret)
-{
-	unsigned major = c->devnum[d][0], minor = c->devnum[d][1];
-	uint64_t t0 = now_monotonic_ns();
-	int r, kept = 0;
-
-	log_info("measuring device %u:%u, once (kept in '%s')", major, minor, devcache_dir());
-	r = devcache_measure(major, minor, key, ret, &kept);
-	if (r < 0)
-		return r;
-	log_debug("device %u:%u measured in %.2f s", major, minor,
-		  (double)(now_monotonic_ns() - t0) / 1e9);
-	if (kept < 0)
-		log_warn("cannot keep the model of device %u:%u in '%s': %s, skipping", major,
-			 minor, devcache_dir(), strerror(-kept));
-	return 0;
-}
 
 /*
  * The cost model of every device that has requests: the options' figures,
@@ -270,7 +252,6 @@ static int setup_models(struct ctx *c)
 		unsigned major = c->devnum[d][0], minor = c->devnum[d][1];
 		struct sched_dev *dv = &c->devs[d];
 		struct devmodel m = { 0 };
-		char key[2048];
 		bool rot = false, have = false;
 		int r;
 		bool sysfs = blockdev_is_rotational(major, minor, &rot) == 0;
@@ -284,33 +265,26 @@ static int setup_models(struct ctx *c)
 					    rot ? DEVMODEL_ROT_BANDWIDTH : DEVMODEL_SSD_BANDWIDTH,
 					    rot, DEVMODEL_OPTIONS);
 			have = true;
-		} else if (used[d] && devcache_key(major, minor, key, sizeof(key)) == 0) {
-			if (o->probe != REPLAY_PROBE_ALWAYS) {
-				r = devcache_load(devcache_dir(), key, &m);
-				have = r == 0;
-				if (r < 0 && r != -ENOENT)
-					log_warn("cannot read the model of device %u:%u from '%s': "
-						 "%s, skipping", major, minor, devcache_dir(),
-						 strerror(-r));
-			}
+		} else if (used[d]) {
 			/*
 			 * Measure only a device that holds the pack's files now (not one a
-			 * pack merely names), and only where the result can be kept (not
-			 * on a read-only root early at boot): else every start measures.
+			 * pack merely names), and never in a dry run.
 			 */
-			if (!have && o->probe != REPLAY_PROBE_NEVER && !o->dry_run &&
-			    dv->has_files) {
-				if (!devcache_writable(devcache_dir()))
-					log_info("'%s' is read-only: not measuring device %u:%u, "
-						 "guessing its costs from sysfs", devcache_dir(),
-						 major, minor);
-				else if ((r = probe_device(c, d, key, &m)) == 0)
-					have = true;
-				else
-					log_info("cannot measure device %u:%u: %s, guessing its "
-						 "costs from sysfs", major, minor, strerror(-r));
-			}
+			enum devcache_how how = o->probe == REPLAY_PROBE_NEVER || o->dry_run ||
+						!dv->has_files ? DEVCACHE_LOAD :
+						o->probe == REPLAY_PROBE_ALWAYS ? DEVCACHE_MEASURE :
+						DEVCACHE_AUTO;
+
+			r = devcache_get(major, minor, how, &m);
+			have = r == 0;
+			if (r == -EROFS)
+				log_info("'%s' is read-only: not measuring device %u:%u, guessing "
+					 "its costs from sysfs", devcache_dir(), major, minor);
+			else if (r < 0 && r != -ENOENT)
+				log_info("cannot measure device %u:%u: %s, guessing its costs from "
+					 "sysfs", major, minor, strerror(-r));
 		}
+
 		if (!have)
 			devmodel_from_costs(&m, rot ? DEVMODEL_ROT_REQUEST_NS : DEVMODEL_SSD_REQUEST_NS,
 					    rot ? DEVMODEL_ROT_BANDWIDTH : DEVMODEL_SSD_BANDWIDTH, rot,
@@ -692,23 +666,30 @@ static int obj_get(struct ctx *c, uint32_t i)
 	return fd;
 }
 
+enum release {
+	RELEASE_HANDLED,	/* one request of the object is handled: close after its last */
+	RELEASE_KEEP,		/* a look only (FIEMAP, --wait): keep it open */
+};
+
 /*
- * Release what obj_get() gave (@fd >= 0), and count one request of object @i as
- * handled when @handled. A file is closed once all of its requests are, or at
- * once while more files are open than the limit allows.
+ * Release what obj_get() gave (@fd >= 0). A file is closed once all of its
+ * requests are handled, or at once while more files are open than the limit
+ * allows.
  */
-static void obj_put(struct ctx *c, uint32_t i, int fd, bool handled)
+static void obj_put(struct ctx *c, uint32_t i, int fd, enum release how)
 {
 	pthread_mutex_t *lock = &c->locks[i % NLOCKS];
 	struct robj *ob = &c->obj[i];
+	bool done;
 
 	pthread_mutex_lock(lock);
 	if (fd >= 0 && ob->users)
 		ob->users--;
-	if (handled && ob->pending)
+	if (how == RELEASE_HANDLED && ob->pending)
 		ob->pending--;
+	done = how == RELEASE_HANDLED && !ob->pending;
 	if (i < c->nfiles && ob->fd >= 0 && !ob->users &&
-	    (!ob->pending || __atomic_load_n(&c->open_files, __ATOMIC_RELAXED) > c->fd_cap)) {
+	    (done || __atomic_load_n(&c->open_files, __ATOMIC_RELAXED) > c->fd_cap)) {
 		close(ob->fd);
 		ob->fd = -1;
 		__atomic_fetch_sub(&c->open_files, 1, __ATOMIC_RELAXED);
@@ -1052,7 +1033,7 @@ static void do_request(struct ctx *c, size_t i)
 	add(&c->st.requests, 1);
 	c->done[i] = 1;
 out:
-	obj_put(c, q->obj, fd, true);
+	obj_put(c, q->obj, fd, RELEASE_HANDLED);
 }
 
 /* I/O priority is per thread (without CLONE_IO): each thread that reads sets its own. */
@@ -1138,23 +1119,6 @@ struct wait_item {
 	uint64_t asked;		/* when readahead() was last issued again */
 };
 
-/* --wait is done with object @i for this pass: keep it open unless over the file limit. */
-static void wait_put(struct ctx *c, uint32_t i, int fd)
-{
-	pthread_mutex_t *lock = &c->locks[i % NLOCKS];
-	struct robj *ob = &c->obj[i];
-
-	pthread_mutex_lock(lock);
-	if (fd >= 0 && ob->users)
-		ob->users--;
-	if (i < c->nfiles && ob->fd >= 0 && !ob->users &&
-	    __atomic_load_n(&c->open_files, __ATOMIC_RELAXED) > c->fd_cap) {
-		close(ob->fd);
-		ob->fd = -1;
-		__atomic_fetch_sub(&c->open_files, 1, __ATOMIC_RELAXED);
-	}
-	pthread_mutex_unlock(lock);
-}
 
 /*
  * Return when every issued or resident range is resident and up to date, or at
@@ -1224,7 +1188,7 @@ again:
 			}
 			keep = true;
 next:
-			wait_put(c, q->obj, fd);
+			obj_put(c, q->obj, fd, RELEASE_KEEP);
 			if (keep)
 				w[m++] = *it;
 		}
@@ -1846,7 +1810,7 @@ static int order_rotational(struct ctx *c, size_t from)
 				int fd = obj_get(c, q->obj);
 
 				base[q->obj] = fd >= 0 ? physical(fd, 0, 1) : UINT64_MAX - 1;
-				obj_put(c, q->obj, fd, false);
+				obj_put(c, q->obj, fd, RELEASE_KEEP);
 			}
 			q->phys = base[q->obj] >= UINT64_MAX - 1 ? UINT64_MAX : base[q->obj] + q->off;
 		}

@@ -22,9 +22,7 @@ void trace_measure_devices(const char *path, bool always)
 	for (size_t i = 0; i < ura_pack_fs_count(pack) && ndone < 16; i++) {
 		struct ura_pack_fs fs;
 		struct devmodel m;
-		char key[2048];
 		bool seen = false;
-		int kept = 0;
 
 		if (ura_pack_get_fs(pack, i, &fs) < 0 || (!fs.major && !fs.minor))
 			continue;
@@ -34,24 +32,13 @@ void trace_measure_devices(const char *path, bool always)
 			continue;
 		done[ndone][0] = fs.major;
 		done[ndone++][1] = fs.minor;
-		if (devcache_key(fs.major, fs.minor, key, sizeof(key)) < 0)
-			continue;	/* no such block device (tmpfs, btrfs' anonymous one) */
-		if (!always && devcache_load(devcache_dir(), key, &m) == 0)
-			continue;
-		if (!devcache_writable(devcache_dir())) {
+		r = devcache_get(fs.major, fs.minor, always ? DEVCACHE_MEASURE : DEVCACHE_AUTO, &m);
+		if (r == -EROFS)
 			log_info("'%s' is read-only: not measuring device %u:%u", devcache_dir(),
 				 fs.major, fs.minor);
-			continue;
-		}
-		log_info("measuring device %u:%u for ura-replay, once (kept in '%s')", fs.major,
-			 fs.minor, devcache_dir());
-		r = devcache_measure(fs.major, fs.minor, key, &m, &kept);
-		if (r < 0)
+		else if (r < 0 && r != -ENOENT)
 			log_debug("cannot measure device %u:%u: %s, skipping", fs.major, fs.minor,
 				  strerror(-r));
-		else if (kept < 0)
-			log_warn("cannot keep the model of device %u:%u in '%s': %s, skipping",
-				 fs.major, fs.minor, devcache_dir(), strerror(-kept));
 	}
 	ura_pack_free(pack);
 }
