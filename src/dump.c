@@ -10,7 +10,6 @@
 #include "dump.h"
 #include "util.h"
 
-#define PAGE		4096u
 #define MAP_WIDTH	64	/* characters in a page-map line */
 
 /* Ranges grouped by file: ranges of file i are idx[start[i] .. start[i + 1]). */
@@ -118,9 +117,9 @@ void dump_totals(const struct ura_pack *pack, struct dump_totals *ret)
 		struct ura_pack_range rg;
 
 		ura_pack_get_range(pack, i, &rg);
-		t.bytes += (uint64_t)rg.page_count * PAGE;
+		t.bytes += (uint64_t)rg.page_count * URA_PACK_PAGE_SIZE;
 		if (rg.flags & URA_PACK_RANGE_DEMANDED)
-			t.demanded_bytes += (uint64_t)rg.page_count * PAGE;
+			t.demanded_bytes += (uint64_t)rg.page_count * URA_PACK_PAGE_SIZE;
 	}
 	for (size_t i = 0; i < t.metadata_ranges; i++) {
 		struct ura_pack_meta m;
@@ -233,7 +232,7 @@ static void text_file(FILE *f, const struct by_file *g, size_t i)
 	fprintf(f, " (%" PRIu64 " bytes, %" PRIu64 " pages in pack, %" PRIu64 " demanded)\n",
 		file.size, pages, demanded);
 	free(path);
-	page_map(f, g, i, (file.size + PAGE - 1) / PAGE);
+	page_map(f, g, i, (file.size + URA_PACK_PAGE_SIZE - 1) / URA_PACK_PAGE_SIZE);
 }
 
 static void text_header(FILE *f, const struct ura_pack *pack, const char *name)
@@ -345,8 +344,8 @@ static void json_file(FILE *f, const struct by_file *g, size_t i, bool first)
 		ura_pack_get_range(g->pack, g->idx[k], &rg);
 		fprintf(f, "%s{\"offset\": %" PRIu64 ", \"length\": %" PRIu64
 			", \"first_access_ns\": %" PRIu64 ", \"demanded\": %s}",
-			k == g->start[i] ? "" : ", ", rg.first_page * PAGE,
-			(uint64_t)rg.page_count * PAGE, rg.first_access_ns,
+			k == g->start[i] ? "" : ", ", rg.first_page * URA_PACK_PAGE_SIZE,
+			(uint64_t)rg.page_count * URA_PACK_PAGE_SIZE, rg.first_access_ns,
 			rg.flags & URA_PACK_RANGE_DEMANDED ? "true" : "false");
 	}
 	fputs("]}", f);

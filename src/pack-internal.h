@@ -98,9 +98,8 @@ enum {
 #define INFO_COMMAND		48	/* string ref */
 #define INFO_REC_SIZE		64
 
-#define PACK_PAGE_SIZE		4096u
 #define PACK_MAX_PAGE		(UINT64_C(1) << 51)	/* page numbers stay below, so bytes fit s64 */
-#define PACK_MAX_BYTES		(PACK_MAX_PAGE * PACK_PAGE_SIZE)
+#define PACK_MAX_BYTES		(PACK_MAX_PAGE * URA_PACK_PAGE_SIZE)
 #define PACK_MAX_FILE_SIZE	(UINT64_C(1) << 30)	/* readers refuse larger files */
 
 static inline uint16_t get_le16(const uint8_t *p)

@@ -142,7 +142,7 @@ static int check_meta(const struct ura_pack *p, const uint8_t *r)
 
 	if (fs != URA_PACK_NO_INDEX && fs >= p->fs.count)
 		return bad("metadata range refers to a missing filesystem");
-	if (len == 0 || off % PACK_PAGE_SIZE || len % PACK_PAGE_SIZE ||
+	if (len == 0 || off % URA_PACK_PAGE_SIZE || len % URA_PACK_PAGE_SIZE ||
 	    off >= PACK_MAX_BYTES || len > PACK_MAX_BYTES - off)
 		return bad("metadata range empty, unaligned or too large");
 	return 0;
@@ -699,7 +699,7 @@ int ura_pack_builder_add_meta(struct ura_pack_builder *b, const struct ura_pack_
 	uint8_t *rec;
 
 	if ((m->fs_index != URA_PACK_NO_INDEX && m->fs_index >= b->fs.count) || m->length == 0 ||
-	    m->offset % PACK_PAGE_SIZE || m->length % PACK_PAGE_SIZE || m->offset >= max ||
+	    m->offset % URA_PACK_PAGE_SIZE || m->length % URA_PACK_PAGE_SIZE || m->offset >= max ||
 	    m->length > max - m->offset)
 		return -EINVAL;
 	if (b->meta.count >= UINT32_MAX)

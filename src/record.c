@@ -33,7 +33,6 @@
 #include "tracer.h"
 #include "util.h"
 
-#define PAGE_SZ			4096ull
 #define MIB			(1024.0 * 1024.0)
 #define POLL_MS			100
 #define READER_NICE		10	/* nice value while reading the trace */
@@ -708,7 +707,7 @@ static int range_resident(int fd, uint64_t size, uint64_t first, uint64_t count,
 			  unsigned char *ret)
 {
 	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t off = first * PAGE_SZ, end = (first + count) * PAGE_SZ, moff, mlen;
+	uint64_t off = first * URA_PACK_PAGE_SIZE, end = (first + count) * URA_PACK_PAGE_SIZE, moff, mlen;
 	unsigned char *vec = NULL;
 	void *map;
 	int r = 0;
@@ -729,7 +728,7 @@ static int range_resident(int fd, uint64_t size, uint64_t first, uint64_t count,
 	else if (mincore(map, mlen, vec) < 0)
 		r = -errno;
 	for (uint64_t i = 0; r == 0 && i < count; i++) {
-		uint64_t b = (first + i) * PAGE_SZ;
+		uint64_t b = (first + i) * URA_PACK_PAGE_SIZE;
 
 		ret[i] = b < end && (vec[(b - moff) / psz] & 1);
 	}
@@ -826,7 +825,7 @@ static int add_file_ranges(struct pack_ctx *c, const struct pageset_file *pf, ui
 	uint32_t fi;
 	int r;
 
-	r = pageset_file_ranges(c->rec->ps, pf, (stx->stx_size + PAGE_SZ - 1) / PAGE_SZ, c->flags,
+	r = pageset_file_ranges(c->rec->ps, pf, (stx->stx_size + URA_PACK_PAGE_SIZE - 1) / URA_PACK_PAGE_SIZE, c->flags,
 				&ranges, &n);
 	if (r < 0)
 		return r;
@@ -871,11 +870,11 @@ static int add_file_ranges(struct pack_ctx *c, const struct pageset_file *pf, ui
 			if (r < 0)
 				goto out;
 			c->sum->ranges++;
-			c->sum->bytes += pr.page_count * PAGE_SZ;
+			c->sum->bytes += pr.page_count * URA_PACK_PAGE_SIZE;
 			if (ranges[i].demanded)
-				c->sum->demanded_bytes += pr.page_count * PAGE_SZ;
+				c->sum->demanded_bytes += pr.page_count * URA_PACK_PAGE_SIZE;
 			else
-				c->sum->speculative_bytes += pr.page_count * PAGE_SZ;
+				c->sum->speculative_bytes += pr.page_count * URA_PACK_PAGE_SIZE;
 			pr.first_page += pr.page_count;
 			left -= pr.page_count;
 		}
@@ -961,7 +960,7 @@ static void count_unresolved(struct pack_ctx *c, const struct pageset_file *pf)
 {
 	/* deleted before it could be named, or out of reach */
 	c->sum->unresolved_inodes++;
-	c->sum->unresolved_bytes += listed_pages(pf) * PAGE_SZ;
+	c->sum->unresolved_bytes += listed_pages(pf) * URA_PACK_PAGE_SIZE;
 }
 
 /* Name the inodes of one filesystem and add them. */
@@ -1262,8 +1261,8 @@ static int add_meta(struct pack_ctx *c, const struct pageset_file *pf)
 			.fs_index = fsi,
 			.major = major,
 			.minor = minor,
-			.offset = ranges[i].first_page * PAGE_SZ,
-			.length = ranges[i].page_count * PAGE_SZ,
+			.offset = ranges[i].first_page * URA_PACK_PAGE_SIZE,
+			.length = ranges[i].page_count * URA_PACK_PAGE_SIZE,
 			.first_access_ns = ranges[i].first_ns,
 		};
 
@@ -1360,7 +1359,7 @@ static int build_pack(const struct record_opts *o, struct recorder *rec, const s
 				}
 				/* a filesystem unmounted since, or an internal inode */
 				sum->unresolved_inodes++;
-				sum->unresolved_bytes += listed_pages(&files[k]) * PAGE_SZ;
+				sum->unresolved_bytes += listed_pages(&files[k]) * URA_PACK_PAGE_SIZE;
 			}
 		}
 		i = j;

@@ -33,7 +33,6 @@
 #define SYS_cachestat 451
 #endif
 
-#define PAGE_BYTES		4096ull
 #define NLOCKS			64
 #define MEM_CHECK_BYTES		(8ull << 20)	/* read MemAvailable after this much was issued */
 #define WAIT_REISSUE_NS		200000000ull	/* --wait: readahead() again after 200 ms */
@@ -202,7 +201,7 @@ static int dev_slot(struct ctx *c, unsigned major, unsigned minor, uint32_t *ret
 	if (!cap)
 		cap = REPLAY_FALLBACK_CHUNK;
 	d->chunk = o->chunk && o->chunk < cap ? o->chunk : cap;
-	d->chunk = d->chunk < PAGE_BYTES ? PAGE_BYTES : d->chunk & ~(PAGE_BYTES - 1);
+	d->chunk = d->chunk < URA_PACK_PAGE_SIZE ? URA_PACK_PAGE_SIZE : d->chunk & ~(URA_PACK_PAGE_SIZE - 1);
 	d->readahead = (uint64_t)ra << 10;
 	if (blockdev_size(major, minor, &d->size) < 0)
 		d->size = 0;
@@ -708,8 +707,8 @@ static int64_t cached_bytes(int fd, uint64_t off, uint64_t len)
 
 	if (!__atomic_load_n(&no_cachestat, __ATOMIC_RELAXED)) {
 		if (syscall(SYS_cachestat, fd, &range, &cs, 0) == 0)
-			return cs.nr_cache * PAGE_BYTES > len ? (int64_t)len :
-			       (int64_t)(cs.nr_cache * PAGE_BYTES);
+			return cs.nr_cache * URA_PACK_PAGE_SIZE > len ? (int64_t)len :
+			       (int64_t)(cs.nr_cache * URA_PACK_PAGE_SIZE);
 		if (errno != ENOSYS)
 			return -errno;
 		__atomic_store_n(&no_cachestat, 1, __ATOMIC_RELAXED);
@@ -720,7 +719,7 @@ static int64_t cached_bytes(int fd, uint64_t off, uint64_t len)
 /* Bytes of the range resident and up to date (mincore), or -errno. */
 static int64_t resident_bytes(int fd, uint64_t off, uint64_t len)
 {
-	size_t pages = (size_t)((len + PAGE_BYTES - 1) / PAGE_BYTES);
+	size_t pages = (size_t)((len + URA_PACK_PAGE_SIZE - 1) / URA_PACK_PAGE_SIZE);
 	unsigned char *vec = NULL;
 	void *map = MAP_FAILED;
 	int64_t n = 0;
@@ -738,8 +737,8 @@ static int64_t resident_bytes(int fd, uint64_t off, uint64_t len)
 	}
 	for (size_t p = 0; p < pages; p++)
 		if (vec[p] & 1)
-			n += p + 1 == pages && len % PAGE_BYTES ? (int64_t)(len % PAGE_BYTES) :
-			     (int64_t)PAGE_BYTES;
+			n += p + 1 == pages && len % URA_PACK_PAGE_SIZE ? (int64_t)(len % URA_PACK_PAGE_SIZE) :
+			     (int64_t)URA_PACK_PAGE_SIZE;
 out:
 	if (map != MAP_FAILED)
 		munmap(map, (size_t)len);
@@ -1542,8 +1541,8 @@ static int add_fault_around(struct ctx *c, const struct ura_pack_range *rg, uint
 			if (reserve_item(c, *n, cap) < 0)
 				return -ENOMEM;
 			c->req[*n] = (struct sched_item){
-				.off = pg * PAGE_BYTES,
-				.len = (wend - pg) * PAGE_BYTES,
+				.off = pg * URA_PACK_PAGE_SIZE,
+				.len = (wend - pg) * URA_PACK_PAGE_SIZE,
 				.time_ns = hit->time_ns,
 				.obj = fi,
 				.dev = dev,
@@ -1591,8 +1590,8 @@ static int build_items(struct ctx *c)
 		}
 		file_dev[i] = c->fs[f.fs_index].dev;
 		/* a file may have grown since (then it is stale, and maybe read anyway) */
-		file_pages[i] = (f.size > UINT64_MAX / 2 ? UINT64_MAX / 2 : f.size) / PAGE_BYTES + 1 +
-				REPLAY_PAST_SIZE / PAGE_BYTES;
+		file_pages[i] = (f.size > UINT64_MAX / 2 ? UINT64_MAX / 2 : f.size) / URA_PACK_PAGE_SIZE + 1 +
+				REPLAY_PAST_SIZE / URA_PACK_PAGE_SIZE;
 	}
 	if (!c->o->all && any_speculative(c->pack) && demanded_windows(c, canon, &win, &nw) < 0)
 		goto out;
@@ -1618,15 +1617,15 @@ static int build_items(struct ctx *c)
 				cut = rg.first_page >= lim ? rg.page_count :
 				      rg.first_page + rg.page_count > lim ?
 				      rg.first_page + rg.page_count - lim : 0;
-				c->clipped_bytes += cut * PAGE_BYTES;
+				c->clipped_bytes += cut * URA_PACK_PAGE_SIZE;
 				rg.page_count -= (uint32_t)cut;
 				if (!rg.page_count) {
 					have_r = ura_pack_get_range(c->pack, ++ir, &rg) == 0;
 					continue;
 				}
 				*it = (struct sched_item){
-					.off = rg.first_page * PAGE_BYTES,
-					.len = (uint64_t)rg.page_count * PAGE_BYTES,
+					.off = rg.first_page * URA_PACK_PAGE_SIZE,
+					.len = (uint64_t)rg.page_count * URA_PACK_PAGE_SIZE,
 					.time_ns = rg.first_access_ns,
 					.obj = fi,
 					.dev = file_dev[fi],

@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ura/pack.h>
+
 #include "schedule.h"
 
-#define PAGE_BYTES 4096ull
 
 /* Device time of reading @len bytes as requests of at most the device's chunk. */
 uint64_t sched_cost(const struct sched_dev *dev, uint64_t len)
@@ -22,19 +23,19 @@ uint64_t sched_cost(const struct sched_dev *dev, uint64_t len)
 /* The largest hole between two pages cheaper to read than a request that costs @penalty more. */
 static uint64_t max_gap_with(const struct sched_dev *dev, uint64_t penalty)
 {
-	uint64_t two = 2 * devmodel_cost(&dev->model, PAGE_BYTES) + penalty, lo = 0, hi = 1ull << 40;
+	uint64_t two = 2 * devmodel_cost(&dev->model, URA_PACK_PAGE_SIZE) + penalty, lo = 0, hi = 1ull << 40;
 
-	if (sched_cost(dev, 2 * PAGE_BYTES) > two)
+	if (sched_cost(dev, 2 * URA_PACK_PAGE_SIZE) > two)
 		return 0;
-	while (hi - lo > PAGE_BYTES) {
+	while (hi - lo > URA_PACK_PAGE_SIZE) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (sched_cost(dev, 2 * PAGE_BYTES + mid) <= two)
+		if (sched_cost(dev, 2 * URA_PACK_PAGE_SIZE + mid) <= two)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	return lo & ~(PAGE_BYTES - 1);
+	return lo & ~(URA_PACK_PAGE_SIZE - 1);
 }
 
 uint64_t sched_max_gap(const struct sched_dev *dev)
@@ -343,7 +344,7 @@ int sched_build(struct sched_item **items, size_t n, uint32_t nobj, struct sched
 	/* the plan at least device time; then, where it issues more requests than a
 	 * cold start would, a price on requests until it does not */
 	for (size_t d = 0; d < ndev; d++) {
-		uint64_t lo = 0, hi, base = devmodel_cost(&devs[d].model, PAGE_BYTES);
+		uint64_t lo = 0, hi, base = devmodel_cost(&devs[d].model, URA_PACK_PAGE_SIZE);
 		size_t cold = 0, cnt;
 
 		devs[d].penalty_ns = 0;

@@ -18,6 +18,9 @@ extern "C" {
 #define URA_PACK_VERSION_MAJOR 1
 #define URA_PACK_VERSION_MINOR 0
 
+/* Bytes in one pack page: ranges count pages of this size on every machine. */
+#define URA_PACK_PAGE_SIZE UINT64_C(4096)
+
 /* Returned by an index field when the record refers to nothing. */
 #define URA_PACK_NO_INDEX UINT32_MAX
 
