@@ -12,19 +12,16 @@
 
 #define MAP_WIDTH	64	/* characters in a page-map line */
 
-/* Ranges grouped by file: ranges of file i are idx[start[i] .. start[i + 1]). */
+/* The pack's files in display order, with the index that lists each one's ranges. */
 struct by_file {
-	size_t nfiles;
-	size_t *start;
-	uint32_t *idx;
+	struct ura_pack_index *index;
 	size_t *order;		/* files in display order */
 	const struct ura_pack *pack;
 };
 
 static void by_file_free(struct by_file *g)
 {
-	free(g->start);
-	free(g->idx);
+	ura_pack_index_free(g->index);
 	free(g->order);
 }
 
@@ -57,54 +54,38 @@ static int cmp_size(const void *a, const void *b)
 
 static int group_by_file(const struct ura_pack *pack, enum dump_sort sort, struct by_file *g)
 {
-	size_t nf = ura_pack_file_count(pack), nr = ura_pack_range_count(pack), n = 0;
-	size_t *fill = NULL;
-	bool *seen = NULL;
-	int r = -ENOMEM;
+	const uint32_t *files;
+	size_t nf;
+	int r;
 
-	*g = (struct by_file){ .nfiles = nf, .pack = pack };
-	g->start = calloc(nf + 1, sizeof(*g->start));
-	g->idx = malloc((nr ? nr : 1) * sizeof(*g->idx));
+	*g = (struct by_file){ .pack = pack };
+	r = ura_pack_index_new(pack, &g->index);
+	if (r < 0)
+		return r;
+	ura_pack_index_files(g->index, &files, &nf);
 	g->order = malloc((nf ? nf : 1) * sizeof(*g->order));
-	fill = calloc(nf + 1, sizeof(*fill));
-	seen = calloc(nf ? nf : 1, sizeof(*seen));
-	if (!g->start || !g->idx || !g->order || !fill || !seen)
-		goto out;
-
-	for (size_t i = 0; i < nr; i++) {
-		struct ura_pack_range rg;
-
-		ura_pack_get_range(pack, i, &rg);
-		g->start[rg.file_index + 1]++;
+	if (!g->order) {
+		by_file_free(g);
+		return -ENOMEM;
 	}
-	for (size_t i = 0; i < nf; i++)
-		g->start[i + 1] += g->start[i];
-	/* ranges are in first-access order, so each file's first range comes first */
-	for (size_t i = 0; i < nr; i++) {
-		struct ura_pack_range rg;
-
-		ura_pack_get_range(pack, i, &rg);
-		g->idx[g->start[rg.file_index] + fill[rg.file_index]++] = (uint32_t)i;
-		if (!seen[rg.file_index]) {
-			seen[rg.file_index] = true;
-			g->order[n++] = rg.file_index;
-		}
-	}
-	for (size_t i = 0; i < nf; i++)		/* files without ranges go last */
-		if (!seen[i])
-			g->order[n++] = i;
+	for (size_t i = 0; i < nf; i++)		/* first access, files without ranges last */
+		g->order[i] = files[i];
 	sort_pack = pack;
 	if (sort == DUMP_SORT_PATH)
 		qsort(g->order, nf, sizeof(*g->order), cmp_path);
 	else if (sort == DUMP_SORT_SIZE)
 		qsort(g->order, nf, sizeof(*g->order), cmp_size);
-	r = 0;
-out:
-	free(fill);
-	free(seen);
-	if (r < 0)
-		by_file_free(g);
-	return r;
+	return 0;
+}
+
+/* The ranges of @file, in page order. */
+static const uint32_t *file_ranges(const struct by_file *g, size_t file, size_t *ret_count)
+{
+	const uint32_t *idx = NULL;
+
+	if (ura_pack_index_file_ranges(g->index, file, &idx, ret_count) < 0)
+		*ret_count = 0;
+	return idx;
 }
 
 void dump_totals(const struct ura_pack *pack, struct dump_totals *ret)
@@ -181,11 +162,13 @@ static void page_map(FILE *f, const struct by_file *g, size_t file, uint64_t fil
 {
 	char map[MAP_WIDTH + 1];
 	uint64_t per, cells;
+	size_t n;
+	const uint32_t *idx = file_ranges(g, file, &n);
 
-	for (size_t k = g->start[file]; k < g->start[file + 1]; k++) {
+	for (size_t k = 0; k < n; k++) {
 		struct ura_pack_range rg;
 
-		ura_pack_get_range(g->pack, g->idx[k], &rg);
+		ura_pack_get_range(g->pack, idx[k], &rg);
 		if (rg.first_page + rg.page_count > file_pages)
 			file_pages = rg.first_page + rg.page_count;	/* file grew or shrank */
 	}
@@ -195,10 +178,10 @@ static void page_map(FILE *f, const struct by_file *g, size_t file, uint64_t fil
 	cells = (file_pages + per - 1) / per;
 	memset(map, '.', cells);
 	map[cells] = '\0';
-	for (size_t k = g->start[file]; k < g->start[file + 1]; k++) {
+	for (size_t k = 0; k < n; k++) {
 		struct ura_pack_range rg;
 
-		ura_pack_get_range(g->pack, g->idx[k], &rg);
+		ura_pack_get_range(g->pack, idx[k], &rg);
 		for (uint64_t c = rg.first_page / per; c <= (rg.first_page + rg.page_count - 1) / per;
 		     c++) {
 			if (rg.flags & URA_PACK_RANGE_DEMANDED)
@@ -215,14 +198,16 @@ static void text_file(FILE *f, const struct by_file *g, size_t i)
 	struct ura_pack_file file;
 	struct ura_pack_fs fs;
 	uint64_t pages = 0, demanded = 0;
+	size_t n;
+	const uint32_t *idx = file_ranges(g, i, &n);
 	char *path;
 
 	ura_pack_get_file(g->pack, i, &file);
 	ura_pack_get_fs(g->pack, file.fs_index, &fs);
-	for (size_t k = g->start[i]; k < g->start[i + 1]; k++) {
+	for (size_t k = 0; k < n; k++) {
 		struct ura_pack_range rg;
 
-		ura_pack_get_range(g->pack, g->idx[k], &rg);
+		ura_pack_get_range(g->pack, idx[k], &rg);
 		pages += rg.page_count;
 		if (rg.flags & URA_PACK_RANGE_DEMANDED)
 			demanded += rg.page_count;
@@ -282,7 +267,7 @@ static void text(FILE *f, const struct ura_pack *pack, const char *name, const s
 	size_t nmeta = ura_pack_meta_count(pack);
 
 	text_header(f, pack, name);
-	for (size_t k = 0; k < g->nfiles; k++)
+	for (size_t k = 0; k < ura_pack_file_count(g->pack); k++)
 		text_file(f, g, g->order[k]);
 	for (size_t i = 0; i < nmeta; i++) {
 		struct ura_pack_meta m;
@@ -322,6 +307,8 @@ static void json_file(FILE *f, const struct by_file *g, size_t i, bool first)
 {
 	struct ura_pack_file file;
 	struct ura_pack_fs fs;
+	size_t n;
+	const uint32_t *idx = file_ranges(g, i, &n);
 	char *path;
 
 	ura_pack_get_file(g->pack, i, &file);
@@ -338,13 +325,13 @@ static void json_file(FILE *f, const struct by_file *g, size_t i, bool first)
 	if (file.flags & URA_PACK_FILE_HAS_BTIME)
 		fprintf(f, ", \"btime_ns\": %" PRId64, file.btime_ns);
 	fputs(", \"ranges\": [", f);
-	for (size_t k = g->start[i]; k < g->start[i + 1]; k++) {
+	for (size_t k = 0; k < n; k++) {
 		struct ura_pack_range rg;
 
-		ura_pack_get_range(g->pack, g->idx[k], &rg);
+		ura_pack_get_range(g->pack, idx[k], &rg);
 		fprintf(f, "%s{\"offset\": %" PRIu64 ", \"length\": %" PRIu64
 			", \"first_access_ns\": %" PRIu64 ", \"demanded\": %s}",
-			k == g->start[i] ? "" : ", ", rg.first_page * URA_PACK_PAGE_SIZE,
+			k == 0 ? "" : ", ", rg.first_page * URA_PACK_PAGE_SIZE,
 			(uint64_t)rg.page_count * URA_PACK_PAGE_SIZE, rg.first_access_ns,
 			rg.flags & URA_PACK_RANGE_DEMANDED ? "true" : "false");
 	}
@@ -379,7 +366,7 @@ static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g)
 	for (size_t i = 0; i < ura_pack_fs_count(pack); i++)
 		json_fs(f, pack, i);
 	fputs("\n  ],\n  \"files\": [", f);
-	for (size_t k = 0; k < g->nfiles; k++)
+	for (size_t k = 0; k < ura_pack_file_count(g->pack); k++)
 		json_file(f, g, g->order[k], k == 0);
 	fputs("\n  ],\n  \"metadata\": [", f);
 	for (size_t i = 0; i < ura_pack_meta_count(pack); i++) {

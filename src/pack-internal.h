@@ -3,6 +3,7 @@
 #ifndef URA_PACK_INTERNAL_H
 #define URA_PACK_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -101,6 +102,10 @@ enum {
 #define PACK_MAX_PAGE		(UINT64_C(1) << 51)	/* page numbers stay below, so bytes fit s64 */
 #define PACK_MAX_BYTES		(PACK_MAX_PAGE * URA_PACK_PAGE_SIZE)
 #define PACK_MAX_FILE_SIZE	(UINT64_C(1) << 30)	/* readers refuse larger files */
+
+/* What is wrong with a file path or a mount point, or NULL when it is fine (pack.c). */
+const char *pack_path_problem(const char *path, size_t len);
+const char *pack_mount_point_problem(const char *mp, size_t len);
 
 static inline uint16_t get_le16(const uint8_t *p)
 {

@@ -198,7 +198,10 @@ URA_API int ura_pack_builder_add_file(struct ura_pack_builder *b, const struct u
 
 /**
  * ura_pack_builder_add_range() - append pages of a file
- * Ranges may be added in any order; the pack stores them by first access.
+ * Ranges may be added in any order; the pack stores them by first access. Where
+ * ranges of a file overlap, the pack holds each page once: in the range of its
+ * earliest first access, demanded when any of them was (ranges that overlap no
+ * other are stored as added).
  * Return: 0, -EINVAL (unknown file, no pages, page overflow), -ENOMEM.
  */
 URA_API int ura_pack_builder_add_range(struct ura_pack_builder *b, const struct ura_pack_range *r);
@@ -208,6 +211,14 @@ URA_API int ura_pack_builder_add_range(struct ura_pack_builder *b, const struct 
  * Return: 0, -EINVAL (unknown filesystem, empty or unaligned), -ENOMEM.
  */
 URA_API int ura_pack_builder_add_meta(struct ura_pack_builder *b, const struct ura_pack_meta *m);
+
+/**
+ * ura_pack_builder_error() - why the last call on @b failed
+ *
+ * Return: a static, human-readable reason for the last -EINVAL or -E2BIG of a
+ * builder call ("range without pages", ...), or "no error".
+ */
+URA_API const char *ura_pack_builder_error(const struct ura_pack_builder *b);
 
 /** ura_pack_builder_set_info() - trace metadata; strings are copied. Return: 0 or -ENOMEM. */
 URA_API int ura_pack_builder_set_info(struct ura_pack_builder *b, const struct ura_pack_info *info);
@@ -232,6 +243,55 @@ URA_API int ura_pack_builder_serialize(struct ura_pack_builder *b, void **ret_da
  * Return: 0 or -errno (-ENOSPC, -EIO, -EFBIG, -EACCES, ...).
  */
 URA_API int ura_pack_builder_write(struct ura_pack_builder *b, const char *path, unsigned mode);
+
+/*
+ * An index of a parsed pack: each file's ranges in page order, files in order
+ * of first access, and files by (filesystem, inode) or (filesystem, path). It
+ * refers to the pack, which must outlive it.
+ */
+struct ura_pack_index;
+
+/**
+ * ura_pack_index_new() - index a pack
+ * @pack: a parsed pack
+ * @ret: on success, the index; free with ura_pack_index_free()
+ * Return: 0 or -ENOMEM.
+ */
+URA_API int ura_pack_index_new(const struct ura_pack *pack, struct ura_pack_index **ret);
+
+/** ura_pack_index_free() - release an index; NULL is allowed */
+URA_API void ura_pack_index_free(struct ura_pack_index *index);
+
+/**
+ * ura_pack_index_file_ranges() - the ranges of one file, in page order
+ * @file_index: 0 .. ura_pack_file_count() - 1
+ * @ret_ranges: range indices (for ura_pack_get_range()) by first page, then
+ *	first access; owned by @index. Ranges may overlap in packs made elsewhere.
+ * @ret_count: their count (0 for a file without ranges)
+ * Return: 0, or -ERANGE when @file_index is past the end.
+ */
+URA_API int ura_pack_index_file_ranges(const struct ura_pack_index *index, size_t file_index,
+				       const uint32_t **ret_ranges, size_t *ret_count);
+
+/**
+ * ura_pack_index_files() - the files in order of first access
+ * @ret_files: file indices: the files with ranges by their earliest range, then
+ *	those without, by index; owned by @index
+ * @ret_count: ura_pack_file_count()
+ */
+URA_API void ura_pack_index_files(const struct ura_pack_index *index, const uint32_t **ret_files,
+				  size_t *ret_count);
+
+/**
+ * ura_pack_index_find_inode() - the file with inode @ino on filesystem @fs_index
+ * ura_pack_index_find_path() - the file with @path (relative to the mount point)
+ * @ret_file: the lowest file index that matches
+ * Return: 0, or -ENOENT when no file matches.
+ */
+URA_API int ura_pack_index_find_inode(const struct ura_pack_index *index, uint32_t fs_index,
+				      uint64_t ino, size_t *ret_file);
+URA_API int ura_pack_index_find_path(const struct ura_pack_index *index, uint32_t fs_index,
+				     const char *path, size_t *ret_file);
 
 #ifdef __cplusplus
 }

@@ -620,8 +620,8 @@ static struct ura_pack_builder *big_builder(void)
 	sample_pack_build(b);
 	for (int i = 0; i < 5000; i++)
 		ck_assert_int_eq(ura_pack_builder_add_range(b, &(struct ura_pack_range){
-			.file_index = 0, .first_page = (uint64_t)i, .page_count = 1,
-			.first_access_ns = 9000 }), 0);
+			.file_index = 0, .first_page = (UINT64_C(1) << 20) + (uint64_t)i,
+			.page_count = 1, .first_access_ns = 9000 }), 0);
 	return b;
 }
 

@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Building packs: collect records, drop the pages that several ranges of a file
+ * repeat, put ranges in first-access order, encode, and write atomically.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ura/pack.h"
+#include "crc32c.h"
+#include "pack-internal.h"
+
+struct vec {
+	void *items;
+	size_t count, cap, size;
+};
+
+struct ura_pack_builder {
+	struct vec fs, files, ranges, meta;	/* of on-disk records, already encoded */
+	struct vec strings;			/* bytes */
+	struct {
+		int64_t created_ns;
+		uint64_t duration_ns, lost, unres_inodes, unres_bytes;
+		uint32_t flags, ra_kb;
+		uint8_t kernel[8], command[8];	/* string refs */
+		int set;
+	} info;
+	const char *error;			/* why the last call failed, for the caller */
+};
+
+/* Fail with @err and remember why. */
+static int fail(struct ura_pack_builder *b, int err, const char *why)
+{
+	b->error = why;
+	return err;
+}
+
+const char *ura_pack_builder_error(const struct ura_pack_builder *b)
+{
+	return b && b->error ? b->error : "no error";
+}
+
+static void *vec_push(struct vec *v, size_t n)
+{
+	void *slot;
+
+	if (n > SIZE_MAX / v->size - v->count)
+		return NULL;
+	if (v->count + n > v->cap) {
+		size_t cap = v->cap ? v->cap : 64;
+		void *items;
+
+		while (cap < v->count + n)
+			cap *= 2;
+		items = realloc(v->items, cap * v->size);
+		if (!items)
+			return NULL;
+		v->items = items;
+		v->cap = cap;
+	}
+	slot = (uint8_t *)v->items + v->count * v->size;
+	memset(slot, 0, n * v->size);
+	v->count += n;
+	return slot;
+}
+
+int ura_pack_builder_new(struct ura_pack_builder **ret)
+{
+	struct ura_pack_builder *b = calloc(1, sizeof(*b));
+	uint8_t *nul;
+
+	if (!b)
+		return -ENOMEM;
+	b->fs.size = FS_REC_SIZE;
+	b->files.size = FILE_REC_SIZE;
+	b->ranges.size = RANGE_REC_SIZE;
+	b->meta.size = META_REC_SIZE;
+	b->strings.size = 1;
+	nul = vec_push(&b->strings, 1);	/* offset 0 is the empty string */
+	if (!nul) {
+		ura_pack_builder_free(b);
+		return -ENOMEM;
+	}
+	*ret = b;
+	return 0;
+}
+
+void ura_pack_builder_free(struct ura_pack_builder *b)
+{
+	if (!b)
+		return;
+	free(b->fs.items);
+	free(b->files.items);
+	free(b->ranges.items);
+	free(b->meta.items);
+	free(b->strings.items);
+	free(b);
+}
+
+/* Append a string (NUL-free, @len bytes) and write its reference at @ref. */
+static int add_string(struct ura_pack_builder *b, const char *s, size_t len, uint8_t *ref)
+{
+	size_t off = b->strings.count;
+	uint8_t *dst;
+
+	if (len == 0) {
+		put_le32(ref, 0);
+		put_le32(ref + 4, 0);
+		return 0;
+	}
+	if (memchr(s, '\0', len))
+		return fail(b, -EINVAL, "string holds a NUL byte");
+	if (off + len + 1 > UINT32_MAX)
+		return fail(b, -E2BIG, "string table over 4 GiB");
+	dst = vec_push(&b->strings, len + 1);
+	if (!dst)
+		return -ENOMEM;
+	memcpy(dst, s, len);
+	put_le32(ref, (uint32_t)off);
+	put_le32(ref + 4, (uint32_t)len);
+	return 0;
+}
+
+static int add_cstring(struct ura_pack_builder *b, const char *s, uint8_t *ref)
+{
+	return add_string(b, s ? s : "", s ? strlen(s) : 0, ref);
+}
+
+int ura_pack_builder_add_fs(struct ura_pack_builder *b, const struct ura_pack_fs *fs,
+			    uint32_t *ret_index)
+{
+	uint8_t rec[FS_REC_SIZE] = { 0 }, *slot;
+	const char *why;
+	int r;
+
+
+	if (!fs->mount_point)
+		return fail(b, -EINVAL, "filesystem without a mount point");
+	why = pack_mount_point_problem(fs->mount_point, strlen(fs->mount_point));
+	if (why)
+		return fail(b, -EINVAL, why);
+	if (b->fs.count >= URA_PACK_NO_INDEX)
+		return fail(b, -E2BIG, "too many filesystems");
+	put_le32(rec + FS_MAJOR, fs->major);
+	put_le32(rec + FS_MINOR, fs->minor);
+	if ((r = add_cstring(b, fs->mount_point, rec + FS_MNT)) < 0 ||
+	    (r = add_cstring(b, fs->fstype, rec + FS_TYPE)) < 0 ||
+	    (r = add_cstring(b, fs->source, rec + FS_SOURCE)) < 0)
+		return r;
+	put_le32(rec + FS_FLAGS, fs->flags);
+	put_le32(rec + FS_RA_KB, fs->read_ahead_kb);
+	memcpy(rec + FS_UUID, fs->uuid, sizeof(fs->uuid));
+	slot = vec_push(&b->fs, 1);
+	if (!slot)
+		return -ENOMEM;
+	memcpy(slot, rec, sizeof(rec));
+	if (ret_index)
+		*ret_index = (uint32_t)(b->fs.count - 1);
+	return 0;
+}
+
+int ura_pack_builder_add_file(struct ura_pack_builder *b, const struct ura_pack_file *f,
+			      uint32_t *ret_index)
+{
+	uint8_t rec[FILE_REC_SIZE] = { 0 }, *slot;
+	const char *why;
+	size_t len;
+	int r;
+
+	if (f->fs_index >= b->fs.count)
+		return fail(b, -EINVAL, "file on an unknown filesystem (fs_index)");
+	if (!f->path)
+		return fail(b, -EINVAL, "file without a path");
+	len = f->path_len ? f->path_len : strlen(f->path);
+	why = pack_path_problem(f->path, len);
+	if (!why && memchr(f->path, '\0', len))
+		why = "file path holds a NUL byte";
+	if (why)
+		return fail(b, -EINVAL, why);
+	if (b->files.count >= URA_PACK_NO_INDEX)
+		return fail(b, -E2BIG, "too many files");
+	put_le32(rec + FILE_FS, f->fs_index);
+	put_le32(rec + FILE_FLAGS, f->flags);
+	r = add_string(b, f->path, len, rec + FILE_PATH);
+	if (r < 0)
+		return r;
+	put_le64(rec + FILE_INO, f->ino);
+	put_le64(rec + FILE_SIZE, f->size);
+	put_le64(rec + FILE_MTIME, (uint64_t)f->mtime_ns);
+	put_le64(rec + FILE_GEN, f->generation);
+	put_le64(rec + FILE_BTIME, (uint64_t)f->btime_ns);
+	slot = vec_push(&b->files, 1);
+	if (!slot)
+		return -ENOMEM;
+	memcpy(slot, rec, sizeof(rec));
+	if (ret_index)
+		*ret_index = (uint32_t)(b->files.count - 1);
+	return 0;
+}
+
+int ura_pack_builder_add_range(struct ura_pack_builder *b, const struct ura_pack_range *r)
+{
+	uint8_t *rec;
+
+	if (r->file_index >= b->files.count)
+		return fail(b, -EINVAL, "range of an unknown file (file_index)");
+	if (r->page_count == 0)
+		return fail(b, -EINVAL, "range without pages");
+	if (r->first_page >= PACK_MAX_PAGE || r->page_count > PACK_MAX_PAGE - r->first_page)
+		return fail(b, -EINVAL, "range past the largest page number (2^51)");
+	if (b->ranges.count >= UINT32_MAX)
+		return fail(b, -E2BIG, "too many ranges");
+	rec = vec_push(&b->ranges, 1);
+	if (!rec)
+		return -ENOMEM;
+	put_le32(rec + RANGE_FILE, r->file_index);
+	put_le32(rec + RANGE_FLAGS, r->flags);
+	put_le64(rec + RANGE_FIRST, r->first_page);
+	put_le32(rec + RANGE_COUNT, r->page_count);
+	put_le64(rec + RANGE_TIME, r->first_access_ns);
+	return 0;
+}
+
+int ura_pack_builder_add_meta(struct ura_pack_builder *b, const struct ura_pack_meta *m)
+{
+	const uint64_t max = PACK_MAX_BYTES;
+	uint8_t *rec;
+
+	if (m->fs_index != URA_PACK_NO_INDEX && m->fs_index >= b->fs.count)
+		return fail(b, -EINVAL, "metadata of an unknown filesystem (fs_index)");
+	if (m->length == 0)
+		return fail(b, -EINVAL, "metadata range without bytes");
+	if (m->offset % URA_PACK_PAGE_SIZE || m->length % URA_PACK_PAGE_SIZE)
+		return fail(b, -EINVAL, "metadata range not page aligned");
+	if (m->offset >= max || m->length > max - m->offset)
+		return fail(b, -EINVAL, "metadata range past the largest offset (2^63)");
+	if (b->meta.count >= UINT32_MAX)
+		return fail(b, -E2BIG, "too many metadata ranges");
+	rec = vec_push(&b->meta, 1);
+	if (!rec)
+		return -ENOMEM;
+	put_le32(rec + META_FS, m->fs_index);
+	put_le32(rec + META_MAJOR, m->major);
+	put_le32(rec + META_MINOR, m->minor);
+	put_le64(rec + META_OFFSET, m->offset);
+	put_le64(rec + META_LENGTH, m->length);
+	put_le64(rec + META_TIME, m->first_access_ns);
+	return 0;
+}
+
+int ura_pack_builder_set_info(struct ura_pack_builder *b, const struct ura_pack_info *info)
+{
+	int r;
+
+	if ((r = add_cstring(b, info->kernel_release, b->info.kernel)) < 0 ||
+	    (r = add_cstring(b, info->command, b->info.command)) < 0)
+		return r;
+	b->info.created_ns = info->created_ns;
+	b->info.duration_ns = info->duration_ns;
+	b->info.lost = info->lost_events;
+	b->info.unres_inodes = info->unresolved_inodes;
+	b->info.unres_bytes = info->unresolved_bytes;
+	b->info.flags = info->flags;
+	b->info.ra_kb = info->read_ahead_kb;
+	b->info.set = 1;
+	return 0;
+}
+
+struct sort_key {
+	uint64_t time;
+	size_t index;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct sort_key *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;	/* stable: keep insertion order */
+}
+
+/* Put the ranges in first-access order, keeping the order of equal times. */
+static int sort_ranges(struct vec *v)
+{
+	struct sort_key *keys;
+	uint8_t *sorted, *items = v->items;
+	size_t i;
+
+	for (i = 1; i < v->count; i++)
+		if (get_le64(items + i * RANGE_REC_SIZE + RANGE_TIME) <
+		    get_le64(items + (i - 1) * RANGE_REC_SIZE + RANGE_TIME))
+			break;
+	if (i >= v->count)
+		return 0;	/* already in order, the usual case */
+	keys = malloc(v->count * sizeof(*keys));
+	sorted = malloc(v->count * RANGE_REC_SIZE);
+	if (!keys || !sorted) {
+		free(keys);
+		free(sorted);
+		return -ENOMEM;
+	}
+	for (i = 0; i < v->count; i++)
+		keys[i] = (struct sort_key){ get_le64(items + i * RANGE_REC_SIZE + RANGE_TIME), i };
+	qsort(keys, v->count, sizeof(*keys), cmp_key);
+	for (i = 0; i < v->count; i++)
+		memcpy(sorted + i * RANGE_REC_SIZE, items + keys[i].index * RANGE_REC_SIZE,
+		       RANGE_REC_SIZE);
+	free(keys);
+	free(v->items);
+	v->items = sorted;
+	v->cap = v->count;
+	return 0;
+}
+
+/*
+ * Overlapping ranges of a file: a page is stored once, in the range of its
+ * earliest first access, and is demanded when any range that held it was.
+ * Packs merged from several runs, or ranges added twice, then hold each page
+ * once. Ranges that overlap no other are kept as they were added.
+ */
+struct span {
+	uint64_t first, end, time;	/* pages [first, end) */
+	uint32_t file, flags;
+};
+
+struct spans {
+	struct span *v;
+	size_t n, cap;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Append @s as ranges of at most UINT32_MAX pages. */
+static int spans_push(struct spans *out, const struct span *s)
+{
+	for (uint64_t p = s->first; p < s->end;) {
+		uint64_t e = s->end - p > UINT32_MAX ? p + UINT32_MAX : s->end;
+
+		if (out->n == out->cap) {
+			size_t cap = out->cap ? 2 * out->cap : 64;
+			struct span *v = cap > SIZE_MAX / sizeof(*v) ? NULL :
+					 realloc(out->v, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			out->v = v;
+			out->cap = cap;
+		}
+		out->v[out->n] = *s;
+		out->v[out->n].first = p;
+		out->v[out->n].end = e;
+		out->n++;
+		p = e;
+	}
+	return 0;
+}
+
+/* A min-heap of span indices by first access, then by index. */
+static bool earlier(const struct span *c, uint32_t a, uint32_t b)
+{
+	return c[a].time < c[b].time || (c[a].time == c[b].time && a < b);
+}
+
+static void heap_push(uint32_t *h, size_t *n, const struct span *c, uint32_t v)
+{
+	size_t i = (*n)++;
+
+	while (i && earlier(c, v, h[(i - 1) / 2])) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static void heap_pop(uint32_t *h, size_t *n, const struct span *c)
+{
+	uint32_t v = h[--*n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t ch = 2 * i + 1;
+
+		if (ch >= *n)
+			break;
+		if (ch + 1 < *n && earlier(c, h[ch + 1], h[ch]))
+			ch++;
+		if (!earlier(c, h[ch], v))
+			break;
+		h[i] = h[ch];
+		i = ch;
+	}
+	h[i] = v;
+}
+
+/*
+ * @k spans of one file that overlap one another (sorted by first page), into
+ * @out: between two consecutive boundaries the span of earliest first access
+ * wins; neighbours of the same time and flags become one range.
+ */
+static int resolve_cluster(const struct span *c, size_t k, struct spans *out)
+{
+	uint64_t *bound = malloc(2 * k * sizeof(*bound));
+	uint64_t *dstart = malloc(k * sizeof(*dstart)), *dend = malloc(k * sizeof(*dend));
+	uint32_t *heap = malloc(k * sizeof(*heap));
+	size_t nb = 0, nd = 0, nh = 0, next = 0, ds = 0, de = 0;
+	struct span cur = { .end = 0 };
+	bool have = false;
+	int r = -ENOMEM;
+
+	if (!bound || !dstart || !dend || !heap)
+		goto out;
+	for (size_t i = 0; i < k; i++) {
+		bound[nb++] = c[i].first;
+		bound[nb++] = c[i].end;
+		if (c[i].flags & URA_PACK_RANGE_DEMANDED) {
+			dstart[nd] = c[i].first;
+			dend[nd++] = c[i].end;
+		}
+	}
+	qsort(bound, nb, sizeof(*bound), cmp_u64);
+	qsort(dend, nd, sizeof(*dend), cmp_u64);	/* dstart is sorted: c is */
+	for (size_t i = 0; i + 1 < nb; i++) {
+		uint64_t lo = bound[i], hi = bound[i + 1];
+		struct span seg;
+
+		if (lo == hi)
+			continue;
+		while (next < k && c[next].first <= lo)
+			heap_push(heap, &nh, c, (uint32_t)next++);
+		while (nh && c[heap[0]].end <= lo)
+			heap_pop(heap, &nh, c);
+		while (ds < nd && dstart[ds] <= lo)
+			ds++;
+		while (de < nd && dend[de] <= lo)
+			de++;
+		if (!nh)
+			continue;
+		seg = c[heap[0]];
+		seg.first = lo;
+		seg.end = hi;
+		if (ds > de)	/* a demanded span holds [lo, hi) */
+			seg.flags |= URA_PACK_RANGE_DEMANDED;
+		if (have && cur.end == seg.first && cur.time == seg.time && cur.flags == seg.flags) {
+			cur.end = seg.end;
+			continue;
+		}
+		if (have && (r = spans_push(out, &cur)) < 0)
+			goto out;
+		cur = seg;
+		have = true;
+	}
+	r = have ? spans_push(out, &cur) : 0;
+out:
+	free(bound);
+	free(dstart);
+	free(dend);
+	free(heap);
+	return r;
+}
+
+static void get_span(const uint8_t *rec, struct span *s)
+{
+	s->file = get_le32(rec + RANGE_FILE);
+	s->flags = get_le32(rec + RANGE_FLAGS);
+	s->first = get_le64(rec + RANGE_FIRST);
+	s->end = s->first + get_le32(rec + RANGE_COUNT);
+	s->time = get_le64(rec + RANGE_TIME);
+}
+
+static void put_span(uint8_t *rec, const struct span *s)
+{
+	put_le32(rec + RANGE_FILE, s->file);
+	put_le32(rec + RANGE_FLAGS, s->flags);
+	put_le64(rec + RANGE_FIRST, s->first);
+	put_le32(rec + RANGE_COUNT, (uint32_t)(s->end - s->first));
+	put_le64(rec + RANGE_TIME, s->time);
+}
+
+static int drop_overlaps(struct vec *v)
+{
+	struct spans in = { 0 }, out = { 0 };
+	bool overlap = false;
+	uint8_t *items;
+	int r = -ENOMEM;
+
+	if (v->count < 2)
+		return 0;
+	in.v = malloc(v->count * sizeof(*in.v));
+	if (!in.v)
+		return -ENOMEM;
+	in.n = v->count;
+	for (size_t i = 0; i < in.n; i++)
+		get_span((uint8_t *)v->items + i * RANGE_REC_SIZE, &in.v[i]);
+	qsort(in.v, in.n, sizeof(*in.v), cmp_span);
+	for (size_t i = 1; i < in.n && !overlap; i++)
+		overlap = in.v[i].file == in.v[i - 1].file && in.v[i].first < in.v[i - 1].end;
+	if (!overlap) {
+		r = 0;		/* the usual case: nothing changes, not even the order */
+		goto out;
+	}
+	for (size_t i = 0; i < in.n;) {
+		size_t j = i + 1;
+		uint64_t end = in.v[i].end;
+
+		while (j < in.n && in.v[j].file == in.v[i].file && in.v[j].first < end) {
+			if (in.v[j].end > end)
+				end = in.v[j].end;
+			j++;
+		}
+		r = j - i == 1 ? spans_push(&out, &in.v[i]) : resolve_cluster(in.v + i, j - i, &out);
+		if (r < 0)
+			goto out;
+		i = j;
+	}
+	r = -E2BIG;
+	if (out.n > UINT32_MAX)
+		goto out;
+	r = -ENOMEM;
+	items = malloc((out.n ? out.n : 1) * RANGE_REC_SIZE);
+	if (!items)
+		goto out;
+	for (size_t i = 0; i < out.n; i++)
+		put_span(items + i * RANGE_REC_SIZE, &out.v[i]);
+	free(v->items);
+	v->items = items;
+	v->count = v->cap = out.n;
+	r = 0;
+out:
+	free(in.v);
+	free(out.v);
+	return r;
+}
+
+static size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+static void put_section(uint8_t *e, uint32_t type, uint64_t off, uint64_t size, uint32_t count,
+			uint32_t esize)
+{
+	put_le32(e + SEC_TYPE, type);
+	put_le32(e + SEC_FLAGS, SEC_FLAG_REQUIRED);
+	put_le64(e + SEC_OFFSET, off);
+	put_le64(e + SEC_SIZE, size);
+	put_le32(e + SEC_COUNT, count);
+	put_le32(e + SEC_ENTRY_SIZE, esize);
+}
+
+int ura_pack_builder_serialize(struct ura_pack_builder *b, void **ret_data, size_t *ret_len)
+{
+	struct vec *tables[] = { &b->strings, &b->fs, &b->files, &b->ranges, &b->meta };
+	static const uint32_t types[] = { SEC_STRINGS, SEC_FILESYSTEMS, SEC_FILES, SEC_RANGES,
+					  SEC_METADATA };
+	const uint32_t nsec = 6;
+	uint8_t *buf, *info;
+	size_t off, len, secoff = HDR_V1_SIZE;
+	uint64_t offs[5];
+	int r;
+
+	r = drop_overlaps(&b->ranges);
+	if (r == -E2BIG)
+		return fail(b, r, "too many ranges");
+	if (r < 0)
+		return r;
+	r = sort_ranges(&b->ranges);
+	if (r < 0)
+		return r;
+
+	off = secoff + (size_t)nsec * SEC_ENT_SIZE;
+	for (size_t i = 0; i < 5; i++) {
+		if (tables[i]->count > UINT32_MAX)
+			return fail(b, -E2BIG, "a table over 2^32 records");
+		offs[i] = off;
+		off = align8(off + tables[i]->count * tables[i]->size);
+	}
+	len = off + INFO_REC_SIZE;
+	if (len > PACK_MAX_FILE_SIZE)
+		return fail(b, -E2BIG, "pack over 1 GiB");
+	buf = calloc(1, len);
+	if (!buf)
+		return -ENOMEM;
+
+	memcpy(buf + HDR_MAGIC, PACK_MAGIC, PACK_MAGIC_LEN);
+	put_le16(buf + HDR_MAJOR, URA_PACK_VERSION_MAJOR);
+	put_le16(buf + HDR_MINOR, URA_PACK_VERSION_MINOR);
+	put_le32(buf + HDR_SIZE, HDR_V1_SIZE);
+	put_le32(buf + HDR_NSECTIONS, nsec);
+	put_le64(buf + HDR_FILE_SIZE, len);
+	put_le64(buf + HDR_SECTIONS_OFF, secoff);
+	put_le64(buf + HDR_CREATED, (uint64_t)b->info.created_ns);
+
+	for (size_t i = 0; i < 5; i++) {
+		size_t bytes = tables[i]->count * tables[i]->size;
+
+		put_section(buf + secoff + i * SEC_ENT_SIZE, types[i], offs[i], bytes,
+			    (uint32_t)tables[i]->count, (uint32_t)tables[i]->size);
+		if (bytes)
+			memcpy(buf + offs[i], tables[i]->items, bytes);
+	}
+	put_section(buf + secoff + (size_t)5 * SEC_ENT_SIZE, SEC_TRACE_INFO, off, INFO_REC_SIZE, 1,
+		    INFO_REC_SIZE);
+	info = buf + off;
+	put_le64(info + INFO_DURATION, b->info.duration_ns);
+	put_le64(info + INFO_LOST, b->info.lost);
+	put_le64(info + INFO_UNRES_INODES, b->info.unres_inodes);
+	put_le64(info + INFO_UNRES_BYTES, b->info.unres_bytes);
+	put_le32(info + INFO_FLAGS, b->info.flags);
+	put_le32(info + INFO_RA_KB, b->info.ra_kb);
+	memcpy(info + INFO_KERNEL, b->info.kernel, 8);
+	memcpy(info + INFO_COMMAND, b->info.command, 8);
+
+	put_le32(buf + HDR_CRC, crc32c(0, buf, len));
+	*ret_data = buf;
+	*ret_len = len;
+	return 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int fsync_dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int fd, r = 0;
+
+	if (!slash)
+		dir = strdup(".");
+	else if (slash == path)
+		dir = strdup("/");
+	else
+		dir = strndup(path, (size_t)(slash - path));
+	if (!dir)
+		return -ENOMEM;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0 && errno != EINVAL)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+int ura_pack_builder_write(struct ura_pack_builder *b, const char *path, unsigned mode)
+{
+	char *tmp = NULL;
+	void *data = NULL;
+	size_t len = 0;
+	int fd = -1, r;
+
+	r = ura_pack_builder_serialize(b, &data, &len);
+	if (r < 0)
+		return r;
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
+		tmp = NULL;
+		r = -ENOMEM;
+		goto out;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		free(tmp);
+		tmp = NULL;	/* nothing to unlink */
+		goto out;
+	}
+	if ((r = write_all(fd, data, len)) < 0)
+		goto out;
+	if (fchmod(fd, mode & 07777) < 0 || fsync(fd) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		r = -errno;
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0) {
+		r = -errno;
+		goto out;
+	}
+	free(tmp);
+	tmp = NULL;	/* renamed: nothing to unlink */
+	r = fsync_dir_of(path);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	free(data);
+	return r;
+}
