@@ -50,14 +50,19 @@ int devcache_key(unsigned major, unsigned minor, char *buf, size_t size)
 	return strlen(buf) + 1 >= size ? -ENAMETOOLONG : 0;
 }
 
-/* FNV-1a: the file name of a key */
-static void key_file(const char *dir, const char *key, char *buf, size_t size)
+/* FNV-1a: the file name of a key, with @suffix (".model", ".failed") */
+static void key_path(const char *dir, const char *key, const char *suffix, char *buf, size_t size)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 
 	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
 		h = (h ^ *p) * 0x100000001b3ull;
-	snprintf(buf, size, "%s/%016" PRIx64 ".model", dir, h);
+	snprintf(buf, size, "%s/%016" PRIx64 "%s", dir, h, suffix);
+}
+
+static void key_file(const char *dir, const char *key, char *buf, size_t size)
+{
+	key_path(dir, key, ".model", buf, size);
 }
 
 int devcache_load(const char *dir, const char *key, struct devmodel *ret)
@@ -186,6 +191,73 @@ fail:
 	return r;
 }
 
+/*
+ * A measurement that failed is remembered for a day, so that replays at every
+ * start do not spend seconds failing again: "<hash>.failed" holds the key and
+ * the error. --probe always (DEVCACHE_MEASURE) tries regardless.
+ */
+#define RETRY_AFTER_S	(24 * 3600)
+
+void devcache_remember_failure(const char *dir, const char *key, int err)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 16];
+	FILE *f;
+	int fd;
+
+	if (mkdir_p(dir) < 0)
+		return;
+	key_path(dir, key, ".failed", path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return;
+	}
+	fprintf(f, "key %s\nfailed %d %lld\n", key, -err, (long long)time(NULL));
+	if (fclose(f) != 0 || chmod(tmp, 0644) < 0 || rename(tmp, path) < 0)
+		unlink(tmp);
+}
+
+/* The error of a failed measurement of @key less than a day ago, or 0. */
+int devcache_recent_failure(const char *dir, const char *key)
+{
+	char path[PATH_MAX], text[MAX_FILE + 1];
+	size_t klen = strlen(key);
+	long long when;
+	struct stat st;
+	int fd, err;
+	ssize_t n;
+
+	key_path(dir, key, ".failed", path, sizeof(path));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (st.st_uid == 0 || st.st_uid == geteuid()) ? read(fd, text, MAX_FILE) : -1;
+	close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	if (strncmp(text, "key ", 4) != 0 || strncmp(text + 4, key, klen) != 0 ||
+	    text[4 + klen] != '\n' ||
+	    sscanf(text + 5 + klen, "failed %d %lld", &err, &when) != 2 || err <= 0 ||
+	    err > 4095 || when > (long long)time(NULL) || time(NULL) - when > RETRY_AFTER_S)
+		return 0;
+	return -err;
+}
+
+static void forget_failure(const char *dir, const char *key)
+{
+	char path[PATH_MAX];
+
+	key_path(dir, key, ".failed", path, sizeof(path));
+	unlink(path);
+}
+
 /* Measure MAJ:MIN now and keep the model; 0 (*ret_store: whether it was kept) or -errno. */
 static int measure(unsigned major, unsigned minor, const char *key, struct devmodel *ret,
 		   int *ret_store)
@@ -229,6 +301,12 @@ int devcache_get(unsigned major, unsigned minor, enum devcache_how how, struct d
 				 major, minor, devcache_dir(), strerror(-r));
 		if (how == DEVCACHE_LOAD)
 			return -ENOENT;
+		r = devcache_recent_failure(devcache_dir(), key);
+		if (r < 0) {
+			log_debug("device %u:%u: measuring failed less than a day ago (%s), not again",
+				  major, minor, strerror(-r));
+			return r;
+		}
 	}
 	/* where a model cannot be kept (a read-only root early at boot), every start would measure */
 	if (!devcache_writable(devcache_dir()))
@@ -236,8 +314,11 @@ int devcache_get(unsigned major, unsigned minor, enum devcache_how how, struct d
 	log_info("measuring device %u:%u, once (kept in '%s')", major, minor, devcache_dir());
 	t0 = now_monotonic_ns();
 	r = measure(major, minor, key, ret, &kept);
-	if (r < 0)
+	if (r < 0) {
+		devcache_remember_failure(devcache_dir(), key, r);
 		return r;
+	}
+	forget_failure(devcache_dir(), key);
 	log_debug("device %u:%u measured in %.2f s", major, minor,
 		  (double)(now_monotonic_ns() - t0) / 1e9);
 	if (kept < 0)

@@ -42,6 +42,13 @@ int devcache_store(const char *dir, const char *key, const struct devmodel *m);
  */
 bool devcache_writable(const char *dir);
 
+/*
+ * devcache_remember_failure() - note that measuring @key failed with @err (-errno)
+ * devcache_recent_failure() - that error when it was noted less than a day ago, else 0
+ */
+void devcache_remember_failure(const char *dir, const char *key, int err);
+int devcache_recent_failure(const char *dir, const char *key);
+
 enum devcache_how {
 	DEVCACHE_LOAD,		/* a kept model only */
 	DEVCACHE_AUTO,		/* a kept model, else measure now and keep it */
@@ -54,6 +61,8 @@ enum devcache_how {
  * Measuring opens the device by number (blockdev_open(), never a path from a
  * pack), reads it for 5 to 9 s (devprobe_measure()) and keeps the result; it
  * says so in the log. Both ura-trace (after a trace) and ura-replay use this.
+ * A measurement that failed is remembered for a day: DEVCACHE_AUTO then
+ * returns its error at once instead of measuring again.
  * Return: 0 (@ret->source: DEVMODEL_CACHE or DEVMODEL_PROBE), -ENOENT (no
  * model kept and DEVCACHE_LOAD, or no such block device), -EROFS (@dir
  * cannot keep a model, so none was measured), or why measuring failed.

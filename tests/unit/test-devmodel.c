@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for src/devmodel.c and src/devcache.c: costs, text form, the kept models */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "devcache.h"
@@ -136,6 +138,35 @@ START_TEST(test_cache)
 }
 END_TEST
 
+START_TEST(test_failure_remembered)
+{
+	char *dir = unit_mkdtemp(), path[4096] = "";
+	struct dirent *e;
+	DIR *d;
+	FILE *f;
+
+	ck_assert_int_eq(devcache_recent_failure(dir, "dev=7:0 sectors=8"), 0);
+	devcache_remember_failure(dir, "dev=7:0 sectors=8", -EIO);
+	ck_assert_int_eq(devcache_recent_failure(dir, "dev=7:0 sectors=8"), -EIO);
+	ck_assert_int_eq(devcache_recent_failure(dir, "dev=7:0 sectors=9"), 0);
+	/* a day later it is tried again */
+	d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		if (strstr(e->d_name, ".failed"))
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+	closedir(d);
+	ck_assert_str_ne(path, "");
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "key dev=7:0 sectors=8\nfailed 5 %lld\n", (long long)time(NULL) - 25 * 3600);
+	fclose(f);
+	ck_assert_int_eq(devcache_recent_failure(dir, "dev=7:0 sectors=8"), 0);
+	unit_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 static Suite *devmodel_suite(void)
 {
 	Suite *s = suite_create("devmodel");
@@ -147,6 +178,7 @@ static Suite *devmodel_suite(void)
 	tcase_add_test(tc, test_text_round_trip);
 	tcase_add_test(tc, test_text_rejects);
 	tcase_add_test(tc, test_cache);
+	tcase_add_test(tc, test_failure_remembered);
 	suite_add_tcase(s, tc);
 	return s;
 }
