@@ -80,4 +80,4 @@ ok "replay makes both files resident, each through its mount" \
 	all_resident "$T/sv/f1" "$T/sa/nested/f1"
 
 ok "tracefs is left exactly as found" tracefs_unchanged
-tap_status
+done_testing

@@ -80,4 +80,4 @@ ok "after the replay the program reads (nearly) nothing itself ($n_after reads, 
 cold
 n_again=$(reads "$M/prog.sh" "$M" "$HELPERS/touch-pages")
 ok "without the replay it reads again ($n_again)" test "$n_again" -ge 10
-tap_status
+done_testing

@@ -313,4 +313,4 @@ ra_put_back
 ok "read_ahead_kb of every device as found" ra_as_found
 
 ok "tracefs is left as found" tracefs_as_found
-tap_status
+done_testing

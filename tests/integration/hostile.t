@@ -298,4 +298,4 @@ run devnull "$URA_REPLAY" /dev/zero
 ok "pack that is a device (/dev/zero): exit 65, not read forever" status devnull 65
 run missing "$URA_REPLAY" "$T/no-such.pack"
 ok "missing pack: exit 66" status missing 66
-tap_status
+done_testing

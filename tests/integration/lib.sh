@@ -1,63 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# TAP helpers for the integration tests: source it from a tests/integration/*.t script.
+# What the integration tests share beyond the TAP library (tests/tap.sh, sourced here):
+# root and tracefs checks, the helpers, tracefs snapshots, scratch filesystems, pack queries.
 #
 #   . "$(dirname "$0")/lib.sh"
 #   need_root_tracefs            # or: skip_all "reason"
 #   plan 3
-#   ok "a description" command args...
-#   skip "why"                   # counts as one test
 #   tracefs_snapshot; ...; ok "tracefs as found" tracefs_unchanged
 #
 # Every tool run should be wrapped in `timeout`. Paths of the tools: $URA_TRACE, $URA_REPLAY,
 # $URA_DUMP (from the top of the tree unless set), helpers in $HELPERS.
 
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")/../.." && pwd)
-URA_TRACE=${URA_TRACE:-$TOP/ura-trace}
-URA_REPLAY=${URA_REPLAY:-$TOP/ura-replay}
-URA_DUMP=${URA_DUMP:-$TOP/ura-dump}
+. "$(dirname "${BASH_SOURCE[0]:-$0}")/../tap.sh"
 HELPERS=$TOP/tests/integration/helpers
 MKPACK=$HELPERS/mkpack
 TRACEFS=${TRACEFS:-/sys/kernel/tracing}
-
-_tap_n=0
-_tap_failed=0
-
-plan() {
-	echo "1..$1"
-}
-
-skip_all() {
-	echo "1..0 # SKIP $*"
-	exit 0
-}
-
-# ok DESCRIPTION COMMAND [ARGS...]: one test, passing when COMMAND succeeds (its output goes
-# to stderr as TAP diagnostics).
-ok() {
-	local desc=$1
-	shift
-	_tap_n=$((_tap_n + 1))
-	if "$@" >&2; then
-		echo "ok $_tap_n - $desc"
-	else
-		echo "not ok $_tap_n - $desc"
-		_tap_failed=$((_tap_failed + 1))
-	fi
-}
-
-skip() {
-	_tap_n=$((_tap_n + 1))
-	echo "ok $_tap_n # skip $*"
-}
-
-diag() {
-	echo "# $*"
-}
-
-# The exit status for the end of a test script.
-tap_status() {
-	[ "$_tap_failed" -eq 0 ]
-}
 
 need_root_tracefs() {
 	if [ "$(id -u)" != 0 ] || { [ ! -d "$TRACEFS/instances" ] &&
@@ -152,11 +108,6 @@ for f in d["files"]:
 # PACK FILE: the pack has pages of FILE
 has_pages() {
 	[ -n "$(pack_ranges "$1" "$2")" ]
-}
-
-# CMD...: succeeds when CMD fails (for ok)
-not() {
-	! "$@"
 }
 
 # PACK CMD...: trace CMD quietly

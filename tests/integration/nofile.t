@@ -61,3 +61,4 @@ ok "ulimit -n 7: exit 1 (got $rc)" test "$rc" = 1
 ok "the report counts the failures ($(json errors))" test "$(json errors)" -gt 0
 ok "one error line per cause, with the count" \
 	grep -E "error: [0-9]+ opens? or reads? of '.*p.pack' failed: Too many open files" "$T/err"
+done_testing

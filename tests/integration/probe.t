@@ -62,3 +62,4 @@ echo "$MAJMIN 0" >"$CG/blkio.throttle.read_bps_device"
 timeout 120 "$R" --json --probe never "$T/p.pack" >"$T/report" 2>"$T/err"
 ok "other limits, --probe never: the sysfs guess" test "$(field model)" = sysfs
 ok "a kept model per device and limits" test "$(ls "$URA_DEVICE_CACHE" | wc -l)" = 2
+done_testing

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # ura-replay against the real kernel: pages made resident, stale and odd files skipped,
 # metadata from the block device, exit codes, --daemon, unsafe packs refused
-. "$(dirname "$0")/lib.sh"	# TOP, MKPACK, all_resident (ok and skip are this file's own)
+. "$(dirname "$0")/lib.sh"
 R="$TOP/ura-replay"
 
 if [ "$(id -u)" != 0 ]; then
@@ -54,44 +54,13 @@ else
 	MAJMIN=""
 fi
 
-n=0
-failed=0
-echo "1..36"
-report() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		[ -s "$T/err" ] && sed 's/^/# /' "$T/err" | head -10
-		failed=$((failed + 1))
-	fi
-}
-ok() {
-	desc=$1
-	shift
-	"$@" >"$T/out" 2>"$T/err"
-	report $? "$desc"
-}
-skip() {
-	n=$((n + 1))
-	echo "ok $n # SKIP $1"
-}
-# status_is DESC WANT CMD...: CMD exits with WANT
-status_is() {
-	desc=$1 want=$2
-	shift 2
-	"$@" >"$T/out" 2>"$T/err"
-	got=$?
-	[ "$got" = "$want" ]
-	report $? "$desc (exit $got, expected $want)"
-}
+plan 36
 # report_ok DESC CMD...: runs a replay with --json, keeps its report for json()
 report_ok() {
 	desc=$1
 	shift
 	"$@" >"$T/report" 2>"$T/err"
-	report $? "$desc"
+	tap_result $? "$desc" "$T/err"
 	cp "$T/err" "$T/report.err"
 }
 # json FIELD: a number from the last kept report
@@ -196,4 +165,4 @@ evict $FILES
 ok "--dry-run exits 0" timeout 10 "$R" --dry-run "$T/p.pack"
 ok "--dry-run reads nothing" none_resident $FILES
 
-exit $((failed > 0))
+done_testing

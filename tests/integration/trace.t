@@ -283,4 +283,4 @@ ok "after a SIGKILL, the next run restores read_ahead_kb and removes the instanc
 	"$TRACEFS/instances/ura-$pid"
 
 ok "tracefs is left exactly as found" tracefs_unchanged
-tap_status
+done_testing

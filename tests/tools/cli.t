@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Every tool: --help on stdout with exit 0, --version, usage errors exit 64 with a hint
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../tap.sh"
+tap_tmpdir
 plan 21
 for tool in ura-dump ura-trace ura-replay; do
 	bin="$TOP/$tool"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # ura-dump on the golden pack: views, sorting, JSON schema, exit codes for bad packs
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../tap.sh"
+tap_tmpdir
 G="$DATA/golden-v1.pack"
 plan 25
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # A staged `make install DESTDIR=...`, then a program built against the staged libura.pc reads a pack
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../tap.sh"
+tap_tmpdir
 S="$T/stage"
 plan 9
 run_ok "make install into DESTDIR" make -C "$TOP" install DESTDIR="$S" PREFIX=/usr

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Each tool's --help and the OPTIONS section of its man page name the same long options
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../tap.sh"
+tap_tmpdir
 plan 12
 for tool in ura-dump ura-trace ura-replay; do
 	man="$TOP/man/$tool.8"

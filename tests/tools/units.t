@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The boot units: systemd-analyze verify accepts them; replay early, with --daemon, on the pack
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../tap.sh"
+tap_tmpdir
 if ! command -v systemd-analyze >/dev/null; then
 	echo "1..0 # SKIP systemd-analyze is missing (apt-get install systemd)"
 	exit 0
