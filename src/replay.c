@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -18,38 +17,22 @@
 
 #include <linux/fiemap.h>
 #include <linux/fs.h>
-#include <linux/openat2.h>
 
 #include "blockdev.h"
 #include "devcache.h"
 #include "exit-codes.h"
+#include "fileid.h"
 #include "log.h"
 #include "mountinfo.h"
 #include "replay.h"
+#include "residency.h"
+#include "safeopen.h"
 #include "schedule.h"
 #include "util.h"
-
-#ifndef SYS_cachestat
-#define SYS_cachestat 451
-#endif
 
 #define NLOCKS			64
 #define MEM_CHECK_BYTES		(8ull << 20)	/* read MemAvailable after this much was issued */
 #define WAIT_REISSUE_NS		200000000ull	/* --wait: readahead() again after 200 ms */
-
-/* cachestat(2), defined here since the installed kernel headers may predate it */
-struct cs_range {
-	uint64_t off;
-	uint64_t len;
-};
-
-struct cs_stat {
-	uint64_t nr_cache;
-	uint64_t nr_dirty;
-	uint64_t nr_writeback;
-	uint64_t nr_evicted;
-	uint64_t nr_recently_evicted;
-};
 
 enum obj_state { OBJ_UNOPENED, OBJ_OK, OBJ_STALE, OBJ_MISSING, OBJ_REFUSED, OBJ_ERROR };
 
@@ -312,171 +295,6 @@ static int setup_models(struct ctx *c)
 
 /* ---- opening files ---- */
 
-/* Refuse what openat2 would: absolute paths, "..", empty components. */
-static bool path_is_clean(const char *p)
-{
-	if (*p == '/' || !*p)
-		return false;
-	for (const char *s = p; s; s = strchr(s, '/')) {
-		if (*s == '/')
-			s++;
-		if (*s == '/' || !*s || (s[0] == '.' && s[1] == '.' && (!s[2] || s[2] == '/')))
-			return false;
-	}
-	return true;
-}
-
-/* openat2(2), or -ENOSYS for good once it is missing (Linux < 5.6, valgrind, seccomp filters) */
-static int try_openat2(int dirfd, const char *path, int flags, uint64_t resolve)
-{
-	static int no_openat2;
-	struct open_how how = { .flags = (uint64_t)flags, .resolve = resolve };
-	int fd;
-
-	if (__atomic_load_n(&no_openat2, __ATOMIC_RELAXED))
-		return -ENOSYS;
-	fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-	if (fd >= 0)
-		return fd;
-	if (errno == ENOSYS)
-		__atomic_store_n(&no_openat2, 1, __ATOMIC_RELAXED);
-	return -errno;
-}
-
-/* Which mount @fd is on: statx's mount id (Linux 5.8), else name_to_handle_at's; -1: unknown. */
-static int64_t mount_id(int fd)
-{
-	uint64_t buf[(sizeof(struct file_handle) + MAX_HANDLE_SZ) / 8 + 1];
-	struct file_handle *fh = (struct file_handle *)buf;
-	struct statx stx;
-	int mnt;
-
-	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) == 0 &&
-	    (stx.stx_mask & STATX_MNT_ID))
-		return (int64_t)stx.stx_mnt_id;
-	fh->handle_bytes = MAX_HANDLE_SZ;
-	if (name_to_handle_at(fd, "", fh, &mnt, AT_EMPTY_PATH) == 0)
-		return mnt;
-	return -1;
-}
-
-/* Are @a and @b on the same mount? By mount id, or by device when the ids are unknown. */
-static int same_mount(int a, int b)
-{
-	int64_t ia = mount_id(a), ib = mount_id(b);
-	struct stat sa, sb;
-
-	if (ia >= 0 && ib >= 0)
-		return ia == ib;
-	if (fstat(a, &sa) < 0 || fstat(b, &sb) < 0)
-		return -errno;
-	return sa.st_dev == sb.st_dev;
-}
-
-int replay_walk(int dirfd, const char *path, int flags, unsigned walk_flags)
-{
-	bool no_xdev = walk_flags & REPLAY_WALK_NO_XDEV;
-	int cur = dirfd, fd = -1, r;
-	char *copy = NULL, *comp, *next;
-	struct stat st;
-
-	if (!path_is_clean(path))
-		return -EXDEV;
-	copy = strdup(path);
-	if (!copy)
-		return -ENOMEM;
-	/*
-	 * Each directory is opened O_PATH | O_NOFOLLOW | O_DIRECTORY from the one
-	 * before: a symlink is never followed, whatever replaces a component
-	 * meanwhile (it then fails with ENOTDIR; the fstatat only names the cause).
-	 */
-	for (comp = copy; (next = strchr(comp, '/')); comp = next) {
-		*next++ = '\0';
-		fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0) {
-			r = -errno;
-			if (r == -ENOTDIR && fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISLNK(st.st_mode))
-				r = -ELOOP;
-			goto out;
-		}
-		if (no_xdev && (r = same_mount(dirfd, fd)) <= 0) {
-			r = r < 0 ? r : -EXDEV;
-			goto out;
-		}
-		if (cur != dirfd)
-			close(cur);
-		cur = fd;
-	}
-	fd = openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		if (r == -ENOTDIR && fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISLNK(st.st_mode))
-			r = -ELOOP;	/* O_DIRECTORY on a symlink */
-		goto out;
-	}
-	/* with O_PATH, O_NOFOLLOW opens a symlink itself */
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (S_ISLNK(st.st_mode)) {
-		r = -ELOOP;
-		goto out;
-	}
-	/* a file bind-mounted over the name is another mount too */
-	if (no_xdev && (r = same_mount(dirfd, fd)) <= 0) {
-		r = r < 0 ? r : -EXDEV;
-		goto out;
-	}
-	r = fd;
-	fd = -1;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (cur != dirfd)
-		close(cur);
-	free(copy);
-	return r;
-}
-
-/*
- * Open @path beneath @dirfd without following any symlink or leaving the
- * filesystem: a pack names files by canonical paths, so a symlink or a mount
- * on the way means the tree changed since the trace.
- */
-static int open_beneath(int dirfd, const char *path, int flags)
-{
-	int fd = try_openat2(dirfd, path, flags, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS |
-			     RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV);
-
-	if (fd != -ENOSYS)
-		return fd;
-	return replay_walk(dirfd, path, flags, REPLAY_WALK_NO_XDEV);
-}
-
-/*
- * --root: open the directory of @mount_point inside @rootfd, resolving symlinks
- * as if @rootfd were "/" (a symlink in a system image is relative to that
- * image). Without openat2 no symlink is followed at all.
- */
-static int open_in_root(int rootfd, const char *mount_point)
-{
-	const int flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-	const char *rel = mount_point;
-	int fd;
-
-	while (*rel == '/')
-		rel++;
-	if (!*rel)
-		rel = ".";
-	fd = try_openat2(rootfd, rel, flags, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
-	if (fd != -ENOSYS)
-		return fd;
-	return replay_walk(rootfd, rel, flags, 0);
-}
-
 /*
  * Open file @idx of the pack for reading and check it is the file that was
  * traced. Return: OBJ_OK (or OBJ_STALE with @read_stale) with *ret_fd and
@@ -487,81 +305,42 @@ static int open_file(struct ctx *c, uint32_t idx, bool read_stale, int *ret_fd,
 {
 	struct ura_pack_file f;
 	struct statx stx;
-	struct stat pst;
-	int pfd = -1, fd = -1, r, state;
-	uint64_t gen;
+	int fd;
 	bool stale;
 
 	*ret_err = 0;
 	if (ura_pack_get_file(c->pack, idx, &f) < 0 || c->fs[f.fs_index].dirfd < 0)
 		return OBJ_MISSING;
-	/* look first with O_PATH: a FIFO, a device or a socket is never opened */
-	pfd = open_beneath(c->fs[f.fs_index].dirfd, f.path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (pfd < 0) {
-		*ret_err = -pfd;
-		return pfd == -ENOENT || pfd == -ENOTDIR ? OBJ_MISSING :
-		       pfd == -ELOOP || pfd == -EXDEV || pfd == -ENAMETOOLONG ? OBJ_REFUSED :
-		       OBJ_ERROR;
-	}
-	if (fstat(pfd, &pst) < 0) {
-		*ret_err = errno;
-		state = OBJ_ERROR;
-		goto out;
-	}
-	if (!S_ISREG(pst.st_mode)) {
-		state = OBJ_REFUSED;
-		goto out;
-	}
-	fd = open_beneath(c->fs[f.fs_index].dirfd, f.path,
-			  O_RDONLY | O_NOATIME | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd == -EPERM)	/* O_NOATIME needs ownership or CAP_FOWNER */
-		fd = open_beneath(c->fs[f.fs_index].dirfd, f.path,
-				  O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
+	fd = safeopen_file(c->fs[f.fs_index].dirfd, f.path, &stx);
 	if (fd < 0) {
-		*ret_err = -fd;
-		state = fd == -ENOENT ? OBJ_MISSING : OBJ_ERROR;
-		goto out;
-	}
-	r = statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &stx);
-	if (r < 0) {
-		*ret_err = errno;
-		state = OBJ_ERROR;
-		goto out;
-	}
-	/* replaced between the two opens */
-	if (!S_ISREG(stx.stx_mode) || stx.stx_ino != pst.st_ino ||
-	    makedev(stx.stx_dev_major, stx.stx_dev_minor) != pst.st_dev) {
-		state = OBJ_REFUSED;
-		goto out;
-	}
-	/* a stale pack must not prefetch a replaced or rewritten file */
-	stale = stx.stx_ino != f.ino || stx.stx_size != f.size ||
-		(int64_t)stx.stx_mtime.tv_sec * 1000000000 + stx.stx_mtime.tv_nsec != f.mtime_ns;
-	if (!stale && (f.flags & URA_PACK_FILE_HAS_BTIME) && (stx.stx_mask & STATX_BTIME))
-		stale = (int64_t)stx.stx_btime.tv_sec * 1000000000 + stx.stx_btime.tv_nsec !=
-			f.btime_ns;
-	if (!stale && (f.flags & URA_PACK_FILE_HAS_GENERATION)) {
-		int g = 0;
-
-		if (ioctl(fd, FS_IOC_GETVERSION, &g) == 0) {
-			gen = (uint32_t)g;
-			stale = gen != f.generation;
+		switch (fd) {
+		case -ENOENT:
+		case -ENOTDIR:
+			return OBJ_MISSING;
+		case -EISDIR:
+		case -EBADFD:
+		case -ESTALE:
+			return OBJ_REFUSED;	/* not a regular file, or replaced meanwhile */
+		case -ELOOP:
+		case -EXDEV:
+		case -ENAMETOOLONG:
+			*ret_err = -fd;
+			return OBJ_REFUSED;
+		default:
+			*ret_err = -fd;
+			return OBJ_ERROR;
 		}
 	}
-	state = stale ? OBJ_STALE : OBJ_OK;
-	if (stale && !read_stale)
-		goto out;
+	stale = fileid_is_stale(fd, &stx, &f);
+	if (stale && !read_stale) {
+		close(fd);
+		return OBJ_STALE;
+	}
 	if (c->o->fadvise_random)
 		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
 	*ret_fd = fd;
 	*ret_size = stx.stx_size;
-	fd = -1;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (pfd >= 0)
-		close(pfd);
-	return state;
+	return stale ? OBJ_STALE : OBJ_OK;
 }
 
 static void file_name(struct ctx *c, uint32_t idx, char *buf, size_t len)
@@ -697,61 +476,6 @@ static void obj_put(struct ctx *c, uint32_t i, int fd, enum release how)
 }
 
 /* ---- residency ---- */
-
-/* Bytes of the range in the page cache (maybe still being read), or -errno. */
-static int64_t cached_bytes(int fd, uint64_t off, uint64_t len)
-{
-	static int no_cachestat;
-	struct cs_range range = { off, len };
-	struct cs_stat cs;
-
-	if (!__atomic_load_n(&no_cachestat, __ATOMIC_RELAXED)) {
-		if (syscall(SYS_cachestat, fd, &range, &cs, 0) == 0)
-			return cs.nr_cache * URA_PACK_PAGE_SIZE > len ? (int64_t)len :
-			       (int64_t)(cs.nr_cache * URA_PACK_PAGE_SIZE);
-		if (errno != ENOSYS)
-			return -errno;
-		__atomic_store_n(&no_cachestat, 1, __ATOMIC_RELAXED);
-	}
-	return -ENOSYS;
-}
-
-/* Bytes of the range resident and up to date (mincore), or -errno. */
-static int64_t resident_bytes(int fd, uint64_t off, uint64_t len)
-{
-	size_t pages = (size_t)((len + URA_PACK_PAGE_SIZE - 1) / URA_PACK_PAGE_SIZE);
-	unsigned char *vec = NULL;
-	void *map = MAP_FAILED;
-	int64_t n = 0;
-
-	if (!len)
-		return 0;
-	vec = malloc(pages);
-	if (!vec)
-		return -ENOMEM;
-	/* PROT_NONE: mincore() needs no access, and valgrind reads files mapped readable */
-	map = mmap(NULL, (size_t)len, PROT_NONE, MAP_SHARED, fd, (off_t)off);
-	if (map == MAP_FAILED || mincore(map, (size_t)len, vec) < 0) {
-		n = -errno;
-		goto out;
-	}
-	for (size_t p = 0; p < pages; p++)
-		if (vec[p] & 1)
-			n += p + 1 == pages && len % URA_PACK_PAGE_SIZE ? (int64_t)(len % URA_PACK_PAGE_SIZE) :
-			     (int64_t)URA_PACK_PAGE_SIZE;
-out:
-	if (map != MAP_FAILED)
-		munmap(map, (size_t)len);
-	free(vec);
-	return n;
-}
-
-static int64_t present_bytes(int fd, uint64_t off, uint64_t len)
-{
-	int64_t n = cached_bytes(fd, off, len);
-
-	return n == -ENOSYS ? resident_bytes(fd, off, len) : n;
-}
 
 /* ---- issuing ---- */
 
@@ -974,8 +698,7 @@ static void do_request(struct ctx *c, size_t i)
 {
 	const struct sched_item *q = &c->req[i];
 	struct robj *ob = &c->obj[q->obj];
-	uint64_t len = q->len, have = 0;
-	int64_t n;
+	uint64_t len = q->len, have = 0, n;
 	int fd = -1, r;
 
 	if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
@@ -997,9 +720,8 @@ static void do_request(struct ctx *c, size_t i)
 		add(&c->st.past_eof_bytes, len - (ob->size - q->off));
 		len = ob->size - q->off;
 	}
-	n = present_bytes(fd, q->off, len);
-	if (n > 0)
-		have = (uint64_t)n;
+	if (residency_bytes(fd, q->off, len, &n) == 0)
+		have = n;
 	add(&c->st.resident_bytes, have);
 	if (have >= len) {
 		c->done[i] = 1;
@@ -1150,8 +872,8 @@ again:
 		for (size_t i = 0; i < k; i++) {
 			struct wait_item *it = &w[i];
 			const struct sched_item *q = &it->q;
-			uint64_t len = q->len, size;
-			int64_t up, present;
+			uint64_t len = q->len, size, up, present;
+			int rp;
 			int fd = obj_get(c, q->obj);
 			bool keep = false;
 
@@ -1162,21 +884,22 @@ again:
 				goto next;
 			if (len > size - q->off)
 				len = size - q->off;
-			up = resident_bytes(fd, q->off, len);
-			if (up < 0 || (uint64_t)up >= len)
+			if (residency_uptodate(fd, q->off, len, &up) < 0 || up >= len)
 				goto next;
 			if (now >= deadline) {
-				add(&c->st.unresident_bytes, len - (uint64_t)up);
+				add(&c->st.unresident_bytes, len - up);
 				goto next;
 			}
-			if ((uint64_t)up != it->seen) {
-				it->seen = (uint64_t)up;
+			if (up != it->seen) {
+				it->seen = up;
 				it->changed = now;
 			}
-			present = cached_bytes(fd, q->off, len);
-			if (present == -ENOSYS)		/* no cachestat: after a stall, ask again */
-				present = now - it->changed >= WAIT_REISSUE_NS ? 0 : (int64_t)len;
-			if (present >= 0 && (uint64_t)present < len) {
+			rp = residency_cached(fd, q->off, len, &present);
+			if (rp == -ENOSYS) {	/* no cachestat: after a stall, ask again */
+				present = now - it->changed >= WAIT_REISSUE_NS ? 0 : len;
+				rp = 0;
+			}
+			if (rp == 0 && present < len) {
 				if (now - it->asked >= WAIT_REISSUE_NS / 4) {
 					(void)issue(fd, q->off, len);
 					it->asked = now;
@@ -1250,7 +973,7 @@ static int setup_fs(struct ctx *c)
 		}
 		if (c->o->root) {
 			/* no symlink inside the root may lead out of it */
-			fs->dirfd = rootfd < 0 ? -root_err : open_in_root(rootfd, pf.mount_point);
+			fs->dirfd = rootfd < 0 ? -root_err : safeopen_in_root(rootfd, pf.mount_point, O_PATH | O_DIRECTORY | O_CLOEXEC);
 			if (fs->dirfd < 0) {
 				errno = -fs->dirfd;
 				fs->dirfd = -1;

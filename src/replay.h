@@ -115,26 +115,6 @@ struct replay_stats {
 	uint64_t ns;			/* wall time of the replay */
 };
 
-/* replay_walk() flags */
-#define REPLAY_WALK_NO_XDEV	(1u << 0)	/* stay on the mount of @dirfd */
-
-/**
- * replay_walk() - open a path below a directory one component at a time
- * @dirfd: the directory
- * @path: relative, without "..", "//" or a final "/"
- * @flags: open(2) flags for the last component (O_NOFOLLOW and O_CLOEXEC are added)
- * @walk_flags: REPLAY_WALK_*
- *
- * What the replay does where openat2(2) is missing (Linux < 5.6, valgrind,
- * seccomp filters): no symlink is followed, neither on the way nor at the end,
- * and with REPLAY_WALK_NO_XDEV no mount is crossed (by mount id, or by device
- * when the kernel tells no mount ids), a file bind mount at the end included.
- *
- * Return: a descriptor, or -errno: -ELOOP (a symlink), -EXDEV (another mount,
- * or @path is not clean), -ENOENT, -ENOTDIR, -ENOMEM, or open(2)'s error.
- */
-int replay_walk(int dirfd, const char *path, int flags, unsigned walk_flags);
-
 /**
  * replay_open_pack() - read a pack, refusing an unsafe one
  * @path: the pack file
