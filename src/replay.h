@@ -164,28 +164,4 @@ bool replay_needs_retrace(const struct ura_pack *pack, const struct replay_stats
  */
 int replay_mark_stale(const char *path);
 
-/**
- * replay_report() - print the end-of-run report
- * @f: where to
- * @s: the stats
- * @json: one JSON object instead of one line of text
- */
-void replay_report(FILE *f, const struct replay_stats *s, bool json);
-
-/**
- * replay_detach() - fork into the background with a start-up handshake
- *
- * The parent waits until the child calls replay_detach_done() and then exits
- * with the status the child gave it (0 once the child holds the pack); if the
- * child dies first, the parent exits 1. The child starts a new session, moves
- * to "/" and points stdin and stdout at /dev/null.
- *
- * Return: in the child, the handshake descriptor (>= 0); -errno if fork or
- * pipe failed (in the caller, nothing detached). The parent does not return.
- */
-int replay_detach(void);
-
-/** replay_detach_done() - tell the waiting parent to exit with @status; closes @fd */
-void replay_detach_done(int fd, int status);
-
 #endif

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "replay-report.h"
 #include "replay.h"
 #include "safeopen.h"
 #include "schedule.h"
