@@ -201,7 +201,8 @@ int safeopen_file(int dirfd, const char *path, struct statx *ret)
 		goto out;
 	}
 	if (!S_ISREG(pst.st_mode)) {
-		r = S_ISDIR(pst.st_mode) ? -EISDIR : -EBADFD;
+		/* with O_PATH | O_NOFOLLOW, a symlink at the end is opened itself */
+		r = S_ISDIR(pst.st_mode) ? -EISDIR : S_ISLNK(pst.st_mode) ? -ELOOP : -EBADFD;
 		goto out;
 	}
 	fd = safeopen_beneath(dirfd, path, O_RDONLY | O_NOATIME | O_NONBLOCK | O_NOCTTY);
