@@ -115,26 +115,6 @@ struct replay_stats {
 	uint64_t ns;			/* wall time of the replay */
 };
 
-/* replay_walk() flags */
-#define REPLAY_WALK_NO_XDEV	(1u << 0)	/* stay on the mount of @dirfd */
-
-/**
- * replay_walk() - open a path below a directory one component at a time
- * @dirfd: the directory
- * @path: relative, without "..", "//" or a final "/"
- * @flags: open(2) flags for the last component (O_NOFOLLOW and O_CLOEXEC are added)
- * @walk_flags: REPLAY_WALK_*
- *
- * What the replay does where openat2(2) is missing (Linux < 5.6, valgrind,
- * seccomp filters): no symlink is followed, neither on the way nor at the end,
- * and with REPLAY_WALK_NO_XDEV no mount is crossed (by mount id, or by device
- * when the kernel tells no mount ids), a file bind mount at the end included.
- *
- * Return: a descriptor, or -errno: -ELOOP (a symlink), -EXDEV (another mount,
- * or @path is not clean), -ENOENT, -ENOTDIR, -ENOMEM, or open(2)'s error.
- */
-int replay_walk(int dirfd, const char *path, int flags, unsigned walk_flags);
-
 /**
  * replay_open_pack() - read a pack, refusing an unsafe one
  * @path: the pack file
@@ -183,29 +163,5 @@ bool replay_needs_retrace(const struct ura_pack *pack, const struct replay_stats
  * Return: 0 or -errno.
  */
 int replay_mark_stale(const char *path);
-
-/**
- * replay_report() - print the end-of-run report
- * @f: where to
- * @s: the stats
- * @json: one JSON object instead of one line of text
- */
-void replay_report(FILE *f, const struct replay_stats *s, bool json);
-
-/**
- * replay_detach() - fork into the background with a start-up handshake
- *
- * The parent waits until the child calls replay_detach_done() and then exits
- * with the status the child gave it (0 once the child holds the pack); if the
- * child dies first, the parent exits 1. The child starts a new session, moves
- * to "/" and points stdin and stdout at /dev/null.
- *
- * Return: in the child, the handshake descriptor (>= 0); -errno if fork or
- * pipe failed (in the caller, nothing detached). The parent does not return.
- */
-int replay_detach(void);
-
-/** replay_detach_done() - tell the waiting parent to exit with @status; closes @fd */
-void replay_detach_done(int fd, int status);
 
 #endif

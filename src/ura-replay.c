@@ -1,18 +1,82 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* ura-replay: prefetch the pages of a pack into the page cache */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli-replay.h"
 #include "exit-codes.h"
 #include "log.h"
 #include "pack-errors.h"
+#include "replay-report.h"
 #include "replay.h"
 #include "util.h"
+
+/*
+ * --daemon: fork into the background with a start-up handshake. The parent
+ * waits until the child calls detach_done() and then exits with the status
+ * the child gave it (0 once the child holds the pack); if the child dies
+ * first, the parent exits 1. The child starts a new session, moves to "/" and
+ * points stdin and stdout at /dev/null.
+ * Return: in the child, the handshake descriptor (>= 0); -errno if fork or
+ * pipe failed (in the caller, nothing detached). The parent does not return.
+ */
+static int detach(void)
+{
+	int p[2], fd;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		int r = -errno;
+
+		close(p[0]);
+		close(p[1]);
+		return r;
+	}
+	if (pid > 0) {
+		unsigned char status;
+		ssize_t n;
+
+		close(p[1]);
+		do
+			n = read(p[0], &status, 1);
+		while (n < 0 && errno == EINTR);
+		_exit(n == 1 ? status : EXIT_FAIL);
+	}
+	close(p[0]);
+	(void)setsid();
+	if (chdir("/") < 0)
+		log_debug("cannot change to '/': %s", strerror(errno));
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+	return p[1];
+}
+
+/* Tell the waiting parent to exit with @status; closes @fd (-1: not detached). */
+static void detach_done(int fd, int status)
+{
+	unsigned char b = (unsigned char)status;
+
+	if (fd < 0)
+		return;
+	while (write(fd, &b, 1) < 0 && errno == EINTR)
+		;
+	close(fd);
+}
 
 static int open_pack(const char *path, struct ura_pack **ret)
 {
@@ -48,12 +112,12 @@ int main(int argc, char *argv[])
 	log_set_level(LOG_LVL_INFO + o.verbosity);
 
 	if (o.daemon) {
-		notify = replay_detach();
+		notify = detach();
 		if (notify < 0)
 			log_warn("cannot detach: %s, replaying in the foreground", strerror(-notify));
 	}
 	status = open_pack(o.pack, &pack);
-	replay_detach_done(notify, status);
+	detach_done(notify, status);
 	if (status != EXIT_OK)
 		return status;
 

@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "replay-report.h"
 #include "replay.h"
+#include "safeopen.h"
 #include "schedule.h"
 #include "unit.h"
 
@@ -832,23 +834,23 @@ START_TEST(test_walk)
 	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ck_assert_int_ge(dfd, 0);
 
-	fd = replay_walk(dfd, "sub/file", O_RDONLY, REPLAY_WALK_NO_XDEV);
+	fd = safeopen_walk(dfd, "sub/file", O_RDONLY, SAFEOPEN_WALK_NO_XDEV);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	fd = replay_walk(dfd, "./sub/file", O_PATH, 0);
+	fd = safeopen_walk(dfd, "./sub/file", O_PATH, 0);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	ck_assert_int_eq(replay_walk(dfd, "sdir/secret", O_RDONLY, REPLAY_WALK_NO_XDEV), -ELOOP);
-	ck_assert_int_eq(replay_walk(dfd, "sdir/secret", O_PATH, 0), -ELOOP);
-	ck_assert_int_eq(replay_walk(dfd, "sub/link", O_RDONLY, REPLAY_WALK_NO_XDEV), -ELOOP);
-	ck_assert_int_eq(replay_walk(dfd, "sub/link", O_PATH, REPLAY_WALK_NO_XDEV), -ELOOP);
-	ck_assert_int_eq(replay_walk(dfd, "sdir", O_PATH | O_DIRECTORY, 0), -ELOOP);
-	ck_assert_int_eq(replay_walk(dfd, "sub/../sdir/secret", O_PATH, 0), -EXDEV);
-	ck_assert_int_eq(replay_walk(dfd, "/etc/passwd", O_PATH, 0), -EXDEV);
-	ck_assert_int_eq(replay_walk(dfd, "sub//file", O_PATH, 0), -EXDEV);
-	ck_assert_int_eq(replay_walk(dfd, "sub/file/", O_PATH, 0), -EXDEV);
-	ck_assert_int_eq(replay_walk(dfd, "sub/none", O_PATH, 0), -ENOENT);
-	ck_assert_int_eq(replay_walk(dfd, "sub/file/x", O_PATH, 0), -ENOTDIR);
+	ck_assert_int_eq(safeopen_walk(dfd, "sdir/secret", O_RDONLY, SAFEOPEN_WALK_NO_XDEV), -ELOOP);
+	ck_assert_int_eq(safeopen_walk(dfd, "sdir/secret", O_PATH, 0), -ELOOP);
+	ck_assert_int_eq(safeopen_walk(dfd, "sub/link", O_RDONLY, SAFEOPEN_WALK_NO_XDEV), -ELOOP);
+	ck_assert_int_eq(safeopen_walk(dfd, "sub/link", O_PATH, SAFEOPEN_WALK_NO_XDEV), -ELOOP);
+	ck_assert_int_eq(safeopen_walk(dfd, "sdir", O_PATH | O_DIRECTORY, 0), -ELOOP);
+	ck_assert_int_eq(safeopen_walk(dfd, "sub/../sdir/secret", O_PATH, 0), -EXDEV);
+	ck_assert_int_eq(safeopen_walk(dfd, "/etc/passwd", O_PATH, 0), -EXDEV);
+	ck_assert_int_eq(safeopen_walk(dfd, "sub//file", O_PATH, 0), -EXDEV);
+	ck_assert_int_eq(safeopen_walk(dfd, "sub/file/", O_PATH, 0), -EXDEV);
+	ck_assert_int_eq(safeopen_walk(dfd, "sub/none", O_PATH, 0), -ENOENT);
+	ck_assert_int_eq(safeopen_walk(dfd, "sub/file/x", O_PATH, 0), -ENOTDIR);
 
 	/* as root: a tmpfs mounted on a directory, and a file bind-mounted on a file */
 	p = in_dir("m");
@@ -858,12 +860,12 @@ START_TEST(test_walk)
 		char *r = in_dir("m/x");
 
 		write_file("m/x", 10);
-		ck_assert_int_eq(replay_walk(dfd, "m/x", O_RDONLY, REPLAY_WALK_NO_XDEV), -EXDEV);
-		fd = replay_walk(dfd, "m/x", O_RDONLY, 0);	/* --root may cross mounts */
+		ck_assert_int_eq(safeopen_walk(dfd, "m/x", O_RDONLY, SAFEOPEN_WALK_NO_XDEV), -EXDEV);
+		fd = safeopen_walk(dfd, "m/x", O_RDONLY, 0);	/* --root may cross mounts */
 		ck_assert_int_ge(fd, 0);
 		close(fd);
 		ck_assert_int_eq(mount(r, q, "none", MS_BIND, NULL), 0);
-		ck_assert_int_eq(replay_walk(dfd, "sub/file", O_PATH, REPLAY_WALK_NO_XDEV),
+		ck_assert_int_eq(safeopen_walk(dfd, "sub/file", O_PATH, SAFEOPEN_WALK_NO_XDEV),
 				 -EXDEV);
 		ck_assert_int_eq(umount2(q, MNT_DETACH), 0);
 		ck_assert_int_eq(umount2(p, MNT_DETACH), 0);

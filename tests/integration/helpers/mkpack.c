@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -15,6 +14,8 @@
 #include <linux/fs.h>
 
 #include <ura/pack.h>
+
+#include "residency.h"
 
 #define MAX_FS 16
 
@@ -88,9 +89,8 @@ static int page_tool(int argc, char *argv[])
 {
 	unsigned long long off = 0, len = 0;
 	unsigned char *vec = NULL;
-	void *map = MAP_FAILED;
 	uint64_t n = 0;
-	int fd;
+	int fd, r;
 
 	fd = open(argv[2], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
@@ -114,18 +114,19 @@ static int page_tool(int argc, char *argv[])
 		return 0;
 	}
 	if (len) {
-		vec = malloc(len / 4096 + 1);
-		map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
-		if (!vec || map == MAP_FAILED || mincore(map, len, vec) < 0)
-			die("mincore", errno);
-		for (unsigned long long p = 0; p < (len + 4095) / 4096; p++)
-			n += vec[p] & 1;
-		munmap(map, len);
+		vec = malloc(len / URA_PACK_PAGE_SIZE + 1);
+		if (!vec)
+			die("malloc", ENOMEM);
+		r = residency_map(fd, off, len, vec);
+		if (r < 0)
+			die("mincore", -r);
+		for (unsigned long long p = 0; p < (len + URA_PACK_PAGE_SIZE - 1) / URA_PACK_PAGE_SIZE; p++)
+			n += vec[p];
 		free(vec);
 	}
 	close(fd);
-	printf("%llu %llu\n", (unsigned long long)n * 4096 > len ? len :
-	       (unsigned long long)n * 4096, len);
+	printf("%llu %llu\n", (unsigned long long)n * URA_PACK_PAGE_SIZE > len ? len :
+	       (unsigned long long)n * URA_PACK_PAGE_SIZE, len);
 	return 0;
 }
 

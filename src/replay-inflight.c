@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The in-flight limit: how much of the replay a device may have queued, by modelled device time */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "replay-inflight.h"
+#include "util.h"
+
+#define IDLE_NS		100000000ull	/* a device that read nothing for this long is idle */
+
+/*
+ * What the replay has in flight on one device: the bytes it issued minus the
+ * bytes the device has read since (sectors read in /sys/dev/block/MAJ:MIN/stat).
+ * Reads by others count as ours, so this errs towards issuing more.
+ */
+struct replay_queue {
+	int statfd;		/* -1: unknown device, no limit */
+	uint64_t issued;	/* bytes */
+	uint64_t issued_ns;	/* their device time by the model */
+	uint64_t (*marks)[2];	/* per request issued: bytes and device time issued after it */
+	size_t nmarks, cap, head;	/* marks[head..nmarks) are not read yet, as far as we know */
+	uint64_t done_ns;	/* device time of the requests read */
+	uint64_t read0;		/* bytes read by the device when counting began */
+	uint64_t last_read;	/* bytes read at the last look */
+	uint64_t last_change;	/* when that last changed */
+	bool started;		/* read0 is set */
+	pthread_mutex_t lock;
+};
+
+int replay_inflight_open(struct replay_inflight *q, const unsigned (*devnum)[2], size_t ndev,
+			 uint64_t limit_bytes, uint64_t limit_ns, const bool *stop)
+{
+	*q = (struct replay_inflight){ .limit_bytes = limit_bytes, .limit_ns = limit_ns,
+				       .stop = stop };
+	q->queues = calloc(ndev ? ndev : 1, sizeof(*q->queues));
+	if (!q->queues)
+		return -ENOMEM;
+	q->ndev = ndev;
+	for (size_t d = 0; d < ndev; d++) {
+		char path[64];
+
+		q->queues[d].statfd = -1;
+		pthread_mutex_init(&q->queues[d].lock, NULL);
+		if (!limit_bytes && !limit_ns)
+			continue;
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat", devnum[d][0], devnum[d][1]);
+		q->queues[d].statfd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	return 0;
+}
+
+void replay_inflight_close(struct replay_inflight *q)
+{
+	for (size_t d = 0; q->queues && d < q->ndev; d++) {
+		if (q->queues[d].statfd >= 0)
+			close(q->queues[d].statfd);
+		free(q->queues[d].marks);
+		pthread_mutex_destroy(&q->queues[d].lock);
+	}
+	free(q->queues);
+	q->queues = NULL;
+}
+
+/* Bytes the device has read since boot, or UINT64_MAX. */
+static uint64_t device_read_bytes(int statfd)
+{
+	char buf[256];
+	unsigned long long ios, merges, sectors;
+	ssize_t n = pread(statfd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return UINT64_MAX;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu %llu", &ios, &merges, &sectors) != 3)
+		return UINT64_MAX;
+	return (uint64_t)sectors * 512;
+}
+
+/* Note a request issued: the bytes and device time issued up to its end. */
+static void push_mark(struct replay_queue *rq)
+{
+	if (rq->nmarks == rq->cap) {
+		/* marks already read make room first */
+		if (rq->head) {
+			memmove(rq->marks, rq->marks + rq->head,
+				(rq->nmarks - rq->head) * sizeof(*rq->marks));
+			rq->nmarks -= rq->head;
+			rq->head = 0;
+		}
+		if (rq->nmarks == rq->cap) {
+			size_t nc = rq->cap ? rq->cap * 2 : 256;
+			void *p = realloc(rq->marks, nc * sizeof(*rq->marks));
+
+			if (p) {
+				rq->marks = p;
+				rq->cap = nc;
+			}
+		}
+	}
+	if (rq->nmarks < rq->cap) {
+		rq->marks[rq->nmarks][0] = rq->issued;
+		rq->marks[rq->nmarks++][1] = rq->issued_ns;
+	} else {
+		rq->done_ns = rq->issued_ns;	/* no memory: stop counting this one */
+	}
+}
+
+/*
+ * Requests are taken as read in the order issued. Reads by others count as
+ * ours, so this errs towards issuing more. If the device reads nothing for
+ * IDLE_NS, what is left is taken as never to be read (pages that were cached
+ * meanwhile, holes) and forgotten.
+ */
+void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
+			  uint64_t cost_ns)
+{
+	struct replay_queue *rq = &q->queues[dev];
+	uint64_t limit = q->limit_bytes, limit_ns = q->limit_ns, done = 0;
+
+	if (rq->statfd < 0)
+		return;
+	pthread_mutex_lock(&rq->lock);
+	for (;;) {
+		uint64_t rd = device_read_bytes(rq->statfd), now = now_monotonic_ns();
+		struct timespec ts = { 0, 1000000 };
+		bool room;
+
+		if (rd == UINT64_MAX)
+			break;
+		if (!rq->started) {
+			rq->started = true;
+			rq->read0 = rd;
+			rq->last_read = rd;
+			rq->last_change = now;
+		}
+		done = rd - rq->read0;
+		if (rd != rq->last_read) {
+			rq->last_read = rd;
+			rq->last_change = now;
+		} else if (now - rq->last_change >= IDLE_NS) {
+			rq->issued = done;	/* the device went idle: nothing of ours is left */
+			rq->head = rq->nmarks;
+			rq->done_ns = rq->issued_ns;
+		}
+		while (rq->head < rq->nmarks && rq->marks[rq->head][0] <= done)
+			rq->done_ns = rq->marks[rq->head++][1];
+		if (limit)
+			room = rq->issued <= done || rq->issued - done + len <= limit;
+		else
+			room = rq->issued_ns <= rq->done_ns ||
+			       rq->issued_ns - rq->done_ns + cost_ns <= limit_ns;
+		if (room || __atomic_load_n(q->stop, __ATOMIC_ACQUIRE))
+			break;
+		pthread_mutex_unlock(&rq->lock);
+		nanosleep(&ts, NULL);
+		pthread_mutex_lock(&rq->lock);
+	}
+	if (rq->issued < done)
+		rq->issued = done;
+	rq->issued += len;
+	rq->issued_ns += cost_ns;
+	push_mark(rq);
+	pthread_mutex_unlock(&rq->lock);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The in-flight limit: how much of the replay a device may have queued, by modelled device time */
+#ifndef URA_REPLAY_INFLIGHT_H
+#define URA_REPLAY_INFLIGHT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct replay_queue;
+
+struct replay_inflight {
+	struct replay_queue *queues;	/* per device */
+	size_t ndev;
+	uint64_t limit_bytes;		/* --inflight SIZE; 0: by time */
+	uint64_t limit_ns;		/* --inflight TIME; 0 (and no size): no limit */
+	const bool *stop;		/* atomic: give up waiting when set */
+};
+
+/**
+ * replay_inflight_open() - a queue per device of @devnum (major, minor)
+ * @limit_bytes, @limit_ns: --inflight as bytes or as device time; both 0: no limit
+ * @stop: waiting ends at once when this turns true
+ *
+ * Return: 0 or -ENOMEM (then call replay_inflight_close() all the same).
+ */
+int replay_inflight_open(struct replay_inflight *q, const unsigned (*devnum)[2], size_t ndev,
+			 uint64_t limit_bytes, uint64_t limit_ns, const bool *stop);
+
+/** replay_inflight_close() - accepts a zeroed or half-opened @q */
+void replay_inflight_close(struct replay_inflight *q);
+
+/**
+ * replay_inflight_wait() - wait for room on device @dev, then count @len bytes issued
+ * @cost_ns: their device time by the device's model
+ *
+ * Keeps the replay's queue on a device short: waits until what is still
+ * queued costs at most the limit's time (or holds at most its bytes). A
+ * program's own cache miss then waits behind that much of the prefetch at most,
+ * not behind all of it: a blkio throttle, and most device queues, serve in order.
+ * The device's progress is its sectors read (/sys/dev/block/MAJ:MIN/stat).
+ */
+void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
+			  uint64_t cost_ns);
+
+#endif

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The replay plan: a pack -> the requests to issue, per device by its cost model, in order */
+#ifndef URA_REPLAY_PLAN_H
+#define URA_REPLAY_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ura/pack.h>
+
+#include "replay-files.h"
+#include "replay-mounts.h"
+#include "replay.h"
+#include "schedule.h"
+
+struct replay_plan {
+	struct replay_fs *fs;		/* per filesystem of the pack: where it is now */
+	size_t nfs;
+	uint32_t *fs_dev;		/* per filesystem: index of its device */
+	struct sched_dev *devs;		/* per device: limits and cost model */
+	unsigned (*devnum)[2];		/* per device: major, minor */
+	size_t ndev;
+	size_t nfiles;			/* objects 0 .. nfiles - 1 are the pack's files, */
+	unsigned (*bdevs)[2];		/* then the block devices holding metadata */
+	size_t nbdev;
+	struct sched_item *req;		/* the requests, in the order to issue them */
+	size_t nreq;
+	size_t nmeta_first;		/* req[0 .. nmeta_first): metadata to issue before
+					 * replay_plan_order_rotational() opens the files */
+	bool rotational;		/* some device is read in physical order */
+};
+
+/**
+ * replay_plan_build() - find the pack's filesystems and devices, and plan the reads
+ * @ret: the plan; free with replay_plan_free(), also on failure
+ * @st: gets the plan's figures: files, pack_bytes, past_eof_bytes (of ranges
+ *	clipped at the recorded size), plan_ns and the devices' reports
+ *
+ * Sets up each device's cost model (--request-cost/--bandwidth, a kept or new
+ * measurement, or sysfs's guess), turns the selected ranges (demanded ones,
+ * with the speculative pages of their fault-around windows; all with --all)
+ * and the metadata ranges into requests (sched_build()), and puts metadata
+ * first. Rotational order is a second step: replay_plan_order_rotational().
+ *
+ * Return: 0, -ENOMEM, -EINVAL (a file of an unknown filesystem).
+ */
+int replay_plan_build(const struct ura_pack *pack, const struct replay_options *o,
+		      struct replay_plan *ret, struct replay_stats *st);
+
+/**
+ * replay_plan_order_rotational() - physical order within time bins on rotational devices
+ * @files: to read each file's first extent (FIEMAP); NULL in a dry run (no file
+ *	is opened, files keep their order)
+ *
+ * Orders req[nmeta_first ..]. Return: 0 or -ENOMEM.
+ */
+int replay_plan_order_rotational(struct replay_plan *p, struct replay_files *files);
+
+/** replay_plan_log() - list the requests in the debug log (--dry-run -v) */
+void replay_plan_log(const struct replay_plan *p, const struct ura_pack *pack);
+
+/** replay_plan_free() - accepts a zeroed or half-built @p */
+void replay_plan_free(struct replay_plan *p);
+
+#endif
