@@ -31,20 +31,29 @@ struct ura_pack_index {
 	struct path_key *by_path;	/* by fs, path, file */
 };
 
-struct range_key {
-	uint64_t first, time;
-	uint32_t range;
-};
-
-static int cmp_range_key(const void *a, const void *b)
+/* Page order, then first access, then index: decoded on the fly, so the index costs 4 bytes a range. */
+static int cmp_range(const void *a, const void *b, void *pack)
 {
-	const struct range_key *x = a, *y = b;
+	uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+	struct ura_pack_range x, y;
 
-	if (x->first != y->first)
-		return x->first < y->first ? -1 : 1;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->range < y->range ? -1 : x->range > y->range;
+	ura_pack_get_range(pack, ia, &x);
+	ura_pack_get_range(pack, ib, &y);
+	if (x.first_page != y.first_page)
+		return x.first_page < y.first_page ? -1 : 1;
+	if (x.first_access_ns != y.first_access_ns)
+		return x.first_access_ns < y.first_access_ns ? -1 : 1;
+	return ia < ib ? -1 : ia > ib;
+}
+
+/* Sort one file's ranges, unless they are in page order already (the usual case). */
+static void sort_file_ranges(const struct ura_pack *pack, uint32_t *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (cmp_range(&v[i - 1], &v[i], (void *)pack) > 0) {
+			qsort_r(v, n, sizeof(*v), cmp_range, (void *)pack);
+			return;
+		}
 }
 
 static int cmp_inode_key(const void *a, const void *b)
@@ -86,13 +95,12 @@ void ura_pack_index_free(struct ura_pack_index *index)
 /* Ranges grouped by file (a counting sort), each file's in page order. */
 static int index_ranges(struct ura_pack_index *x, size_t nr)
 {
-	struct range_key *keys = malloc((nr ? nr : 1) * sizeof(*keys));
 	size_t *fill = calloc(x->nfiles + 1, sizeof(*fill));
 	bool *seen = calloc(x->nfiles ? x->nfiles : 1, sizeof(*seen));
 	size_t n = 0;
 	int r = -ENOMEM;
 
-	if (!keys || !fill || !seen)
+	if (!fill || !seen)
 		goto out;
 	for (size_t i = 0; i < nr; i++) {
 		struct ura_pack_range rg;
@@ -107,8 +115,7 @@ static int index_ranges(struct ura_pack_index *x, size_t nr)
 		struct ura_pack_range rg;
 
 		ura_pack_get_range(x->pack, i, &rg);
-		keys[x->start[rg.file_index] + fill[rg.file_index]++] = (struct range_key){
-			.first = rg.first_page, .time = rg.first_access_ns, .range = (uint32_t)i };
+		x->ranges[x->start[rg.file_index] + fill[rg.file_index]++] = (uint32_t)i;
 		if (!seen[rg.file_index]) {
 			seen[rg.file_index] = true;
 			x->files[n++] = rg.file_index;
@@ -117,14 +124,10 @@ static int index_ranges(struct ura_pack_index *x, size_t nr)
 	for (size_t i = 0; i < x->nfiles; i++) {
 		if (!seen[i])
 			x->files[n++] = (uint32_t)i;
-		qsort(keys + x->start[i], x->start[i + 1] - x->start[i], sizeof(*keys),
-		      cmp_range_key);
+		sort_file_ranges(x->pack, x->ranges + x->start[i], x->start[i + 1] - x->start[i]);
 	}
-	for (size_t i = 0; i < nr; i++)
-		x->ranges[i] = keys[i].range;
 	r = 0;
 out:
-	free(keys);
 	free(fill);
 	free(seen);
 	return r;

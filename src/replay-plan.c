@@ -209,23 +209,6 @@ static size_t append_merging(struct planner *c, size_t n)
 	return n + 1;
 }
 
-struct file_key {
-	uint64_t ino;
-	uint32_t fs;
-	uint32_t idx;
-};
-
-static int cmp_file_key(const void *a, const void *b)
-{
-	const struct file_key *x = a, *y = b;
-
-	if (x->fs != y->fs)
-		return x->fs < y->fs ? -1 : 1;
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
 /*
  * A file listed twice in the pack (same filesystem, inode and path) is one
  * object: its ranges are then merged, and no page is read twice by two
@@ -234,29 +217,25 @@ static int cmp_file_key(const void *a, const void *b)
  */
 static int merge_duplicate_files(struct planner *c, uint32_t *canon)
 {
-	struct file_key *k = malloc((c->p->nfiles ? c->p->nfiles : 1) * sizeof(*k));
+	struct ura_pack_index *index = NULL;
 	struct ura_pack_file f, g;
+	int r;
 
-	if (!k)
-		return -ENOMEM;
+	r = ura_pack_index_new(c->pack, &index);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < c->p->nfiles; i++) {
+		size_t first;
+
 		canon[i] = (uint32_t)i;
-		if (ura_pack_get_file(c->pack, i, &f) < 0)
-			f = (struct ura_pack_file){ .fs_index = UINT32_MAX };
-		k[i] = (struct file_key){ .ino = f.ino, .fs = f.fs_index, .idx = (uint32_t)i };
-	}
-	qsort(k, c->p->nfiles, sizeof(*k), cmp_file_key);
-	for (size_t i = 1, r = 0; i < c->p->nfiles; i++) {
-		if (k[i].fs != k[r].fs || k[i].ino != k[r].ino) {
-			r = i;
+		if (ura_pack_get_file(c->pack, i, &f) < 0 ||
+		    ura_pack_index_find_inode(index, f.fs_index, f.ino, &first) < 0 || first == i)
 			continue;
-		}
-		if (ura_pack_get_file(c->pack, k[r].idx, &f) == 0 &&
-		    ura_pack_get_file(c->pack, k[i].idx, &g) == 0 && f.path_len == g.path_len &&
+		if (ura_pack_get_file(c->pack, first, &g) == 0 && f.path_len == g.path_len &&
 		    memcmp(f.path, g.path, f.path_len) == 0)
-			canon[k[i].idx] = k[r].idx;
+			canon[i] = (uint32_t)first;
 	}
-	free(k);
+	ura_pack_index_free(index);
 	return 0;
 }
 
@@ -295,11 +274,10 @@ static bool same_window(const struct window *a, uint32_t file, uint64_t win)
 }
 
 /*
- * The windows of demanded pages, sorted by file then window, one per window
- * with its earliest time: the replay's grouping of the pack's ranges by file
- * in page order (to become the library's ranges-of-one-file API).
+ * The fault-around windows that hold demanded pages, sorted by (canonical)
+ * file then window, one per window with its earliest time.
  */
-static int demanded_windows_by_file(const struct planner *c, const uint32_t *canon,
+static int demanded_windows(const struct planner *c, const uint32_t *canon,
 				    struct window **ret, size_t *ret_n)
 {
 	size_t nr = ura_pack_range_count(c->pack), n = 0, cap = 0, k = 0;
@@ -462,7 +440,7 @@ static int requests_from_pack(struct planner *c)
 		file_pages[i] = (f.size > UINT64_MAX / 2 ? UINT64_MAX / 2 : f.size) / URA_PACK_PAGE_SIZE + 1 +
 				REPLAY_PAST_SIZE / URA_PACK_PAGE_SIZE;
 	}
-	if (!c->o->all && any_speculative(c->pack) && demanded_windows_by_file(c, canon, &win, &nw) < 0)
+	if (!c->o->all && any_speculative(c->pack) && demanded_windows(c, canon, &win, &nw) < 0)
 		goto out;
 	have_r = ura_pack_get_range(c->pack, ir, &rg) == 0;
 	have_m = ura_pack_get_meta(c->pack, im, &m) == 0;
