@@ -58,15 +58,18 @@ COMMON_OBJS := src/log.o src/util.o
 
 # Per tool: main() (option parsing) plus the modules it wires together.
 DUMP_OBJS := src/ura-dump.o src/dump.o src/pack-errors.o
-TRACE_OBJS := src/ura-trace.o src/tracer.o src/mountinfo.o src/resolve.o src/pageset.o \
-	src/record.o src/blockdev.o src/trace-measure.o src/devcache.o src/devprobe.o \
+TRACE_OBJS := src/ura-trace.o src/trace-run.o src/trace-session.o src/trace-tracer.o \
+	src/trace-events.o src/trace-demand.o src/trace-dat.o src/trace-assemble.o src/trace-btrfs.o \
+	src/trace-root.o src/rakb.o src/mountinfo.o src/resolve.o src/pageset.o \
+	src/blockdev.o src/trace-measure.o src/devcache.o src/devprobe.o \
 	src/devmodel.o src/cgroup.o
 REPLAY_OBJS := src/ura-replay.o src/replay.o src/schedule.o src/devmodel.o src/devprobe.o \
 	src/devcache.o src/cgroup.o src/mountinfo.o src/blockdev.o \
 	src/pack-errors.o
 
 # Objects that need the tracing libraries' headers.
-TRACING_OBJS := src/ura-trace.o src/tracer.o src/record.o
+TRACING_OBJS := src/ura-trace.o src/trace-run.o src/trace-session.o src/trace-tracer.o \
+	src/trace-events.o src/trace-dat.o
 
 PROGS := ura-trace ura-replay ura-dump
 MAN8 := man/ura-trace.8 man/ura-replay.8 man/ura-dump.8
