@@ -77,7 +77,35 @@ struct assembly {
 	size_t nfiles;
 	struct found_meta *meta;
 	size_t nmeta;
+	struct dev_mount *devs;		/* mountinfo_find_dev() answers so far */
+	size_t ndevs;
 };
+
+/* A device and the mount its files are best reached through (NULL: not mounted). */
+struct dev_mount {
+	unsigned major, minor;
+	const struct mount_entry *mount;
+};
+
+/* mountinfo_find_dev(), asked once per device. */
+static int find_mount(struct assembly *a, unsigned major, unsigned minor,
+		      const struct mount_entry **ret)
+{
+	struct dev_mount *n;
+
+	for (size_t i = 0; i < a->ndevs; i++)
+		if (a->devs[i].major == major && a->devs[i].minor == minor) {
+			*ret = a->devs[i].mount;
+			return 0;
+		}
+	n = realloc(a->devs, (a->ndevs + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	a->devs = n;
+	n[a->ndevs] = (struct dev_mount){ major, minor, mountinfo_find_dev(a->mt, major, minor) };
+	*ret = n[a->ndevs++].mount;
+	return 0;
+}
 
 /* What take_candidate() made of a name found for a traced inode. */
 enum candidate_verdict {
@@ -228,11 +256,12 @@ long assemble_keep_resident(const char *path, uint64_t size, struct pageset_rang
 	return r < 0 ? r : kept;
 }
 /*
- * The ranges of one named file; with @resident_of (its full path), only its
- * pages now in the page cache. Return: 1 if it has ranges, 0 if none, -errno.
+ * The ranges of one named file (@full: its path now);
+ * with @resident, only its pages now in the page cache.
+ * Return: 1 if it has ranges, 0 if none, -errno.
  */
 static int gather_file(struct assembly *a, const struct pageset_file *traced, size_t fs,
-		       const char *path, const struct statx *stx, const char *resident_of)
+		       const char *path, const struct statx *stx, const char *full, bool resident)
 {
 	struct found_file file = { .fs = fs, .stx = *stx };
 	struct found_file *m;
@@ -243,8 +272,8 @@ static int gather_file(struct assembly *a, const struct pageset_file *traced, si
 				a->range_flags, &file.ranges, &file.nranges);
 	if (r < 0)
 		return r;
-	if (resident_of) {
-		long kept = assemble_keep_resident(resident_of, stx->stx_size, &file.ranges,
+	if (resident) {
+		long kept = assemble_keep_resident(full, stx->stx_size, &file.ranges,
 						   &file.nranges);
 
 		if (kept < 0) {
@@ -333,7 +362,7 @@ static int take_candidate(struct assembly *a, const struct pageset_file *traced,
 		if (r < 0)
 			goto out;
 	}
-	r = gather_file(a, traced, *fs, rel, &stx, resident ? full : NULL);
+	r = gather_file(a, traced, *fs, rel, &stx, full, resident);
 	if (r >= 0)
 		r = r ? FILE_TAKEN : FILE_EMPTY;
 out:
@@ -367,7 +396,8 @@ static int name_fs_files(struct assembly *a, const struct pageset_file *files, s
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		items[i].ino = files[i].ino;
-	found = resolve_inodes(me->mount_point, me->major, me->minor, items, n, RESOLVE_METHODS);
+	found = resolve_inodes(me->mount_point, me->major, me->minor, items, n, RESOLVE_METHODS,
+			       a->mt);
 	if (found < 0) {
 		log_warn("cannot look for files in '%s': %s, skipping", me->mount_point,
 			 strerror((int)-found));
@@ -476,11 +506,14 @@ static bool is_block_device(unsigned major, unsigned minor)
 static int gather_meta(struct assembly *a, const struct pageset_file *traced)
 {
 	unsigned major = KDEV_MAJOR(traced->ino), minor = KDEV_MINOR(traced->ino);
-	const struct mount_entry *me = mountinfo_find_dev(a->mt, major, minor);
 	struct found_meta meta = { .fs = SIZE_MAX, .major = major, .minor = minor };
+	const struct mount_entry *me;
 	struct found_meta *m;
 	int r;
 
+	r = find_mount(a, major, minor, &me);
+	if (r < 0)
+		return r;
 	if (me && !mountinfo_is_pseudo_fs(me->fstype)) {
 		const char *mp, *strip;
 
@@ -516,7 +549,9 @@ static int gather(struct assembly *a, const struct pageset_file *files, size_t n
 
 		while (j < nfiles && files[j].dev == dev)
 			j++;
-		me = mountinfo_find_dev(a->mt, KDEV_MAJOR(dev), KDEV_MINOR(dev));
+		r = find_mount(a, KDEV_MAJOR(dev), KDEV_MINOR(dev), &me);
+		if (r < 0)
+			return r;
 		if (me && mountinfo_is_pseudo_fs(me->fstype)) {
 			a->sum->skipped_pseudo += j - i;
 		} else if (me && strcmp(me->fstype, "btrfs") == 0) {
@@ -731,6 +766,7 @@ out:
 	free(a.files);
 	free(a.meta);
 	free(a.fs);
+	free(a.devs);
 	free(files);
 	free(a.pack_abs);
 	ura_pack_builder_free(b);

@@ -27,8 +27,8 @@ static bool view_inside(const struct mount_entry *e, const struct mount_entry *o
 /*
  * Name the inodes of one subvolume, @sub below the mount @me, and note them.
  */
-static int walk_subvolume(const struct pageset_file *files, size_t n, const struct mount_entry *me,
-			  size_t view, const char *sub, struct btrfs_candidate **matches,
+static int walk_subvolume(const struct mount_table *mt, const struct pageset_file *files, size_t n,
+			  const struct mount_entry *me, size_t view, const char *sub, struct btrfs_candidate **matches,
 			  size_t *nmatches)
 {
 	struct resolve_item *items = NULL;
@@ -47,7 +47,7 @@ static int walk_subvolume(const struct pageset_file *files, size_t n, const stru
 		goto out;	/* removed meanwhile */
 	for (size_t i = 0; i < n; i++)
 		items[i].ino = files[i].ino;
-	found = resolve_inodes(dir, me->major, me->minor, items, n, RESOLVE_WALK);
+	found = resolve_inodes(dir, me->major, me->minor, items, n, RESOLVE_WALK, mt);
 	if (found == -ENOMEM) {
 		r = -ENOMEM;
 		goto out;
@@ -145,7 +145,8 @@ int btrfs_candidates(const struct mount_table *mt, const struct mount_entry *bes
 		}
 		for (long k = 0; k < nsubs; k++) {
 			if (r == 0)
-				r = walk_subvolume(files, n, views[v], v, subs[k], &matches, &nmatches);
+				r = walk_subvolume(mt, files, n, views[v], v, subs[k], &matches,
+						   &nmatches);
 			free(subs[k]);
 		}
 		free(subs);
