@@ -2,7 +2,6 @@
 /* read_ahead_kb forced during a trace: crash-safe state files, restore, the value a trace ran with */
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "mountinfo.h"
 #include "rakb.h"
 #include "trace-root.h"
+#include "util.h"
 
 const struct rakb_env rakb_system = {
 	.state_dir = "/run/ura",
@@ -58,24 +58,6 @@ static int write_state(const struct rakb_state *st)
  * another one still has the device forced leaves it to the last one.
  */
 
-/* A running ura-trace, not us (pids are reused: check the name too). */
-static bool state_owner_alive(int pid)
-{
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	if (pid == getpid() || (kill(pid, 0) < 0 && errno == ESRCH))
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return true;	/* cannot tell: assume it runs */
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	return strncmp(comm, "ura-trace", 9) == 0;
-}
-
 static int read_state_file(const char *path, struct rakb_saved **devs, size_t *n)
 {
 	unsigned major, minor, kb;
@@ -113,7 +95,7 @@ static int other_states(const struct rakb_env *env, bool live, struct rakb_saved
 		int pid, len = 0;
 
 		if (sscanf(de->d_name, "trace-%d.state%n", &pid, &len) != 1 ||
-		    de->d_name[len] != '\0' || pid == getpid() || state_owner_alive(pid) != live)
+		    de->d_name[len] != '\0' || pid == getpid() || pid_is_ura_trace(pid) != live)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", env->state_dir, de->d_name);
 		if (devs)

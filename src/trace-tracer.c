@@ -2,7 +2,6 @@
 /* ura-trace's own tracefs instance: page-cache events, PID filters, binary reads, lost events */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,24 +119,6 @@ static int ensure_tracefs(void)
 	return 0;
 }
 
-/* True when @pid is a running ura-trace (pids are reused: check the name too). */
-static bool pid_is_ura(pid_t pid)
-{
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return true;	/* cannot tell: keep it */
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	return strncmp(comm, "ura-trace", 9) == 0;
-}
-
 static int orphan_cb(const char *name, void *ctx)
 {
 	int *count = ctx;
@@ -151,7 +132,7 @@ static int orphan_cb(const char *name, void *ctx)
 	pid = strtol(name + strlen(INSTANCE_PREFIX), &end, 10);
 	if (errno || *end || pid <= 0 || end == name + strlen(INSTANCE_PREFIX))
 		return 0;
-	if (pid != getpid() && pid_is_ura((pid_t)pid))
+	if (pid != getpid() && pid_is_ura_trace((pid_t)pid))
 		return 0;
 	inst = tracefs_instance_alloc(NULL, name);
 	if (!inst)
