@@ -80,6 +80,7 @@ UNITS := $(wildcard systemd/*.service systemd/*.timer)
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_OBJS := $(UNIT_SRCS:.c=.o) tests/unit/runner.o
 UNIT_DEPS := src/log.o src/util.o src/dump.o src/mountinfo.o src/resolve.o src/pageset.o \
+	src/trace-demand.o src/trace-root.o src/rakb.o src/trace-assemble.o src/trace-btrfs.o \
 	src/replay.o src/schedule.o src/devmodel.o src/devprobe.o src/devcache.o src/cgroup.o src/blockdev.o src/cli-trace.o src/cli-replay.o src/cli-dump.o
 FUZZ_TARGETS := tests/fuzz/fuzz-pack tests/fuzz/fuzz-mountinfo
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Decoded events -> a pageset: which pages were added, which demanded (the fault-around model) */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,22 @@ void demand_fini(struct trace_demand *d)
 	d->last_fault = NULL;
 	pageset_free(d->pages);
 	d->pages = NULL;
+}
+
+/* "time pid event dev ino first last|order|address": URA_TRACE_EVENTS, read by bench/ scripts */
+static void print_event(FILE *f, const struct trace_event *ev, uint64_t rel_ns)
+{
+	static const char *const names[TRACE_NR_EVENTS] = { "add", "fault", "get", "map", "pf" };
+
+	if (ev->type == TRACE_EVENT_PF_USER) {
+		fprintf(f, "%" PRIu64 " %d pf %" PRIx64 " %" PRIx64 " %" PRIx64 "\n", rel_ns, ev->pid,
+			ev->address, ev->ip, ev->error_code);
+		return;
+	}
+	fprintf(f, "%" PRIu64 " %d %s %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", rel_ns,
+		ev->pid, names[ev->type], ev->dev, ev->ino, ev->first,
+		ev->type == TRACE_EVENT_ADD ? (uint64_t)ev->order :
+		ev->type == TRACE_EVENT_FAULT ? 0 : ev->last);	/* a fault has no last_index */
 }
 
 static uint64_t rel_time(struct trace_demand *d, uint64_t ts)
@@ -119,7 +136,7 @@ int demand_feed(struct trace_demand *d, const struct trace_event *ev)
 	d->counts[ev->type]++;
 	rts = rel_time(d, ev->ts);
 	if (d->event_log)
-		trace_event_print(d->event_log, ev, rts);
+		print_event(d->event_log, ev, rts);
 	switch (ev->type) {
 	case TRACE_EVENT_PF_USER: {
 		struct fault_slot *fault = &d->last_fault[(unsigned)ev->pid % FAULT_TABLE_SIZE];

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The page-cache events ura reads, and the decoder from a tep record to a plain struct */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 
 #include <event-parse.h>
@@ -123,19 +122,4 @@ int trace_decoder_decode(const struct trace_decoder *d, const struct tep_record 
 		break;
 	}
 	return 1;
-}
-
-void trace_event_print(FILE *f, const struct trace_event *ev, uint64_t rel_ns)
-{
-	static const char *const names[TRACE_NR_EVENTS] = { "add", "fault", "get", "map", "pf" };
-
-	if (ev->type == TRACE_EVENT_PF_USER) {
-		fprintf(f, "%" PRIu64 " %d pf %" PRIx64 " %" PRIx64 " %" PRIx64 "\n", rel_ns, ev->pid,
-			ev->address, ev->ip, ev->error_code);
-		return;
-	}
-	fprintf(f, "%" PRIu64 " %d %s %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", rel_ns,
-		ev->pid, names[ev->type], ev->dev, ev->ino, ev->first,
-		ev->type == TRACE_EVENT_ADD ? (uint64_t)ev->order :
-		ev->type == TRACE_EVENT_FAULT ? 0 : ev->last);	/* a fault has no last_index */
 }

@@ -5,7 +5,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 struct tep_handle;
 struct tep_record;
@@ -67,13 +66,5 @@ bool trace_decoder_knows(const struct trace_decoder *d, enum trace_event_type ty
  */
 int trace_decoder_decode(const struct trace_decoder *d, const struct tep_record *rec,
 			 struct trace_event *ret);
-
-/**
- * trace_event_print() - "time pid event dev ino first last|order|address" on one line
- * @rel_ns: the event's time since the trace began
- *
- * The format of URA_TRACE_EVENTS, read by the scripts in bench/.
- */
-void trace_event_print(FILE *f, const struct trace_event *ev, uint64_t rel_ns);
 
 #endif
