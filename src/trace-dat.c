@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* trace-cmd input: the events of a trace.dat recording, decoded as a live trace's are */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -90,6 +91,7 @@ int dat_read(const char *path, struct trace_demand *d, unsigned *ret_info_flags,
 	struct dat_reader rd = { .demand = d };
 	struct tracecmd_input *h = NULL;
 	unsigned info_flags = 0;
+	bool get, map;
 	int r;
 
 	if (access(path, R_OK) < 0) {
@@ -130,11 +132,21 @@ int dat_read(const char *path, struct trace_demand *d, unsigned *ret_info_flags,
 		goto out;
 	}
 
-	/* demand needs the read and fault-around events in the recording (their formats) */
-	sum->access_events = trace_decoder_knows(rd.decoder, TRACE_EVENT_GET_PAGES) &&
-			     trace_decoder_knows(rd.decoder, TRACE_EVENT_MAP_PAGES);
+	/*
+	 * A recording holds the events its maker chose: demand comes from the
+	 * read (get_pages) or fault-around (map_pages) events it has, as live.
+	 * With neither (additions and file faults only) every page counts as
+	 * demanded; with one, the pages only the other would show are speculative.
+	 */
+	get = trace_decoder_knows(rd.decoder, TRACE_EVENT_GET_PAGES);
+	map = trace_decoder_knows(rd.decoder, TRACE_EVENT_MAP_PAGES);
+	sum->access_events = get || map;
 	if (!sum->access_events)
 		info_flags |= URA_PACK_INFO_NO_ACCESS_EVENTS;
+	else if (!get || !map)
+		log_info("'%s' has no %s events: pages used only through %s count as speculative",
+			 path, trace_event_specs[get ? TRACE_EVENT_MAP_PAGES : TRACE_EVENT_GET_PAGES].name,
+			 get ? "mmap() fault-around" : "read()");
 	sum->mm_faults = rd.mm_faults;
 	sum->mm_fault_ns = rd.mm_fault_ns;
 	sum->lost_events = rd.lost;
