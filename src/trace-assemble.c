@@ -5,10 +5,14 @@
  * filesystems: statx, read_ahead_kb, residency) and build (the pack from those
  * facts alone, then an atomic write).
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -32,6 +36,15 @@
 #define RESOLVE_METHODS		(RESOLVE_HANDLE | RESOLVE_WALK)
 #define REUSE_SLACK_NS		(10ll * 1000 * 1000)	/* clock skew allowed in that check */
 
+/* Linux 6.5: the filesystem's UUID, on any of its files (not in older headers) */
+#ifndef FS_IOC_GETFSUUID
+struct fsuuid2 {
+	uint8_t len;
+	uint8_t uuid[16];
+};
+#define FS_IOC_GETFSUUID	_IOR(0x15, 0, struct fsuuid2)
+#endif
+
 /* Kernel dev_t (as in tracepoints): major << 20 | minor. */
 #define KDEV_MAJOR(d)		((unsigned)((d) >> 20))
 #define KDEV_MINOR(d)		((unsigned)((d) & 0xfffff))
@@ -47,6 +60,8 @@ struct found_file {
 	size_t fs;			/* index in found_fs */
 	char *path;			/* relative to the recorded mount point, owned */
 	struct statx stx;
+	bool has_generation;
+	uint32_t generation;		/* the inode generation (FS_IOC_GETVERSION) */
 	struct pageset_range *ranges;	/* owned */
 	size_t nranges;
 };
@@ -116,6 +131,86 @@ enum candidate_verdict {
 	FILE_OUTSIDE_ROOT,	/* not below --root */
 };
 
+/* A UUID written as 32 hex digits, dashes allowed between them; false for anything else. */
+static bool parse_uuid(const char *s, uint8_t ret[16])
+{
+	uint8_t u[16];
+	int n = 0;
+
+	for (; *s; s++) {
+		int v;
+
+		if (*s == '-')
+			continue;
+		if (!isxdigit((unsigned char)*s) || n == 32)
+			return false;
+		v = isdigit((unsigned char)*s) ? *s - '0' : (tolower((unsigned char)*s) - 'a' + 10);
+		u[n / 2] = (uint8_t)(n % 2 ? (u[n / 2] << 4) | v : v);
+		n++;
+	}
+	if (n != 32)
+		return false;
+	memcpy(ret, u, 16);
+	return true;
+}
+
+/*
+ * The UUID of the filesystem mounted at @mount_dir on @major:@minor: asked of
+ * the filesystem (FS_IOC_GETFSUUID, Linux 6.5), else the /dev/disk/by-uuid
+ * link to its device when the name is a 16-byte UUID (not a FAT serial).
+ */
+static bool fs_uuid(const char *mount_dir, unsigned major, unsigned minor, uint8_t ret[16])
+{
+	struct fsuuid2 fu = { .len = sizeof(fu.uuid) };
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+	int fd;
+
+	fd = open(mount_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+	if (fd >= 0) {
+		int r = ioctl(fd, FS_IOC_GETFSUUID, &fu);
+
+		close(fd);
+		if (r == 0 && fu.len == sizeof(fu.uuid)) {
+			memcpy(ret, fu.uuid, sizeof(fu.uuid));
+			return true;
+		}
+	}
+	d = opendir("/dev/disk/by-uuid");
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_name[0] == '.' ||
+		    fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISBLK(st.st_mode) ||
+		    st.st_rdev != makedev(major, minor))
+			continue;
+		found = parse_uuid(de->d_name, ret);
+	}
+	closedir(d);
+	return found;
+}
+
+/* The inode generation of @path, which must still be inode @ino. */
+static bool file_generation(const char *path, uint64_t ino, uint32_t *ret)
+{
+	struct stat st;
+	unsigned int gen = 0;	/* the kernel writes an int, whatever the ioctl number says */
+	bool ok;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return false;
+	ok = fstat(fd, &st) == 0 && st.st_ino == ino && ioctl(fd, FS_IOC_GETVERSION, &gen) == 0;
+	close(fd);
+	if (ok)
+		*ret = gen;
+	return ok;
+}
+
 /* The filesystem record for (@kdev, @mount_point), made on first use. */
 static int fs_slot(struct assembly *a, uint32_t kdev, const struct mount_entry *me,
 		   const char *mount_point, size_t *ret)
@@ -139,6 +234,8 @@ static int fs_slot(struct assembly *a, uint32_t kdev, const struct mount_entry *
 	n->rec.fstype = me ? me->fstype : "";
 	n->rec.source = me ? me->source : "";
 	n->rec.read_ahead_kb = rakb_during_trace(a->ra, n->rec.major, n->rec.minor);
+	if (me && fs_uuid(me->mount_point, n->rec.major, n->rec.minor, n->rec.uuid))
+		n->rec.flags |= URA_PACK_FS_HAS_UUID;
 	*ret = a->nfs++;
 	return 0;
 }
@@ -256,7 +353,7 @@ long assemble_keep_resident(const char *path, uint64_t size, struct pageset_rang
 	return r < 0 ? r : kept;
 }
 /*
- * The ranges of one named file (@full: its path now);
+ * The ranges and inode generation of one named file (@full: its path now);
  * with @resident, only its pages now in the page cache.
  * Return: 1 if it has ranges, 0 if none, -errno.
  */
@@ -285,6 +382,7 @@ static int gather_file(struct assembly *a, const struct pageset_file *traced, si
 		r = 0;
 		goto out;
 	}
+	file.has_generation = file_generation(full, stx->stx_ino, &file.generation);
 	m = realloc(a->files, (a->nfiles + 1) * sizeof(*m));
 	file.path = strdup(path);
 	if (!m || !file.path) {
@@ -594,6 +692,10 @@ static int build_file(struct assembly *a, struct ura_pack_builder *b, const stru
 	file.ino = stx->stx_ino;
 	file.size = stx->stx_size;
 	file.mtime_ns = (int64_t)stx->stx_mtime.tv_sec * 1000000000 + stx->stx_mtime.tv_nsec;
+	if (f->has_generation) {
+		file.flags |= URA_PACK_FILE_HAS_GENERATION;
+		file.generation = f->generation;
+	}
 	if (stx->stx_mask & STATX_BTIME) {
 		file.flags |= URA_PACK_FILE_HAS_BTIME;
 		file.btime_ns = (int64_t)stx->stx_btime.tv_sec * 1000000000 +

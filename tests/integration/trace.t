@@ -16,7 +16,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 46
+plan 47
 
 # --- a read: exactly the file's pages ---
 head -c $((100 * 4096 + 123)) /dev/urandom >"$M/read.bin"
@@ -24,6 +24,18 @@ head -c $((100 * 4096 + 123)) /dev/urandom >"$M/read.bin"
 ok "trace cat of an evicted file" trace "$T/read.pack" sh -c 'cat "$1" >/dev/null' - "$M/read.bin"
 ok "the pack is valid" timeout 10 "$URA_DUMP" "$T/read.pack"
 pack_ranges "$T/read.pack" "$M/read.bin" >"$T/read.ranges"
+# stable keys across boots: the filesystem's UUID (tune2fs says which) and the inode generation
+ok "the pack has the filesystem UUID and the file's inode generation" sh -c '
+	uuid=$(tune2fs -l "$4" | sed -n "s/^Filesystem UUID: *//p")
+	gen=$(lsattr -v "$3" | awk "{ print \$1 }")
+	"$1" --json "$2" | python3 -c "
+import json, sys
+p = json.load(sys.stdin)
+f = [f for f in p[\"files\"] if f[\"path\"] == sys.argv[1]][0]
+fs = p[\"filesystems\"][f[\"fs\"]]
+ok = fs[\"uuid\"] == sys.argv[2] and f.get(\"generation\") == int(sys.argv[3])
+sys.exit(0 if ok else (print(fs, f.get(\"generation\"), sys.argv[2:]), 1)[1])
+" "$3" "$uuid" "$gen"' - "$URA_DUMP" "$T/read.pack" "$M/read.bin" "$SCRATCH_LOOP"
 ok "it holds exactly the file's 101 pages, demanded" python3 -c '
 import sys
 pages = set(); dem = set()
