@@ -188,7 +188,7 @@ static int run(int argc, char **argv)
 	}
 	total = npick + ndel;
 	t0 = now();
-	r = resolve_inodes(mnt, major(st.st_dev), minor(st.st_dev), items, total, methods);
+	r = resolve_inodes(mnt, major(st.st_dev), minor(st.st_dev), items, total, methods, NULL);
 	t1 = now();
 	if (r < 0) {
 		errno = (int)-r;

@@ -648,11 +648,13 @@ static int resolve_by_walk(int root_fd, dev_t dev, struct wantset *ws)
  * Is the mount holding @fd numbered @dev in mountinfo? For btrfs, whose st_dev
  * is a subvolume's own anonymous device, this is how to tell that @dev (the
  * superblock's, as in the trace) is right. 0 yes, -EXDEV no, other -errno: no
- * way to know (no statx mount id, no /proc).
+ * way to know (no statx mount id, no /proc). @mounts: the mount table, or NULL to
+ * read /proc/self/mountinfo.
  */
-static int mount_dev_matches(int fd, dev_t dev)
+static int mount_dev_matches(int fd, dev_t dev, const struct mount_table *mounts)
 {
-	struct mount_table t = { 0 };
+	struct mount_table own = { 0 };
+	const struct mount_table *t = mounts;
 	struct statx stx;
 	int r;
 
@@ -660,24 +662,28 @@ static int mount_dev_matches(int fd, dev_t dev)
 		return -errno;
 	if (!(stx.stx_mask & STATX_MNT_ID))
 		return -EOPNOTSUPP;
-	r = mountinfo_read("/proc/self/mountinfo", &t);
-	if (r < 0)
-		return r;
+	if (!t) {
+		r = mountinfo_read("/proc/self/mountinfo", &own);
+		if (r < 0)
+			return r;
+		t = &own;
+	}
 	r = -ENOENT;
-	for (size_t i = 0; i < t.count; i++) {
-		const struct mount_entry *e = &t.entries[i];
+	for (size_t i = 0; i < t->count; i++) {
+		const struct mount_entry *e = &t->entries[i];
 
 		if (e->id == stx.stx_mnt_id) {
 			r = makedev(e->major, e->minor) == dev ? 0 : -EXDEV;
 			break;
 		}
 	}
-	mountinfo_free(&t);
+	mountinfo_free(&own);
 	return r;
 }
 
 long resolve_inodes(const char *mount_dir, unsigned major, unsigned minor,
-		    struct resolve_item *items, size_t n, unsigned methods)
+		    struct resolve_item *items, size_t n, unsigned methods,
+		    const struct mount_table *mounts)
 {
 	struct wantset ws = { 0 };
 	struct statfs sfs;
@@ -700,7 +706,7 @@ long resolve_inodes(const char *mount_dir, unsigned major, unsigned minor,
 		 * Anything else is another filesystem (say, mounted over this one).
 		 */
 		if (fstatfs(root_fd, &sfs) < 0 || sfs.f_type != BTRFS_SUPER_MAGIC ||
-		    mount_dev_matches(root_fd, dev) == -EXDEV) {
+		    mount_dev_matches(root_fd, dev, mounts) == -EXDEV) {
 			r = -EXDEV;
 			goto out;
 		}

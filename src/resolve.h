@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct mount_table;
+
 /* One inode to name. */
 struct resolve_item {
 	uint64_t ino;
@@ -24,6 +26,8 @@ enum resolve_method {
  * @items: inodes to name; items[i].path is set for each one found
  * @n: count of @items
  * @methods: RESOLVE_* to try, fast path first, walk for what is left
+ * @mounts: the mount table (on btrfs, to check @major:@minor against the mount
+ *	holding @mount_dir), or NULL to read /proc/self/mountinfo when needed
  *
  * The walk uses d_ino from getdents64 (no stat per entry), never crosses into
  * another mount, btrfs subvolume or symlink, and stops as soon as every wanted
@@ -50,7 +54,8 @@ enum resolve_method {
  * the paths set so far stay set (the caller frees them).
  */
 long resolve_inodes(const char *mount_dir, unsigned major, unsigned minor,
-		    struct resolve_item *items, size_t n, unsigned methods);
+		    struct resolve_item *items, size_t n, unsigned methods,
+		    const struct mount_table *mounts);
 
 /*
  * resolve_subvolumes() - the btrfs subvolumes reachable below a mount

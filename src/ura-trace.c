@@ -1,22 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* ura-trace: record what a command or the boot brings into the page cache, as a pack */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli-trace.h"
 #include "exit-codes.h"
 #include "log.h"
-#include "record.h"
-#include "trace-measure.h"
-#include "tracer.h"
+#include "trace-run.h"
+#include "trace-tracer.h"
+
+#define MIB	(1024.0 * 1024.0)
+
+/* The one-line summary, or JSON with @json. */
+static void print_summary(FILE *f, const struct trace_summary *s, bool json)
+{
+	if (json) {
+		fprintf(f, "{\"files\":%" PRIu64 ",\"ranges\":%" PRIu64 ",\"bytes\":%" PRIu64
+			",\"demanded_bytes\":%" PRIu64 ",\"speculative_bytes\":%" PRIu64
+			",\"metadata_bytes\":%" PRIu64 ",\"metadata_ranges\":%" PRIu64
+			",\"lost_events\":%" PRIu64 ",\"unresolved_inodes\":%" PRIu64
+			",\"unresolved_bytes\":%" PRIu64 ",\"pseudo_fs_files\":%" PRIu64
+			",\"outside_root_files\":%" PRIu64 ",\"events\":%" PRIu64
+			",\"page_cache_additions\":%" PRIu64 ",\"pages_added\":%" PRIu64
+			",\"filemap_faults\":%" PRIu64 ",\"mm_faults\":%" PRIu64
+			",\"access_events\":%s,\"seconds\":%.3f}\n",
+			s->files, s->ranges, s->bytes, s->demanded_bytes, s->speculative_bytes,
+			s->meta_bytes, s->meta_ranges, s->lost_events, s->unresolved_inodes,
+			s->unresolved_bytes, s->skipped_pseudo, s->outside_root, s->events,
+			s->add_events, s->added_pages, s->fault_events, s->mm_faults,
+			s->access_events ? "true" : "false", s->seconds);
+		return;
+	}
+	fprintf(f, "%s: %" PRIu64 " files, %" PRIu64 " ranges, %.1f MiB (demanded %.1f MiB, "
+		"speculative %.1f MiB), metadata %.1f MiB, %" PRIu64 " lost events, %" PRIu64
+		" unresolved inodes, %.2f s\n", program_invocation_short_name, s->files, s->ranges,
+		(double)s->bytes / MIB, (double)s->demanded_bytes / MIB,
+		(double)s->speculative_bytes / MIB, (double)s->meta_bytes / MIB, s->lost_events,
+		s->unresolved_inodes, s->seconds);
+}
 
 int main(int argc, char *argv[])
 {
 	struct trace_options o;
-	struct record_summary sum;
-	struct record_opts ro;
+	struct trace_summary sum;
 	int r;
 
 	r = trace_parse_args(argc, argv, &o);
@@ -25,59 +53,36 @@ int main(int argc, char *argv[])
 	log_set_level(LOG_LVL_INFO + o.verbosity);
 	tracer_setup_logging(o.verbosity);
 
-	ro = (struct record_opts){
-		.pack = o.pack,
-		.argv = o.argv,
-		.system = o.system,
-		.duration_ns = o.duration_ns,
-		.until_idle_ns = o.until_idle_ns,
-		.cold = o.cold,
-		.read_ahead_kb = o.read_ahead_kb,
-		.root = o.root,
-		.input = o.input,
-		.buffer_kb = o.buffer_kb,
-		.no_access_events = o.events == TRACE_EVENTS_ADD,
-		.no_fault_addresses = o.events != TRACE_EVENTS_ALL,
-		.verbose = o.verbosity,
-	};
-
-	if (o.input) {
-		r = record_from_trace_dat(&ro, &sum);
-		if (r < 0)	/* reported */
+	r = trace_run(&o, &sum);
+	if (r < 0) {
+		/* reported by trace_run(), except what has an exit code of its own */
+		if (o.input)
 			return sum.bad_input ? EXIT_NOINPUT : EXIT_FAIL;
-		if (!o.json && o.verbosity >= 0)
-			printf("Page-cache additions: %llu (%llu pages)\nFile faults:          %llu\n"
-			       "Page faults:          %llu (%.6f s)\n",
-			       (unsigned long long)sum.add_events, (unsigned long long)sum.added_pages,
-			       (unsigned long long)sum.fault_events, (unsigned long long)sum.mm_faults,
-			       (double)sum.mm_fault_ns / 1e9);
-	} else {
-		if (geteuid() != 0) {
-			log_err("tracing needs root");
+		if (sum.not_root)
 			return EXIT_NOPERM;
-		}
-		r = record_trace(&ro, &sum);
 		if (r == -ENOEXEC)
 			return sum.exit_status;
 		if (r == -EINTR)
 			return sum.exit_status ? sum.exit_status : EXIT_FAIL;
-		if (r < 0) {
-			if (!sum.tracing_unavailable)
-				return EXIT_FAIL;	/* reported by record_trace() */
-			if (r == -ENOENT || r == -ENODEV) {
-				log_err("cannot trace: %s", r == -ENOENT ? "no tracefs" :
-					"no filemap:mm_filemap_add_to_page_cache event");
-				return EXIT_UNAVAILABLE;
-			}
-			log_err("cannot trace: %s", strerror(-r));
-			return EXIT_NOPERM;
+		if (!sum.tracing_unavailable)
+			return EXIT_FAIL;
+		if (r == -ENOENT || r == -ENODEV) {
+			log_err("cannot trace: %s", r == -ENOENT ? "no tracefs" :
+				"no filemap:mm_filemap_add_to_page_cache event");
+			return EXIT_UNAVAILABLE;
 		}
+		log_err("cannot trace: %s", strerror(-r));
+		return EXIT_NOPERM;
 	}
-	if (!o.input && sum.pack_written && o.probe >= 0)
-		trace_measure_devices(o.pack, o.probe > 0);
+	if (o.input && !o.json && o.verbosity >= 0)
+		printf("Page-cache additions: %llu (%llu pages)\nFile faults:          %llu\n"
+		       "Page faults:          %llu (%.6f s)\n",
+		       (unsigned long long)sum.add_events, (unsigned long long)sum.added_pages,
+		       (unsigned long long)sum.fault_events, (unsigned long long)sum.mm_faults,
+		       (double)sum.mm_fault_ns / 1e9);
 	if (o.json)
-		record_print_summary(stdout, &sum, true);
+		print_summary(stdout, &sum, true);
 	else if (o.verbosity >= 0)
-		record_print_summary(stderr, &sum, false);
+		print_summary(stderr, &sum, false);
 	return o.input || o.system ? EXIT_OK : sum.exit_status;
 }

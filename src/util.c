@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Small helpers shared by the tools: number parsing, clocks, JSON strings */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -183,4 +184,21 @@ char *path_join(const char *dir, const char *rel)
 		s[dl++] = '/';
 	memcpy(s + dl, rel, rl + 1);
 	return s;
+}
+
+bool pid_is_ura_trace(pid_t pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;	/* cannot tell: assume it runs */
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return strncmp(comm, "ura-trace", 9) == 0;
 }

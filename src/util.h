@@ -3,8 +3,10 @@
 #ifndef URA_UTIL_H
 #define URA_UTIL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* Parse a whole decimal unsigned number; 0 or -EINVAL / -ERANGE. *ret untouched on failure. */
 int parse_u64(const char *s, uint64_t *ret);
@@ -24,5 +26,11 @@ void json_string(FILE *f, const char *s);
 
 /* Join a mount point and a relative path ("/" + "etc/x" gives "/etc/x"); malloc()ed or NULL. */
 char *path_join(const char *dir, const char *rel);
+
+/*
+ * Is @pid a running ura-trace? Pids are reused, so its name is checked too;
+ * when /proc cannot tell, the answer is yes (leave its instance or state alone).
+ */
+bool pid_is_ura_trace(pid_t pid);
 
 #endif

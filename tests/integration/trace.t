@@ -16,7 +16,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 44
+plan 47
 
 # --- a read: exactly the file's pages ---
 head -c $((100 * 4096 + 123)) /dev/urandom >"$M/read.bin"
@@ -24,6 +24,18 @@ head -c $((100 * 4096 + 123)) /dev/urandom >"$M/read.bin"
 ok "trace cat of an evicted file" trace "$T/read.pack" sh -c 'cat "$1" >/dev/null' - "$M/read.bin"
 ok "the pack is valid" timeout 10 "$URA_DUMP" "$T/read.pack"
 pack_ranges "$T/read.pack" "$M/read.bin" >"$T/read.ranges"
+# stable keys across boots: the filesystem's UUID (tune2fs says which) and the inode generation
+ok "the pack has the filesystem UUID and the file's inode generation" sh -c '
+	uuid=$(tune2fs -l "$4" | sed -n "s/^Filesystem UUID: *//p")
+	gen=$(lsattr -v "$3" | awk "{ print \$1 }")
+	"$1" --json "$2" | python3 -c "
+import json, sys
+p = json.load(sys.stdin)
+f = [f for f in p[\"files\"] if f[\"path\"] == sys.argv[1]][0]
+fs = p[\"filesystems\"][f[\"fs\"]]
+ok = fs[\"uuid\"] == sys.argv[2] and f.get(\"generation\") == int(sys.argv[3])
+sys.exit(0 if ok else (print(fs, f.get(\"generation\"), sys.argv[2:]), 1)[1])
+" "$3" "$uuid" "$gen"' - "$URA_DUMP" "$T/read.pack" "$M/read.bin" "$SCRATCH_LOOP"
 ok "it holds exactly the file's 101 pages, demanded" python3 -c '
 import sys
 pages = set(); dem = set()
@@ -194,6 +206,10 @@ sys.exit(0 if paths == [\"/read.bin\"] else (print(paths), 1)[1])
 # Function tracing is locked down on some machines (EPERM on ftrace_enabled and
 # set_ftrace_filter, which trace-cmd writes even for event-only recordings): give trace-cmd
 # dummies for those files in a private mount namespace, and an instance of its own.
+# The events to record; TC_ACCESS_EVENTS adds the fault-around ones a live trace enables (same
+# fault filter), but not mm_filemap_get_pages: a recording made for mmap()ed programs.
+TC_EVENTS="-e filemap:mm_filemap_add_to_page_cache -e filemap:mm_filemap_fault"
+TC_ACCESS_EVENTS="-e filemap:mm_filemap_map_pages -e exceptions:page_fault_user -f !(error_code&2)"
 tc_record() { # DAT CMD...
 	local dat=$1 inst=uratest$$ d f r saved
 	shift
@@ -202,7 +218,7 @@ tc_record() { # DAT CMD...
 	: >"$T/dummy"
 	echo 1 >"$T/ftrace_enabled"
 	mkdir "$TRACEFS/instances/$inst" || return 1
-	timeout 60 unshare -m bash -c '
+	TC_EVENTS=$TC_EVENTS timeout 60 unshare -m bash -c '
 		T=$1 TRACEFS=$2 inst=$3 dat=$4
 		shift 4
 		mount --bind "$T/ftrace_enabled" /proc/sys/kernel/ftrace_enabled 2>/dev/null
@@ -212,8 +228,7 @@ tc_record() { # DAT CMD...
 				[ -e "$d/$f" ] && mount --bind "$T/dummy" "$d/$f"
 			done
 		done
-		trace-cmd record -B "$inst" -e filemap:mm_filemap_add_to_page_cache \
-			-e filemap:mm_filemap_fault -o "$dat" "$@"' - "$T" "$TRACEFS" "$inst" "$dat" "$@" \
+		trace-cmd record -B "$inst" $TC_EVENTS -o "$dat" "$@"' - "$T" "$TRACEFS" "$inst" "$dat" "$@" \
 		>/dev/null 2>&1
 	r=$?
 	rmdir "$TRACEFS/instances/$inst" 2>/dev/null
@@ -232,6 +247,31 @@ if command -v trace-cmd >/dev/null && tc_record "$T/trace.dat" cat "$M/read.bin"
 else
 	skip "trace-cmd cannot record here"
 	skip "trace-cmd cannot record here"
+fi
+# with fault-around events (no get_pages): demanded and speculative pages as live
+"$HELPERS/evict" "$M/map.bin"
+if command -v trace-cmd >/dev/null && [ -e "$TRACEFS/events/filemap/mm_filemap_map_pages" ] &&
+	TC_EVENTS="$TC_EVENTS $TC_ACCESS_EVENTS" tc_record "$T/access.dat" \
+		"$HELPERS/touch-pages" "$M/map.bin" 100 500 900; then
+	timeout 60 "$URA_TRACE" -q --pack "$T/access.pack" --input "$T/access.dat"
+	pack_ranges "$T/access.pack" "$M/map.bin" >"$T/access.ranges"
+	ok "--input with access events: touched pages demanded, readahead speculative" python3 -c '
+import sys
+pages = set(); dem = set()
+for line in open(sys.argv[1]):
+    first, count, d = map(int, line.split())
+    pages.update(range(first, first + count))
+    if d: dem.update(range(first, first + count))
+good = {100, 500, 900} <= dem and pages - dem
+good = good and all(min(abs(p - t) for t in (100, 500, 900)) <= 16 for p in dem)
+sys.exit(0 if good else (print("demanded", sorted(dem), "all", len(pages)), 1)[1])
+' "$T/access.ranges"
+	ok "and the pack says it had access events" sh -c '
+		"$1" --json "$2" | grep -F "\"access_events\": true" >/dev/null' - "$URA_DUMP" \
+		"$T/access.pack"
+else
+	skip "trace-cmd cannot record access events here"
+	skip "trace-cmd cannot record access events here"
 fi
 
 # --- orphans and read_ahead_kb ---

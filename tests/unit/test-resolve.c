@@ -94,7 +94,7 @@ static long resolve(struct resolve_item *items, size_t n, unsigned methods)
 	unsigned ma, mi;
 
 	root_dev(&ma, &mi);
-	return resolve_inodes(root, ma, mi, items, n, methods);
+	return resolve_inodes(root, ma, mi, items, n, methods, NULL);
 }
 
 static void items_free(struct resolve_item *items, size_t n)
@@ -407,13 +407,13 @@ START_TEST(test_errors)
 	struct stat st;
 	char *missing = in_root("missing");
 
-	ck_assert_int_eq(resolve_inodes(missing, 0, 0, &item, 1, RESOLVE_WALK), -ENOENT);
+	ck_assert_int_eq(resolve_inodes(missing, 0, 0, &item, 1, RESOLVE_WALK, NULL), -ENOENT);
 	free(missing);
 	ck_assert_int_eq(statfs(root, &sfs), 0);
 	ck_assert_int_eq(stat(root, &st), 0);
 	if (sfs.f_type != 0x9123683E) {	/* btrfs reports subvolume devices, so it is lenient */
 		ck_assert_int_eq(resolve_inodes(root, major(st.st_dev) + 1, minor(st.st_dev), &item,
-						1, RESOLVE_WALK),
+						1, RESOLVE_WALK, NULL),
 				 -EXDEV);
 	}
 	ck_assert_ptr_null(item.path);
@@ -503,7 +503,7 @@ START_TEST(test_bind_of_subdir)
 	for (size_t k = 0; k < 2; k++) {
 		unsigned m = both_methods[k];
 
-		ck_assert_int_eq(resolve_inodes(view, ma, mi, items, 2, m), 1);
+		ck_assert_int_eq(resolve_inodes(view, ma, mi, items, 2, m, NULL), 1);
 		ck_assert_str_eq(items[0].path, "in-sub");
 		ck_assert_ptr_null(items[1].path);
 		items_free(items, 2);
@@ -714,14 +714,14 @@ START_TEST(test_btrfs_subvolume)
 	ck_assert_int_eq(mount(dev, view, "btrfs", 0, "subvol=sub"), 0);
 	mount_dev(real_view, &ma, &mi);
 
-	ck_assert_int_eq(resolve_inodes(view, ma, mi, &item, 1, RESOLVE_WALK | RESOLVE_HANDLE), 1);
+	ck_assert_int_eq(resolve_inodes(view, ma, mi, &item, 1, RESOLVE_WALK | RESOLVE_HANDLE, NULL), 1);
 	ck_assert_str_eq(item.path, "dir/file");
 	free(item.path);
 	item.path = NULL;
-	ck_assert_int_eq(resolve_inodes(view, ma, mi + 1000, &item, 1, RESOLVE_WALK), -EXDEV);
+	ck_assert_int_eq(resolve_inodes(view, ma, mi + 1000, &item, 1, RESOLVE_WALK, NULL), -EXDEV);
 	/* From the top level, the subvolume is another inode space: not entered */
 	mount_dev(real_top, &ma, &mi);
-	resolve_inodes(top, ma, mi, &item, 1, RESOLVE_WALK);
+	resolve_inodes(top, ma, mi, &item, 1, RESOLVE_WALK, NULL);
 	ck_assert_msg(!item.path || strncmp(item.path, "sub/", 4) != 0,
 		      "walked into a subvolume: '%s'", item.path);
 	free(item.path);

@@ -7,19 +7,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "trace-events.h"
+
 struct tep_handle;
 struct tep_record;
 struct tracer;
-
-/* The events ura can record; all but TRACER_ADD are optional. */
-enum tracer_event {
-	TRACER_ADD,		/* filemap:mm_filemap_add_to_page_cache */
-	TRACER_FAULT,		/* filemap:mm_filemap_fault */
-	TRACER_GET_PAGES,	/* filemap:mm_filemap_get_pages */
-	TRACER_MAP_PAGES,	/* filemap:mm_filemap_map_pages */
-	TRACER_PF_USER,		/* exceptions:page_fault_user (fault addresses) */
-	TRACER_NR_EVENTS,
-};
 
 struct tracer_opts {
 	bool system;		/* every process but @exclude_pid (and its children) */
@@ -28,9 +20,6 @@ struct tracer_opts {
 	bool access_events;	/* enable the optional filemap access events that exist */
 	bool fault_addresses;	/* also enable exceptions:page_fault_user where it exists */
 };
-
-/** tracer_event_names() - tracefs system and event name of @ev */
-void tracer_event_names(enum tracer_event ev, const char **system, const char **name);
 
 /* Called for each record read; return <0 to stop reading (that value is returned). */
 typedef int (*tracer_record_fn)(struct tep_record *rec, void *ctx);
@@ -71,10 +60,10 @@ void tracer_free(struct tracer *t);
 const char *tracer_instance_name(const struct tracer *t);
 
 /** tracer_has_event() - whether @ev exists on this kernel and is enabled */
-bool tracer_has_event(const struct tracer *t, enum tracer_event ev);
+bool tracer_has_event(const struct tracer *t, enum trace_event_type ev);
 
 /** tracer_event_id() - the event's common_type id, or -1 when it does not exist */
-int tracer_event_id(const struct tracer *t, enum tracer_event ev);
+int tracer_event_id(const struct tracer *t, enum trace_event_type ev);
 
 /** tracer_tep() - the event formats, for parsing records; owned by @t */
 struct tep_handle *tracer_tep(const struct tracer *t);

@@ -2,7 +2,6 @@
 /* ura-trace's own tracefs instance: page-cache events, PID filters, binary reads, lost events */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,22 +16,13 @@
 #include <kbuffer.h>
 
 #include "log.h"
-#include "tracer.h"
+#include "trace-events.h"
+#include "trace-tracer.h"
 #include "util.h"
 
 #define TRACEFS_DIR		"/sys/kernel/tracing"
 #define TRACEFS_MAGIC_NR	0x74726163
 #define INSTANCE_PREFIX		"ura-"
-
-static const struct {
-	const char *system, *name;
-} events[TRACER_NR_EVENTS] = {
-	[TRACER_ADD] = { "filemap", "mm_filemap_add_to_page_cache" },
-	[TRACER_FAULT] = { "filemap", "mm_filemap_fault" },
-	[TRACER_GET_PAGES] = { "filemap", "mm_filemap_get_pages" },
-	[TRACER_MAP_PAGES] = { "filemap", "mm_filemap_map_pages" },
-	[TRACER_PF_USER] = { "exceptions", "page_fault_user" },
-};
 
 /* Sub-buffers read from one CPU's ring buffer, and the record being looked at. */
 struct cpu_stream {
@@ -55,8 +45,8 @@ struct tracer {
 	struct cpu_stream *streams;	/* one per possible CPU */
 	int ncpus;
 	int page_size;			/* of a sub-buffer */
-	int ids[TRACER_NR_EVENTS];
-	bool enabled[TRACER_NR_EVENTS];
+	int ids[TRACE_NR_EVENTS];
+	bool enabled[TRACE_NR_EVENTS];
 	bool instance_created;
 	int pin_fd;			/* keeps the instance busy while it is ours */
 	char pid_filter[40];		/* "common_pid != N" where set_event_notrace_pid is missing */
@@ -129,24 +119,6 @@ static int ensure_tracefs(void)
 	return 0;
 }
 
-/* True when @pid is a running ura-trace (pids are reused: check the name too). */
-static bool pid_is_ura(pid_t pid)
-{
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return true;	/* cannot tell: keep it */
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	return strncmp(comm, "ura-trace", 9) == 0;
-}
-
 static int orphan_cb(const char *name, void *ctx)
 {
 	int *count = ctx;
@@ -160,7 +132,7 @@ static int orphan_cb(const char *name, void *ctx)
 	pid = strtol(name + strlen(INSTANCE_PREFIX), &end, 10);
 	if (errno || *end || pid <= 0 || end == name + strlen(INSTANCE_PREFIX))
 		return 0;
-	if (pid != getpid() && pid_is_ura((pid_t)pid))
+	if (pid != getpid() && pid_is_ura_trace((pid_t)pid))
 		return 0;
 	inst = tracefs_instance_alloc(NULL, name);
 	if (!inst)
@@ -252,22 +224,22 @@ static pid_t outer_pid(pid_t pid, const char *file)
 
 static int setup_events(struct tracer *t, const struct tracer_opts *o)
 {
-	for (int i = 0; i < TRACER_NR_EVENTS; i++) {
-		struct tep_event *ev = tep_find_event_by_name(t->tep, events[i].system,
-							     events[i].name);
+	for (int i = 0; i < TRACE_NR_EVENTS; i++) {
+		struct tep_event *ev = tep_find_event_by_name(t->tep, trace_event_specs[i].system,
+							     trace_event_specs[i].name);
 
 		t->ids[i] = ev ? ev->id : -1;
 		if (!ev) {
-			if (i == TRACER_ADD)
+			if (i == TRACE_EVENT_ADD)
 				return -ENODEV;
-			log_debug("event %s:%s not available", events[i].system, events[i].name);
+			log_debug("event %s:%s not available", trace_event_specs[i].system, trace_event_specs[i].name);
 			continue;
 		}
-		if (i != TRACER_ADD && i != TRACER_PF_USER && !o->access_events)
+		if (i != TRACE_EVENT_ADD && i != TRACE_EVENT_PF_USER && !o->access_events)
 			continue;
-		if (i == TRACER_PF_USER && !o->fault_addresses)
+		if (i == TRACE_EVENT_PF_USER && !o->fault_addresses)
 			continue;
-		if (i == TRACER_PF_USER) {
+		if (i == TRACE_EVENT_PF_USER) {
 			char filter[96];
 
 			if (t->pid_filter[0])
@@ -275,17 +247,17 @@ static int setup_events(struct tracer *t, const struct tracer_opts *o)
 					 PF_USER_FILTER);
 			else
 				snprintf(filter, sizeof(filter), "%s", PF_USER_FILTER);
-			if (tracefs_event_file_write(t->inst, events[i].system, events[i].name,
+			if (tracefs_event_file_write(t->inst, trace_event_specs[i].system, trace_event_specs[i].name,
 						     "filter", filter) < 0)
-				log_debug("cannot filter %s: %s", events[i].name, strerror(errno));
+				log_debug("cannot filter %s: %s", trace_event_specs[i].name, strerror(errno));
 		}
-		if (tracefs_event_enable(t->inst, events[i].system, events[i].name) < 0) {
+		if (tracefs_event_enable(t->inst, trace_event_specs[i].system, trace_event_specs[i].name) < 0) {
 			int r = errno ? -errno : -EIO;
 
-			if (i == TRACER_ADD)
+			if (i == TRACE_EVENT_ADD)
 				return r;
-			log_warn("cannot enable event %s:%s: %s, skipping", events[i].system,
-				 events[i].name, strerror(-r));
+			log_warn("cannot enable event %s:%s: %s, skipping", trace_event_specs[i].system,
+				 trace_event_specs[i].name, strerror(-r));
 			continue;
 		}
 		t->enabled[i] = true;
@@ -372,10 +344,10 @@ int tracer_new(const struct tracer_opts *o, struct tracer **ret)
 			snprintf(t->pid_filter, sizeof(t->pid_filter), "common_pid != %d",
 				 (int)outer_pid(o->exclude_pid, "/proc/self/status"));
 			snprintf(buf, sizeof(buf), "%s", t->pid_filter);
-			for (int i = 0; i < TRACER_NR_EVENTS; i++) {
-				if (tracefs_event_file_write(t->inst, events[i].system,
-							     events[i].name, "filter", buf) < 0 &&
-				    i == TRACER_ADD) {
+			for (int i = 0; i < TRACE_NR_EVENTS; i++) {
+				if (tracefs_event_file_write(t->inst, trace_event_specs[i].system,
+							     trace_event_specs[i].name, "filter", buf) < 0 &&
+				    i == TRACE_EVENT_ADD) {
 					r = errno ? -errno : -EIO;
 					goto out;
 				}
@@ -423,25 +395,19 @@ void tracer_free(struct tracer *t)
 	free(t);
 }
 
-void tracer_event_names(enum tracer_event ev, const char **system, const char **name)
-{
-	*system = events[ev].system;
-	*name = events[ev].name;
-}
-
 const char *tracer_instance_name(const struct tracer *t)
 {
 	return t->name;
 }
 
-bool tracer_has_event(const struct tracer *t, enum tracer_event ev)
+bool tracer_has_event(const struct tracer *t, enum trace_event_type ev)
 {
-	return ev < TRACER_NR_EVENTS && t->enabled[ev];
+	return ev < TRACE_NR_EVENTS && t->enabled[ev];
 }
 
-int tracer_event_id(const struct tracer *t, enum tracer_event ev)
+int tracer_event_id(const struct tracer *t, enum trace_event_type ev)
 {
-	return ev < TRACER_NR_EVENTS ? t->ids[ev] : -1;
+	return ev < TRACE_NR_EVENTS ? t->ids[ev] : -1;
 }
 
 struct tep_handle *tracer_tep(const struct tracer *t)

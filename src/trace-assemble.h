@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A traced pageset -> a pack: name the inodes, check them, gather their facts, then build */
+#ifndef URA_TRACE_ASSEMBLE_H
+#define URA_TRACE_ASSEMBLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mount_table;
+struct pageset_range;
+struct rakb_state;
+struct trace_demand;
+struct trace_summary;
+
+struct assemble_opts {
+	const char *pack;		/* the pack to write */
+	const char *root;		/* canonical --root (root_canonical()), or NULL */
+	char **argv;			/* the command traced, for the pack's info, or NULL */
+	bool from_recording;		/* --input: the page cache now tells nothing of the trace */
+	unsigned read_ahead_kb;		/* --read-ahead-kb, for the pack's info (0: not forced) */
+	unsigned info_flags;		/* URA_PACK_INFO_* */
+	uint64_t duration_ns;		/* length of the trace */
+};
+
+/**
+ * assemble_pack() - name the traced inodes and write the pack
+ * @o: options
+ * @d: the trace's pages and times
+ * @mt: the mounts now (after the trace)
+ * @ra: read_ahead_kb forced during the trace, or NULL
+ * @sum: counts of files, ranges, bytes, unresolved and left-out files are added;
+ *	@sum->lost_events goes into the pack; @sum->pack_written is set
+ *
+ * First every fact is gathered: the inodes are named (resolve, btrfs
+ * subvolumes), each name is checked to still be the traced inode (statx, birth
+ * time against inode reuse, not the pack or ura-trace itself, below --root),
+ * read_ahead_kb of each filesystem's device is read. Then the pack is built
+ * from those facts and written atomically. Logs its errors (one line).
+ *
+ * Return: 0 or -errno.
+ */
+int assemble_pack(const struct assemble_opts *o, const struct trace_demand *d,
+		  const struct mount_table *mt, const struct rakb_state *ra,
+		  struct trace_summary *sum);
+
+/**
+ * assemble_keep_resident() - keep of @ranges only the pages of @path now in the page cache
+ * @size: the file's size (pages past it are dropped)
+ * @ranges: malloc()ed, in page order; replaced on success
+ * @n: its length; updated
+ *
+ * A range whose pages cannot be looked at (say, the file cannot be opened) is
+ * kept whole.
+ * Return: the pages kept, or -ENOMEM.
+ */
+long assemble_keep_resident(const char *path, uint64_t size, struct pageset_range **ranges,
+			    size_t *n);
+
+#endif

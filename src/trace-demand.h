@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Decoded events -> a pageset: which pages were added, which demanded (the fault-around model) */
+#ifndef URA_TRACE_DEMAND_H
+#define URA_TRACE_DEMAND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace-events.h"
+
+struct pageset;
+struct fault_slot;
+
+/*
+ * The pages of one trace and the counts; callers read the fields, and change
+ * only @t0, @t0_real, @t0_from_first and @event_log.
+ */
+struct trace_demand {
+	struct pageset *pages;		/* owned */
+	uint64_t t0;			/* event time that is 0 in the pack */
+	int64_t t0_real;		/* @t0 on the wall clock, 0 if unknown */
+	bool t0_from_first;		/* --input: the first event sets @t0 */
+	uint64_t last_ts;		/* latest event time */
+	uint64_t last_add_ts;		/* latest addition's time */
+	uint64_t events, counts[TRACE_NR_EVENTS], added_pages;
+	int error;			/* the first -errno met (-ENOMEM), sticky */
+	FILE *event_log;		/* not owned: each event fed is printed there (URA_TRACE_EVENTS) */
+	struct fault_slot *last_fault;	/* private: the last fault address of each pid */
+};
+
+/** demand_init() - an empty model; 0 or -ENOMEM (@d then needs no demand_fini()) */
+int demand_init(struct trace_demand *d);
+
+/** demand_fini() - release what @d holds; a zeroed or finished @d is allowed */
+void demand_fini(struct trace_demand *d);
+
+/**
+ * demand_feed() - account one event, in time order per CPU
+ *
+ * An addition adds its pages; a file fault and a read (get_pages) are strong
+ * evidence of use; a fault-around window (map_pages) is evidence as the model
+ * above map_window() in trace-demand.c says; a user page fault names the page a
+ * following window of the same pid was for. Nonsensical events are skipped.
+ *
+ * Return: 0, or -ENOMEM (also kept in @d->error).
+ */
+int demand_feed(struct trace_demand *d, const struct trace_event *ev);
+
+#endif

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ura-trace's one entry point: trace live or read a recording, build the pack, probe */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli-trace.h"
+#include "log.h"
+#include "mountinfo.h"
+#include "rakb.h"
+#include "trace-assemble.h"
+#include "trace-dat.h"
+#include "trace-demand.h"
+#include "trace-measure.h"
+#include "trace-root.h"
+#include "trace-run.h"
+#include "trace-session.h"
+
+/* URA_TRACE_EVENTS=FILE: every event decoded, one a line, for bench/ analysis. */
+static FILE *open_event_log(void)
+{
+	const char *path = getenv("URA_TRACE_EVENTS");
+	FILE *f;
+
+	if (!path || !*path)
+		return NULL;
+	f = fopen(path, "we");
+	if (!f)
+		log_warn("cannot write '%s': %s, skipping", path, strerror(errno));
+	return f;
+}
+
+int trace_run(const struct trace_options *o, struct trace_summary *sum)
+{
+	struct assemble_opts ao = {
+		.pack = o->pack,
+		.argv = o->argv,
+		.from_recording = o->input != NULL,
+		.read_ahead_kb = o->read_ahead_kb,
+	};
+	struct mount_table mt = { 0 };
+	struct rakb_state ra = { 0 };
+	struct trace_demand d = { 0 };
+	char *root = NULL;
+	int r;
+
+	memset(sum, 0, sizeof(*sum));
+	if (!o->input && geteuid() != 0) {
+		log_err("tracing needs root");
+		sum->not_root = true;
+		return -EPERM;
+	}
+	r = root_canonical(o->root, &root);
+	if (r < 0) {
+		log_err("cannot use root '%s': %s", o->root, strerror(-r));
+		return r;
+	}
+	ao.root = root;
+	r = demand_init(&d);
+	if (r < 0) {
+		log_err("cannot start: %s", strerror(-r));
+		goto out;
+	}
+	d.event_log = open_event_log();
+
+	if (o->input)
+		r = dat_read(o->input, &d, &ao.info_flags, &ao.duration_ns, sum);
+	else
+		r = session_trace(o, root, &d, &ra, &ao.info_flags, &ao.duration_ns, sum);
+	if (r < 0)
+		goto out;
+	sum->events = d.events;
+	sum->add_events = d.counts[TRACE_EVENT_ADD];
+	sum->added_pages = d.added_pages;
+	sum->fault_events = d.counts[TRACE_EVENT_FAULT];
+
+	/* the mounts after the trace: a boot trace names files of filesystems mounted meanwhile */
+	r = mountinfo_read("/proc/self/mountinfo", &mt);
+	if (r < 0) {
+		log_err("cannot read '/proc/self/mountinfo': %s", strerror(-r));
+		goto out;
+	}
+	r = assemble_pack(&ao, &d, &mt, &ra, sum);
+	if (r < 0)
+		goto out;
+	if (!o->input && sum->pack_written && o->probe >= 0)
+		trace_measure_devices(o->pack, o->probe > 0);
+out:
+	rakb_free(&ra);
+	mountinfo_free(&mt);
+	if (d.event_log)
+		fclose(d.event_log);
+	demand_fini(&d);
+	free(root);
+	return r;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A live trace: the tracefs instance, the traced command or the system, the poll loop, signals */
+#ifndef URA_TRACE_SESSION_H
+#define URA_TRACE_SESSION_H
+
+#include <stdint.h>
+
+struct rakb_state;
+struct trace_demand;
+struct trace_options;
+struct trace_summary;
+
+/**
+ * session_trace() - trace a command (@o->argv) or the system (@o->system) into @d
+ * @o: the parsed command line
+ * @root: canonical --root, or NULL (the devices whose read_ahead_kb is forced)
+ * @d: an initialised demand model; gets every event
+ * @ra: zeroed; what --read-ahead-kb forced, already restored on return, kept
+ *	for the pack's records (the caller calls rakb_free())
+ * @ret_info_flags: URA_PACK_INFO_* the trace calls for
+ * @ret_duration_ns: length of the trace
+ * @sum: event counts, lost events, the command's exit status, tracing_unavailable
+ *
+ * The instance is gone on return, whatever happened; SIGINT, SIGTERM and
+ * SIGHUP are blocked while it runs (the first goes on to the command, a second
+ * one stops at once).
+ *
+ * Return: 0, or as trace_run() (-ENOEXEC, -EINTR, tracing unavailable, -errno).
+ */
+int session_trace(const struct trace_options *o, const char *root, struct trace_demand *d,
+		  struct rakb_state *ra, unsigned *ret_info_flags, uint64_t *ret_duration_ns,
+		  struct trace_summary *sum);
+
+#endif
