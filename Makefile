@@ -60,9 +60,9 @@ COMMON_OBJS := src/log.o src/util.o
 DUMP_OBJS := src/ura-dump.o src/dump.o src/pack-errors.o
 TRACE_OBJS := src/ura-trace.o src/trace-run.o src/trace-session.o src/trace-tracer.o \
 	src/trace-events.o src/trace-demand.o src/trace-dat.o src/trace-assemble.o src/trace-btrfs.o \
-	src/trace-root.o src/rakb.o src/mountinfo.o src/resolve.o src/pageset.o \
-	src/blockdev.o src/trace-measure.o src/devcache.o src/devprobe.o \
-	src/devmodel.o src/cgroup.o
+	src/trace-root.o src/rakb.o src/residency.o src/safeopen.o src/mountinfo.o src/resolve.o \
+	src/pageset.o src/fileid.o src/blockdev.o src/trace-measure.o src/devcache.o \
+	src/devprobe.o src/devmodel.o src/cgroup.o
 REPLAY_OBJS := src/ura-replay.o src/replay.o src/replay-plan.o src/replay-mounts.o \
 	src/replay-files.o src/replay-budget.o src/replay-inflight.o src/replay-report.o \
 	src/safeopen.o src/fileid.o src/residency.o src/schedule.o src/devmodel.o src/devprobe.o \
@@ -219,7 +219,7 @@ BENCH_PROGS := bench/resolve-bench bench/naive-replay bench/pack-bench
 .PHONY: bench
 bench: $(BENCH_PROGS)
 
-bench/resolve-bench: bench/resolve-bench.o src/resolve.o src/mountinfo.o
+bench/resolve-bench: bench/resolve-bench.o src/resolve.o src/safeopen.o src/mountinfo.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
 

@@ -19,6 +19,7 @@
 
 #include "mountinfo.h"
 #include "resolve.h"
+#include "safeopen.h"
 
 /* BTRFS_FIRST_FREE_OBJECTID: the inode number of every btrfs subvolume's root */
 #define BTRFS_SUBVOL_ROOT_INO	256
@@ -340,7 +341,7 @@ struct walk {
 	struct wantset *ws;
 	char *path;		/* the current directory, relative to the mount directory */
 	size_t path_cap;
-	bool no_openat2, no_noatime;
+	bool no_noatime;
 	bool files_only;	/* btrfs: regular files only (a subvolume's entry holds its id) */
 	bool list_subvols;	/* note nested btrfs subvolumes, walk everything */
 	char **subvols;
@@ -443,30 +444,13 @@ static int scan_dir(struct walk *wk, struct frame *f, char *dents)
 }
 
 /*
- * The mount id of @fd: from statx, else from a file handle (any kernel with
- * name_to_handle_at). -1 when neither can tell.
- */
-static long long mount_id_of(int fd)
-{
-	char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ] __attribute__((aligned(8)));
-	struct file_handle *fh = (struct file_handle *)buf;
-	struct statx stx;
-	int mnt;
-
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) == 0 && (stx.stx_mask & STATX_MNT_ID))
-		return (long long)stx.stx_mnt_id;
-	fh->handle_bytes = MAX_HANDLE_SZ;
-	if (name_to_handle_at(fd, "", fh, &mnt, AT_EMPTY_PATH) == 0)
-		return mnt;
-	return -1;
-}
-
-/*
  * Open a subdirectory without following symlinks or crossing into another
  * mount; RESOLVE_NO_XDEV refuses a mount point before the other filesystem is
  * read. The caller still compares st_dev (btrfs subvolumes are not mounts).
  * Without openat2 (old kernels, valgrind, seccomp filters), a mount point is
  * told by its mount id: a bind mount of the same filesystem keeps st_dev.
+ * (safeopen_walk() would also refuse a btrfs subvolume where the kernel tells
+ * no mount ids; here they are walked into.)
  */
 static int open_subdir(struct walk *wk, int dir_fd, const char *name)
 {
@@ -476,36 +460,27 @@ static int open_subdir(struct walk *wk, int dir_fd, const char *name)
 	if (!wk->no_noatime)
 		flags |= O_NOATIME;
 	for (;;) {
-		if (!wk->no_openat2) {
-			struct open_how how = {
-				.flags = (uint64_t)flags,
-				.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS |
-					   RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH,
-			};
+		fd = safeopen_openat2(dir_fd, name, flags, RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS |
+					RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH);
+		if (fd == -ENOSYS) {
+			uint64_t up, here;
 
-			fd = (int)syscall(SYS_openat2, dir_fd, name, &how, sizeof(how));
-			if (fd < 0 && (errno == ENOSYS || errno == E2BIG)) {
-				wk->no_openat2 = true;
-				continue;
-			}
-		} else {
 			fd = openat(dir_fd, name, flags);
-			if (fd >= 0) {
-				long long up = mount_id_of(dir_fd), here = mount_id_of(fd);
-
-				if (up >= 0 && here >= 0 && up != here) {
-					close(fd);
-					return -EXDEV;
-				}
+			if (fd < 0)
+				fd = -errno;
+			else if (safeopen_mount_id(dir_fd, &up) == 0 &&
+				 safeopen_mount_id(fd, &here) == 0 && up != here) {
+				close(fd);
+				return -EXDEV;
 			}
 		}
-		if (fd < 0 && errno == EPERM && (flags & O_NOATIME)) {
+		if (fd == -EPERM && (flags & O_NOATIME)) {
 			/* O_NOATIME needs ownership or CAP_FOWNER */
 			wk->no_noatime = true;
 			flags &= ~O_NOATIME;
 			continue;
 		}
-		return fd < 0 ? -errno : fd;
+		return fd;
 	}
 }
 
@@ -655,13 +630,12 @@ static int mount_dev_matches(int fd, dev_t dev, const struct mount_table *mounts
 {
 	struct mount_table own = { 0 };
 	const struct mount_table *t = mounts;
-	struct statx stx;
+	uint64_t id;
 	int r;
 
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0)
-		return -errno;
-	if (!(stx.stx_mask & STATX_MNT_ID))
-		return -EOPNOTSUPP;
+	r = safeopen_mount_id(fd, &id);
+	if (r < 0)
+		return r;
 	if (!t) {
 		r = mountinfo_read("/proc/self/mountinfo", &own);
 		if (r < 0)
@@ -672,7 +646,7 @@ static int mount_dev_matches(int fd, dev_t dev, const struct mount_table *mounts
 	for (size_t i = 0; i < t->count; i++) {
 		const struct mount_entry *e = &t->entries[i];
 
-		if (e->id == stx.stx_mnt_id) {
+		if (e->id == id) {
 			r = makedev(e->major, e->minor) == dev ? 0 : -EXDEV;
 			break;
 		}

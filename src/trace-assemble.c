@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
@@ -21,11 +20,13 @@
 
 #include <ura/pack.h>
 
+#include "fileid.h"
 #include "log.h"
 #include "mountinfo.h"
 #include "pageset.h"
 #include "rakb.h"
 #include "resolve.h"
+#include "residency.h"
 #include "trace-assemble.h"
 #include "trace-btrfs.h"
 #include "trace-demand.h"
@@ -197,17 +198,14 @@ static bool fs_uuid(const char *mount_dir, unsigned major, unsigned minor, uint8
 static bool file_generation(const char *path, uint64_t ino, uint32_t *ret)
 {
 	struct stat st;
-	unsigned int gen = 0;	/* the kernel writes an int, whatever the ioctl number says */
 	bool ok;
 	int fd;
 
 	fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return false;
-	ok = fstat(fd, &st) == 0 && st.st_ino == ino && ioctl(fd, FS_IOC_GETVERSION, &gen) == 0;
+	ok = fstat(fd, &st) == 0 && st.st_ino == ino && fileid_generation(fd, ret) == 0;
 	close(fd);
-	if (ok)
-		*ret = gen;
 	return ok;
 }
 
@@ -250,38 +248,17 @@ static uint64_t listed_pages(const struct pageset_file *f)
  * @ret[i] is 1 or 0. Only that window is mapped, whatever the file's size.
  * Return: 0, or -errno when it cannot tell.
  */
-static int mincore_range_resident(int fd, uint64_t size, uint64_t first, uint64_t count,
+static int range_resident(int fd, uint64_t size, uint64_t first, uint64_t count,
 			  unsigned char *ret)
 {
-	uint64_t psz = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t off = first * URA_PACK_PAGE_SIZE, end = (first + count) * URA_PACK_PAGE_SIZE, moff, mlen;
-	unsigned char *vec = NULL;
-	void *map;
-	int r = 0;
+	uint64_t off = first * URA_PACK_PAGE_SIZE, end = (first + count) * URA_PACK_PAGE_SIZE;
 
 	if (end > size)
 		end = size;
 	memset(ret, 0, count);
 	if (off >= end)
 		return 0;	/* past the end now */
-	moff = off / psz * psz;
-	mlen = end - moff;
-	map = mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, (off_t)moff);
-	if (map == MAP_FAILED)
-		return -errno;
-	vec = malloc((mlen + psz - 1) / psz);
-	if (!vec)
-		r = -ENOMEM;
-	else if (mincore(map, mlen, vec) < 0)
-		r = -errno;
-	for (uint64_t i = 0; r == 0 && i < count; i++) {
-		uint64_t b = (first + i) * URA_PACK_PAGE_SIZE;
-
-		ret[i] = b < end && (vec[(b - moff) / psz] & 1);
-	}
-	free(vec);
-	munmap(map, mlen);
-	return r;
+	return residency_map(fd, off, end - off, ret);
 }
 
 static int push_range(struct pageset_range **out, size_t *n, size_t *cap,
@@ -328,7 +305,7 @@ long assemble_keep_resident(const char *path, uint64_t size, struct pageset_rang
 			break;
 		}
 		flags = f;
-		if (fd < 0 || mincore_range_resident(fd, size, rg->first_page, rg->page_count, flags) < 0) {
+		if (fd < 0 || range_resident(fd, size, rg->first_page, rg->page_count, flags) < 0) {
 			r = push_range(&out, &nout, &cap, rg, rg->first_page, rg->page_count);
 			kept += (long)rg->page_count;
 			continue;
@@ -686,20 +663,13 @@ static int build_file(struct assembly *a, struct ura_pack_builder *b, const stru
 	uint32_t fi;
 	int r;
 
+	fileid_from_statx(&file, stx);		/* inode, size, mtime, birth time */
 	file.fs_index = fs_index[f->fs];
 	file.path = f->path;
 	file.path_len = strlen(f->path);
-	file.ino = stx->stx_ino;
-	file.size = stx->stx_size;
-	file.mtime_ns = (int64_t)stx->stx_mtime.tv_sec * 1000000000 + stx->stx_mtime.tv_nsec;
 	if (f->has_generation) {
 		file.flags |= URA_PACK_FILE_HAS_GENERATION;
 		file.generation = f->generation;
-	}
-	if (stx->stx_mask & STATX_BTIME) {
-		file.flags |= URA_PACK_FILE_HAS_BTIME;
-		file.btime_ns = (int64_t)stx->stx_btime.tv_sec * 1000000000 +
-				stx->stx_btime.tv_nsec;
 	}
 	r = ura_pack_builder_add_file(b, &file, &fi);
 	if (r < 0)
@@ -851,13 +821,19 @@ int assemble_pack(const struct assemble_opts *o, const struct trace_demand *d,
 		goto out;
 	r = ura_pack_builder_write(b, o->pack, 0644);
 	if (r < 0) {
-		log_err("cannot write pack '%s': %s", o->pack, strerror(-r));
+		if (r == -E2BIG)
+			log_err("cannot write pack '%s': %s", o->pack, ura_pack_builder_error(b));
+		else
+			log_err("cannot write pack '%s': %s", o->pack, strerror(-r));
 		logged = true;
 		goto out;
 	}
 	sum->pack_written = true;
 out:
-	if (r < 0 && !logged)
+	if (r < 0 && !logged && b && (r == -EINVAL || r == -E2BIG) &&
+	    strcmp(ura_pack_builder_error(b), "no error") != 0)
+		log_err("cannot build the pack: %s", ura_pack_builder_error(b));
+	else if (r < 0 && !logged)
 		log_err("cannot build the pack: %s", strerror(-r));
 	for (size_t i = 0; i < a.nfiles; i++) {
 		free(a.files[i].path);
