@@ -215,11 +215,15 @@ fuzz:
 	done
 
 # Benchmarks, run by hand as root (bench/*.sh build what they need with `make bench`).
-BENCH_PROGS := bench/resolve-bench bench/naive-replay bench/pack-bench
+BENCH_PROGS := bench/resolve-bench bench/naive-replay bench/pack-bench bench/demand-models
 .PHONY: bench
 bench: $(BENCH_PROGS)
 
 bench/resolve-bench: bench/resolve-bench.o src/resolve.o src/safeopen.o src/mountinfo.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+bench/demand-models: bench/demand-models.o src/trace-demand.o src/pageset.o $(LIB_A)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
 

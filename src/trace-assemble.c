@@ -158,7 +158,8 @@ static bool parse_uuid(const char *s, uint8_t ret[16])
 /*
  * The UUID of the filesystem mounted at @mount_dir on @major:@minor: asked of
  * the filesystem (FS_IOC_GETFSUUID, Linux 6.5), else the /dev/disk/by-uuid
- * link to its device when the name is a 16-byte UUID (not a FAT serial).
+ * link to its device when the name is a 16-byte UUID (not a FAT serial). An
+ * all-zero UUID counts as none.
  */
 static bool fs_uuid(const char *mount_dir, unsigned major, unsigned minor, uint8_t ret[16])
 {
@@ -173,7 +174,9 @@ static bool fs_uuid(const char *mount_dir, unsigned major, unsigned minor, uint8
 		int r = ioctl(fd, FS_IOC_GETFSUUID, &fu);
 
 		close(fd);
-		if (r == 0 && fu.len == sizeof(fu.uuid)) {
+		/* an all-zero UUID (some images are made so) tells filesystems apart no better */
+		if (r == 0 && fu.len == sizeof(fu.uuid) &&
+		    memcmp(fu.uuid, (uint8_t[16]){ 0 }, sizeof(fu.uuid)) != 0) {
 			memcpy(ret, fu.uuid, sizeof(fu.uuid));
 			return true;
 		}

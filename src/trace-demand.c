@@ -28,6 +28,7 @@ int demand_init(struct trace_demand *d)
 		return -ENOMEM;
 	for (int i = 0; i < FAULT_TABLE_SIZE; i++)
 		d->last_fault[i].page = UINT64_MAX;
+	d->near_pages = DEMAND_NEAR_PAGES;
 	r = pageset_new(&d->pages);
 	if (r < 0)
 		demand_fini(d);
@@ -79,12 +80,12 @@ static uint64_t rel_time(struct trace_demand *d, uint64_t ts)
  * unless the window was clipped at the start of the mapping (then the page
  * computed may lie past the window, and is ignored). The other pages of the
  * window are touched about half the time, whatever their position, so pages
- * within FAULT_NEAR_PAGES of the touched one count as demanded and the rest
+ * within DEMAND_NEAR_PAGES of the touched one count as demanded and the rest
  * as weak evidence (speculative if added): measured against runs at
  * read_ahead_kb 4, this keeps the demanded set near the true demand
- * (bench/trace-accuracy.sh). Without a fault address, the whole window counts.
+ * (bench/trace-accuracy.sh, bench/demand-models.c compares other distances).
+ * Without a fault address, the whole window counts.
  */
-#define FAULT_NEAR_PAGES	5
 #define FAULT_MAX_AGE_NS	(10ull * 1000 * 1000)
 
 static int map_window(struct trace_demand *d, const struct trace_event *ev, uint64_t rts)
@@ -113,7 +114,8 @@ static int map_window(struct trace_demand *d, const struct trace_event *ev, uint
 			break;
 		}
 	for (uint64_t i = first; i <= last; i++) {
-		bool near = page > last || (i + FAULT_NEAR_PAGES >= page && i <= page + FAULT_NEAR_PAGES);
+		bool near = page > last || d->near_pages < 0 ||
+			    (i + (uint64_t)d->near_pages >= page && i <= page + (uint64_t)d->near_pages);
 
 		if (cold && i != page && !pageset_is_added(d->pages, ev->dev, ev->ino, i, NULL))
 			continue;

@@ -9,12 +9,15 @@
 
 #include "trace-events.h"
 
+/* Pages of a fault-around window this near the touched one count as demanded. */
+#define DEMAND_NEAR_PAGES	5
+
 struct pageset;
 struct fault_slot;
 
 /*
  * The pages of one trace and the counts; callers read the fields, and change
- * only @t0, @t0_real, @t0_from_first and @event_log.
+ * only @t0, @t0_real, @t0_from_first, @event_log and @near_pages.
  */
 struct trace_demand {
 	struct pageset *pages;		/* owned */
@@ -26,6 +29,7 @@ struct trace_demand {
 	uint64_t events, counts[TRACE_NR_EVENTS], added_pages;
 	int error;			/* the first -errno met (-ENOMEM), sticky */
 	FILE *event_log;		/* not owned: each event fed is printed there (URA_TRACE_EVENTS) */
+	int near_pages;			/* DEMAND_NEAR_PAGES; -1: the whole window (bench/) */
 	struct fault_slot *last_fault;	/* private: the last fault address of each pid */
 };
 
