@@ -63,10 +63,11 @@ TRACE_OBJS := src/ura-trace.o src/trace-run.o src/trace-session.o src/trace-trac
 	src/trace-root.o src/rakb.o src/residency.o src/safeopen.o src/mountinfo.o src/resolve.o \
 	src/pageset.o src/fileid.o src/blockdev.o src/trace-measure.o src/devcache.o \
 	src/devprobe.o src/devmodel.o src/cgroup.o
-REPLAY_OBJS := src/ura-replay.o src/replay.o src/replay-plan.o src/replay-mounts.o \
-	src/replay-files.o src/replay-budget.o src/replay-inflight.o src/replay-report.o \
-	src/safeopen.o src/fileid.o src/residency.o src/schedule.o src/devmodel.o src/devprobe.o \
-	src/devcache.o src/cgroup.o src/mountinfo.o src/blockdev.o src/pack-errors.o
+REPLAY_OBJS := src/ura-replay.o src/replay.o src/replay-plan.o src/replay-devices.o \
+	src/replay-mounts.o src/replay-files.o src/replay-budget.o src/replay-inflight.o \
+	src/replay-report.o src/safeopen.o src/fileid.o src/residency.o src/schedule.o \
+	src/devmodel.o src/devprobe.o src/devcache.o src/cgroup.o src/mountinfo.o src/blockdev.o \
+	src/pack-errors.o
 
 # Objects that need the tracing libraries' headers.
 TRACING_OBJS := src/ura-trace.o src/trace-run.o src/trace-session.o src/trace-tracer.o \
@@ -82,10 +83,10 @@ UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_OBJS := $(UNIT_SRCS:.c=.o) tests/unit/runner.o
 UNIT_DEPS := src/log.o src/util.o src/dump.o src/mountinfo.o src/resolve.o src/pageset.o \
 	src/trace-demand.o src/trace-root.o src/rakb.o src/trace-assemble.o src/trace-btrfs.o \
-	src/replay.o src/replay-plan.o src/replay-mounts.o src/replay-files.o src/replay-budget.o \
-	src/replay-inflight.o src/replay-report.o src/safeopen.o src/fileid.o src/residency.o \
-	src/schedule.o src/devmodel.o src/devprobe.o src/devcache.o src/cgroup.o src/blockdev.o \
-	src/cli-trace.o src/cli-replay.o src/cli-dump.o
+	src/replay.o src/replay-plan.o src/replay-devices.o src/replay-mounts.o src/replay-files.o \
+	src/replay-budget.o src/replay-inflight.o src/replay-report.o src/safeopen.o src/fileid.o \
+	src/residency.o src/schedule.o src/devmodel.o src/devprobe.o src/devcache.o src/cgroup.o \
+	src/blockdev.o src/cli-trace.o src/cli-replay.o src/cli-dump.o
 FUZZ_TARGETS := tests/fuzz/fuzz-pack tests/fuzz/fuzz-mountinfo
 
 all: $(LIB_A) $(LIB_SO) $(PROGS) pkgconfig/libura.pc

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The replay plan: a pack -> the requests to issue. Per device, its limits and
- * cost model (measured, kept or guessed); per range, clipping at the recorded
- * size, the fault-around windows of demanded pages; metadata first; then
- * schedule.c merges and cuts the ranges into requests, and rotational devices
- * get physical order within time bins.
+ * The replay plan: a pack -> the requests to issue. Per range, clipping at the
+ * recorded size, the fault-around windows of demanded pages, duplicate files
+ * as one; then schedule.c merges and cuts the ranges into requests by each
+ * device's cost model (replay-devices.c), metadata goes first, and rotational
+ * devices get physical order within time bins.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,8 +17,6 @@
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 
-#include "blockdev.h"
-#include "devcache.h"
 #include "log.h"
 #include "replay-plan.h"
 
@@ -32,151 +30,45 @@ struct planner {
 	uint64_t clipped_bytes;		/* of ranges past the pack's file or the device's size */
 };
 
-/* ---- devices and their cost models ---- */
-
-static int device_index(struct planner *c, unsigned major, unsigned minor, uint32_t *ret)
-{
-	const struct replay_options *o = c->o;
-	struct sched_dev *d;
-	unsigned ra = 0, maxs = 0;
-	uint64_t cap;
-	size_t i;
-	void *p;
-
-	for (i = 0; i < c->p->ndev; i++)
-		if (c->p->devnum[i][0] == major && c->p->devnum[i][1] == minor) {
-			*ret = (uint32_t)i;
-			return 0;
-		}
-	/* a pack names a few devices: grow one at a time */
-	p = realloc(c->p->devs, (c->p->ndev + 1) * sizeof(*c->p->devs));
-	if (!p)
-		return -ENOMEM;
-	c->p->devs = p;
-	p = realloc(c->p->devnum, (c->p->ndev + 1) * sizeof(*c->p->devnum));
-	if (!p)
-		return -ENOMEM;
-	c->p->devnum = p;
-	d = &c->p->devs[c->p->ndev];
-	*d = (struct sched_dev){ 0 };
-	c->p->devnum[c->p->ndev][0] = major;
-	c->p->devnum[c->p->ndev][1] = minor;
-	(void)blockdev_get_read_ahead_kb(major, minor, &ra);
-	(void)blockdev_max_sectors_kb(major, minor, &maxs);
-	/* one readahead() reads at most max(read_ahead_kb, max request): never ask for more */
-	cap = (uint64_t)(ra > maxs ? ra : maxs) << 10;
-	if (!cap)
-		cap = REPLAY_FALLBACK_CHUNK;
-	d->chunk = o->chunk && o->chunk < cap ? o->chunk : cap;
-	d->chunk = d->chunk < URA_PACK_PAGE_SIZE ? URA_PACK_PAGE_SIZE : d->chunk & ~(URA_PACK_PAGE_SIZE - 1);
-	d->readahead = (uint64_t)ra << 10;
-	if (blockdev_size(major, minor, &d->size) < 0)
-		d->size = 0;
-	d->max_request = (uint64_t)maxs << 10;
-	log_debug("device %u:%u: chunk %" PRIu64 " KiB (read_ahead_kb %u, max_sectors_kb %u)",
-		  major, minor, d->chunk >> 10, ra, maxs);
-	*ret = (uint32_t)c->p->ndev++;
-	return 0;
-}
-
+/* ---- the devices with something to read ---- */
 
 /*
- * The cost model of every device that has requests: the options' figures,
- * else the one measured before for this device and these I/O limits, else a
- * measurement now (once; --probe never skips it, --probe always redoes it),
- * else a guess from sysfs's rotational flag, which loop, virtio, USB and dm
- * devices often get wrong.
+ * Per device of the plan: does it have something to read (the metadata it
+ * holds, or selected ranges of files on it)? Devices that hold metadata get
+ * their slot here. Return: 0 or -ENOMEM; @ret: free() it.
  */
-static int set_up_device_models(struct planner *c)
+static int devices_with_requests(struct planner *c, bool **ret)
 {
 	const struct replay_options *o = c->o;
+	struct replay_devices *devs = &c->p->devices;
 	size_t nr = ura_pack_range_count(c->pack), nm = ura_pack_meta_count(c->pack);
 	struct ura_pack_range rg;
 	struct ura_pack_file f;
 	struct ura_pack_meta pm;
-	bool *used;
+	bool *has_requests;
 	uint32_t d0;
 	int err;
 
-	/* the devices with something to read: those that hold metadata get a slot now */
 	for (size_t i = 0; i < nm && ura_pack_get_meta(c->pack, i, &pm) == 0; i++) {
-		err = device_index(c, pm.major, pm.minor, &d0);
+		err = replay_devices_find_or_add(devs, pm.major, pm.minor, o->chunk, &d0);
 		if (err < 0)
 			return err;
 	}
-	used = calloc(c->p->ndev ? c->p->ndev : 1, sizeof(*used));
-	if (!used)
+	has_requests = calloc(devs->n ? devs->n : 1, sizeof(*has_requests));
+	if (!has_requests)
 		return -ENOMEM;
 	for (size_t i = 0; i < nm && ura_pack_get_meta(c->pack, i, &pm) == 0; i++)
-		if (device_index(c, pm.major, pm.minor, &d0) == 0)
-			used[d0] = true;
+		if (replay_devices_find_or_add(devs, pm.major, pm.minor, o->chunk, &d0) == 0)
+			has_requests[d0] = true;
 	for (size_t i = 0; i < nr && ura_pack_get_range(c->pack, i, &rg) == 0; i++)
 		if ((o->all || (rg.flags & URA_PACK_RANGE_DEMANDED)) &&
 		    ura_pack_get_file(c->pack, rg.file_index, &f) == 0 && f.fs_index < c->p->nfs)
-			used[c->p->fs_dev[f.fs_index]] = true;
-	for (size_t d = 0; d < c->p->ndev; d++) {
-		unsigned major = c->p->devnum[d][0], minor = c->p->devnum[d][1];
-		struct sched_dev *dv = &c->p->devs[d];
-		struct devmodel m = { 0 };
-		bool rot = false, have = false;
-		int r;
-		bool sysfs = blockdev_is_rotational(major, minor, &rot) == 0;
-
-		if (!sysfs)
-			rot = false;
-		if (o->request_ns || o->bandwidth) {
-			devmodel_from_costs(&m, o->request_ns ? o->request_ns :
-					    rot ? DEVMODEL_ROT_REQUEST_NS : DEVMODEL_SSD_REQUEST_NS,
-					    o->bandwidth ? o->bandwidth :
-					    rot ? DEVMODEL_ROT_BANDWIDTH : DEVMODEL_SSD_BANDWIDTH,
-					    rot, DEVMODEL_OPTIONS);
-			have = true;
-		} else if (used[d]) {
-			/*
-			 * Measure only a device that holds the pack's files now (not one a
-			 * pack merely names), and never in a dry run.
-			 */
-			enum devcache_how how = o->probe == REPLAY_PROBE_NEVER || o->dry_run ||
-						!dv->has_files ? DEVCACHE_LOAD :
-						o->probe == REPLAY_PROBE_ALWAYS ? DEVCACHE_MEASURE :
-						DEVCACHE_AUTO;
-
-			r = devcache_get(major, minor, how, &m);
-			have = r == 0;
-			if (r == -EROFS)
-				log_info("'%s' is read-only: not measuring device %u:%u, guessing "
-					 "its costs from sysfs", devcache_dir(), major, minor);
-			else if (r < 0 && r != -ENOENT)
-				log_info("cannot measure device %u:%u: %s, guessing its costs from "
-					 "sysfs", major, minor, strerror(-r));
-		}
-
-		if (!have)
-			devmodel_from_costs(&m, rot ? DEVMODEL_ROT_REQUEST_NS : DEVMODEL_SSD_REQUEST_NS,
-					    rot ? DEVMODEL_ROT_BANDWIDTH : DEVMODEL_SSD_BANDWIDTH, rot,
-					    sysfs ? DEVMODEL_SYSFS : DEVMODEL_DEFAULT);
-		dv->model = m;
-		dv->rotational = o->rotational >= 0 ? o->rotational : m.rotational;
-		log_debug("device %u:%u: model from %s, %s, request %.0f us, %.1f MiB/s, "
-			  "holes up to %" PRIu64 " KiB read", major, minor,
-			  devmodel_source_name(m.source), dv->rotational ? "rotational" : "no seeks",
-			  (double)devmodel_request_ns(&m) / 1e3,
-			  (double)devmodel_bandwidth(&m) / (1 << 20), sched_max_gap(dv) >> 10);
-		if (c->st->ndevs < REPLAY_REPORT_DEVS && used[d]) {
-			struct replay_dev_report *rep = &c->st->devs[c->st->ndevs++];
-
-			*rep = (struct replay_dev_report){
-				.major = major, .minor = minor, .source = m.source,
-				.request_ns = devmodel_request_ns(&m),
-				.bandwidth = devmodel_bandwidth(&m),
-				.rotational = dv->rotational,
-			};
-		}
-	}
-	free(used);
+			has_requests[c->p->fs_dev[f.fs_index]] = true;
+	*ret = has_requests;
 	return 0;
 }
 
+/* ---- pack -> requests ---- */
 
 static uint32_t metadata_object(struct planner *c, unsigned major, unsigned minor)
 {
@@ -202,7 +94,7 @@ static size_t append_merging(struct planner *c, size_t n)
 {
 	struct sched_item *it = &c->p->req[n];
 
-	if (n && sched_can_merge(&c->p->req[n - 1], it, &c->p->devs[it->dev])) {
+	if (n && sched_can_merge(&c->p->req[n - 1], it, &c->p->devices.dev[it->dev])) {
 		sched_merge(&c->p->req[n - 1], it);
 		return n;
 	}
@@ -498,11 +390,12 @@ static int requests_from_pack(struct planner *c)
 
 			uint64_t size, len = m.length;
 
-			r = device_index(c, m.major, m.minor, &it->dev);
+			r = replay_devices_find_or_add(&c->p->devices, m.major, m.minor,
+						       c->o->chunk, &it->dev);
 			if (r < 0)
 				goto out;
 			/* as for files: past the device's end, count, don't plan */
-			size = c->p->devs[it->dev].size;
+			size = c->p->devices.dev[it->dev].size;
 			if (size) {
 				uint64_t cut = m.offset >= size ? len :
 					       len > size - m.offset ? len - (size - m.offset) : 0;
@@ -539,14 +432,6 @@ out:
 
 
 /* ---- order ---- */
-
-static bool any_rotational(const struct replay_plan *p)
-{
-	for (size_t d = 0; d < p->ndev; d++)
-		if (p->devs[d].rotational)
-			return true;
-	return false;
-}
 
 /*
  * Metadata before file data, within each time bin of @bin_ns (UINT64_MAX: the
@@ -631,7 +516,7 @@ int replay_plan_order_rotational(struct replay_plan *p, struct replay_files *fil
 	for (size_t i = from; i < p->nreq; i++) {
 		struct sched_item *q = &p->req[i];
 
-		if (!p->devs[q->dev].rotational || !files) {
+		if (!p->devices.dev[q->dev].rotational || !files) {
 			q->phys = 0;
 		} else if (q->obj >= p->nfiles) {
 			q->phys = q->off;
@@ -656,33 +541,35 @@ int replay_plan_order_rotational(struct replay_plan *p, struct replay_files *fil
 static void count_plan(struct planner *c)
 {
 	struct replay_plan *p = c->p;
+	const struct replay_devices *devs = &p->devices;
 	struct replay_stats *st = c->st;
 
 	/* what the replay sets out to read: overlaps once, merged holes included */
 	st->pack_bytes = st->past_eof_bytes = c->clipped_bytes;
 	for (size_t i = 0; i < p->nreq; i++) {
 		const struct sched_item *q = &p->req[i];
-		uint64_t cost = devmodel_cost(&p->devs[q->dev].model, q->len);
+		uint64_t cost = devmodel_cost(&devs->dev[q->dev].model, q->len);
 
 		st->pack_bytes += q->len;
 		st->plan_ns += cost;
 		for (unsigned d = 0; d < st->ndevs; d++)
-			if (st->devs[d].major == p->devnum[q->dev][0] &&
-			    st->devs[d].minor == p->devnum[q->dev][1]) {
+			if (st->devs[d].major == devs->devnum[q->dev][0] &&
+			    st->devs[d].minor == devs->devnum[q->dev][1]) {
 				st->devs[d].plan_requests++;
 				st->devs[d].plan_bytes += q->len;
 				st->devs[d].plan_ns += cost;
 			}
 	}
 	for (unsigned d = 0; d < st->ndevs; d++)
-		for (size_t k = 0; k < p->ndev; k++)
-			if (st->devs[d].major == p->devnum[k][0] && st->devs[d].minor == p->devnum[k][1]) {
-				st->devs[d].cold_requests = p->devs[k].cold_requests;
-				if (p->devs[k].penalty_ns)
+		for (size_t k = 0; k < devs->n; k++)
+			if (st->devs[d].major == devs->devnum[k][0] && st->devs[d].minor == devs->devnum[k][1]) {
+				st->devs[d].cold_requests = devs->dev[k].cold_requests;
+				if (devs->dev[k].penalty_ns)
 					log_debug("device %u:%u: more requests than a cold start's %zu "
 						  "at least cost: %.0f us more on each",
-						  p->devnum[k][0], p->devnum[k][1], p->devs[k].cold_requests,
-						  (double)p->devs[k].penalty_ns / 1e3);
+						  devs->devnum[k][0], devs->devnum[k][1],
+						  devs->dev[k].cold_requests,
+						  (double)devs->dev[k].penalty_ns / 1e3);
 			}
 }
 
@@ -690,6 +577,7 @@ int replay_plan_build(const struct ura_pack *pack, const struct replay_options *
 		      struct replay_plan *ret, struct replay_stats *st)
 {
 	struct planner c = { .pack = pack, .o = o, .p = ret, .st = st };
+	bool *has_requests = NULL;
 	size_t nmeta;
 	int r;
 
@@ -703,21 +591,24 @@ int replay_plan_build(const struct ura_pack *pack, const struct replay_options *
 		return -ENOMEM;
 	/* the device each filesystem's files are on now: its cost model and its queue */
 	for (size_t i = 0; i < ret->nfs; i++) {
-		r = device_index(&c, ret->fs[i].major, ret->fs[i].minor, &ret->fs_dev[i]);
+		r = replay_devices_find_or_add(&ret->devices, ret->fs[i].major, ret->fs[i].minor,
+					       o->chunk, &ret->fs_dev[i]);
 		if (r < 0)
 			return r;
 		if (ret->fs[i].dirfd >= 0)
-			ret->devs[ret->fs_dev[i]].has_files = true;
+			ret->devices.dev[ret->fs_dev[i]].has_files = true;
 	}
-	r = set_up_device_models(&c);
+	r = devices_with_requests(&c, &has_requests);
 	if (r < 0)
 		return r;
+	replay_devices_set_up_models(&ret->devices, has_requests, o, st);
+	free(has_requests);
 	r = requests_from_pack(&c);
 	free(c.listed);
 	if (r < 0)
 		return r;
-	r = sched_build(&ret->req, ret->nreq, (uint32_t)(ret->nfiles + ret->nbdev), ret->devs,
-			ret->ndev, &ret->nreq);
+	r = sched_build(&ret->req, ret->nreq, (uint32_t)(ret->nfiles + ret->nbdev), ret->devices.dev,
+			ret->devices.n, &ret->nreq);
 	if (r < 0)
 		return r;
 	count_plan(&c);
@@ -725,7 +616,7 @@ int replay_plan_build(const struct ura_pack *pack, const struct replay_options *
 	 * Metadata first. Rotational order needs every file open (FIEMAP) before
 	 * the first read: then all metadata goes first, issued before ordering.
 	 */
-	ret->rotational = any_rotational(ret);
+	ret->rotational = replay_devices_any_rotational(&ret->devices);
 	move_metadata_first(ret, UINT64_MAX, &nmeta);
 	ret->nmeta_first = ret->rotational ? nmeta : 0;
 	return 0;
@@ -745,7 +636,7 @@ void replay_plan_log(const struct replay_plan *p, const struct ura_pack *pack)
 			if (ura_pack_get_file(pack, q->obj, &f) < 0)
 				continue;
 			snprintf(name, sizeof(name), "%u:%u '%s'",
-				 p->devnum[q->dev][0], p->devnum[q->dev][1], f.path);
+				 p->devices.devnum[q->dev][0], p->devices.devnum[q->dev][1], f.path);
 		} else {
 			snprintf(name, sizeof(name), "block device %u:%u",
 				 p->bdevs[q->obj - p->nfiles][0], p->bdevs[q->obj - p->nfiles][1]);
@@ -759,8 +650,7 @@ void replay_plan_free(struct replay_plan *p)
 {
 	replay_mounts_free(p->fs, p->nfs);
 	free(p->fs_dev);
-	free(p->devs);
-	free(p->devnum);
+	replay_devices_free(&p->devices);
 	free(p->bdevs);
 	free(p->req);
 	*p = (struct replay_plan){ 0 };

@@ -9,6 +9,7 @@
 
 #include <ura/pack.h>
 
+#include "replay-devices.h"
 #include "replay-files.h"
 #include "replay-mounts.h"
 #include "replay.h"
@@ -18,9 +19,7 @@ struct replay_plan {
 	struct replay_fs *fs;		/* per filesystem of the pack: where it is now */
 	size_t nfs;
 	uint32_t *fs_dev;		/* per filesystem: index of its device */
-	struct sched_dev *devs;		/* per device: limits and cost model */
-	unsigned (*devnum)[2];		/* per device: major, minor */
-	size_t ndev;
+	struct replay_devices devices;	/* per device: limits and cost model */
 	size_t nfiles;			/* objects 0 .. nfiles - 1 are the pack's files, */
 	unsigned (*bdevs)[2];		/* then the block devices holding metadata */
 	size_t nbdev;

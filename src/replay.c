@@ -160,7 +160,7 @@ static void do_request(struct engine *c, size_t i)
 		goto out;
 	}
 	replay_inflight_wait(&c->inflight, q->dev, len - have,
-			     devmodel_cost(&c->plan.devs[q->dev].model, len - have));
+			     devmodel_cost(&c->plan.devices.dev[q->dev].model, len - have));
 	r = issue(fd, q->off, len);
 	if (r < 0) {
 		char name[PATH_MAX + 64];
@@ -380,11 +380,11 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 	avail = replay_mem_available(&total);
 	floor = o->min_available ? o->min_available : total / 100 * o->min_available_pct;
 	log_debug("%zu requests on %zu devices; MemAvailable %" PRIu64 " MiB, floor %" PRIu64
-		  " MiB", c.plan.nreq, c.plan.ndev, avail >> 20, floor >> 20);
+		  " MiB", c.plan.nreq, c.plan.devices.n, avail >> 20, floor >> 20);
 	replay_budget_init(&c.budget, o->max_bytes, floor);
 	replay_files_open_bdevs(&c.files);
-	r = replay_inflight_open(&c.inflight, (const unsigned (*)[2])c.plan.devnum, c.plan.ndev,
-				 o->inflight, o->queue_ns, &c.budget.stop);
+	r = replay_inflight_open(&c.inflight, (const unsigned (*)[2])c.plan.devices.devnum,
+				 c.plan.devices.n, o->inflight, o->queue_ns, &c.budget.stop);
 	if (r < 0)
 		goto out;
 	/* rotational order opens every file: the metadata goes first, issued right here */

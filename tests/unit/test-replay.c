@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -14,7 +13,6 @@
 #include "log.h"
 #include "replay-report.h"
 #include "replay.h"
-#include "safeopen.h"
 #include "schedule.h"
 #include "unit.h"
 
@@ -810,75 +808,6 @@ START_TEST(test_replay_past_eof)
 }
 END_TEST
 
-/* The walk used without openat2: no symlink followed, no mount crossed with NO_XDEV. */
-START_TEST(test_walk)
-{
-	char *outside = unit_mkdtemp(), *p, *q;
-	int dfd, fd;
-
-	p = in_dir("sub");
-	ck_assert_int_eq(mkdir(p, 0755), 0);
-	free(p);
-	write_file("sub/file", 100);
-	ck_assert_int_ne(asprintf(&q, "%s/secret", outside), -1);
-	fd = open(q, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	p = in_dir("sdir");
-	ck_assert_int_eq(symlink(outside, p), 0);	/* a symlinked directory */
-	free(p);
-	p = in_dir("sub/link");
-	ck_assert_int_eq(symlink(q, p), 0);		/* a symlink at the end */
-	free(p);
-	free(q);
-	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	ck_assert_int_ge(dfd, 0);
-
-	fd = safeopen_walk(dfd, "sub/file", O_RDONLY, SAFEOPEN_WALK_NO_XDEV);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	fd = safeopen_walk(dfd, "./sub/file", O_PATH, 0);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	ck_assert_int_eq(safeopen_walk(dfd, "sdir/secret", O_RDONLY, SAFEOPEN_WALK_NO_XDEV), -ELOOP);
-	ck_assert_int_eq(safeopen_walk(dfd, "sdir/secret", O_PATH, 0), -ELOOP);
-	ck_assert_int_eq(safeopen_walk(dfd, "sub/link", O_RDONLY, SAFEOPEN_WALK_NO_XDEV), -ELOOP);
-	ck_assert_int_eq(safeopen_walk(dfd, "sub/link", O_PATH, SAFEOPEN_WALK_NO_XDEV), -ELOOP);
-	ck_assert_int_eq(safeopen_walk(dfd, "sdir", O_PATH | O_DIRECTORY, 0), -ELOOP);
-	ck_assert_int_eq(safeopen_walk(dfd, "sub/../sdir/secret", O_PATH, 0), -EXDEV);
-	ck_assert_int_eq(safeopen_walk(dfd, "/etc/passwd", O_PATH, 0), -EXDEV);
-	ck_assert_int_eq(safeopen_walk(dfd, "sub//file", O_PATH, 0), -EXDEV);
-	ck_assert_int_eq(safeopen_walk(dfd, "sub/file/", O_PATH, 0), -EXDEV);
-	ck_assert_int_eq(safeopen_walk(dfd, "sub/none", O_PATH, 0), -ENOENT);
-	ck_assert_int_eq(safeopen_walk(dfd, "sub/file/x", O_PATH, 0), -ENOTDIR);
-
-	/* as root: a tmpfs mounted on a directory, and a file bind-mounted on a file */
-	p = in_dir("m");
-	q = in_dir("sub/file");
-	ck_assert_int_eq(mkdir(p, 0755), 0);
-	if (geteuid() == 0 && mount("ura-test", p, "tmpfs", 0, NULL) == 0) {
-		char *r = in_dir("m/x");
-
-		write_file("m/x", 10);
-		ck_assert_int_eq(safeopen_walk(dfd, "m/x", O_RDONLY, SAFEOPEN_WALK_NO_XDEV), -EXDEV);
-		fd = safeopen_walk(dfd, "m/x", O_RDONLY, 0);	/* --root may cross mounts */
-		ck_assert_int_ge(fd, 0);
-		close(fd);
-		ck_assert_int_eq(mount(r, q, "none", MS_BIND, NULL), 0);
-		ck_assert_int_eq(safeopen_walk(dfd, "sub/file", O_PATH, SAFEOPEN_WALK_NO_XDEV),
-				 -EXDEV);
-		ck_assert_int_eq(umount2(q, MNT_DETACH), 0);
-		ck_assert_int_eq(umount2(p, MNT_DETACH), 0);
-		free(r);
-	}
-	free(p);
-	free(q);
-	close(dfd);
-	unit_rmtree(outside);
-	free(outside);
-}
-END_TEST
-
 /* --root: a symlink inside the root resolves inside it, never to the live system. */
 START_TEST(test_root_symlink)
 {
@@ -1072,7 +1001,6 @@ static Suite *replay_suite(void)
 	tcase_add_test(eng, test_replay_limits_and_dry_run);
 	tcase_add_test(eng, test_replay_past_eof);
 	tcase_add_test(eng, test_replay_duplicate_file);
-	tcase_add_test(eng, test_walk);
 	tcase_add_test(eng, test_root_symlink);
 	tcase_add_test(eng, test_open_pack);
 	tcase_add_test(eng, test_retrace);

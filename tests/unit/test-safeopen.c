@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests of src/safeopen.c: opening below a directory safely, without root */
+/* Unit tests of src/safeopen.c: opening below a directory safely (as root, across mounts too) */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -135,6 +136,68 @@ START_TEST(test_mount_id)
 }
 END_TEST
 
+/* The walk used without openat2: no symlink followed, no mount crossed with NO_XDEV. */
+START_TEST(test_walk)
+{
+	char *p, *q;
+	int fd;
+
+	p = in(dir, "sub");
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	free(p);
+	make_file(dir, "sub/file");
+	make_file(outside, "secret");
+	p = in(dir, "sdir");
+	ck_assert_int_eq(symlink(outside, p), 0);	/* a symlinked directory */
+	free(p);
+	p = in(dir, "sub/link");
+	q = in(outside, "secret");
+	ck_assert_int_eq(symlink(q, p), 0);		/* a symlink at the end */
+	free(p);
+	free(q);
+
+	fd = safeopen_walk(dfd, "sub/file", O_RDONLY, SAFEOPEN_WALK_NO_XDEV);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	fd = safeopen_walk(dfd, "./sub/file", O_PATH, 0);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(safeopen_walk(dfd, "sdir/secret", O_RDONLY, SAFEOPEN_WALK_NO_XDEV), -ELOOP);
+	ck_assert_int_eq(safeopen_walk(dfd, "sdir/secret", O_PATH, 0), -ELOOP);
+	ck_assert_int_eq(safeopen_walk(dfd, "sub/link", O_RDONLY, SAFEOPEN_WALK_NO_XDEV), -ELOOP);
+	ck_assert_int_eq(safeopen_walk(dfd, "sub/link", O_PATH, SAFEOPEN_WALK_NO_XDEV), -ELOOP);
+	ck_assert_int_eq(safeopen_walk(dfd, "sdir", O_PATH | O_DIRECTORY, 0), -ELOOP);
+	ck_assert_int_eq(safeopen_walk(dfd, "sub/../sdir/secret", O_PATH, 0), -EXDEV);
+	ck_assert_int_eq(safeopen_walk(dfd, "/etc/passwd", O_PATH, 0), -EXDEV);
+	ck_assert_int_eq(safeopen_walk(dfd, "sub//file", O_PATH, 0), -EXDEV);
+	ck_assert_int_eq(safeopen_walk(dfd, "sub/file/", O_PATH, 0), -EXDEV);
+	ck_assert_int_eq(safeopen_walk(dfd, "sub/none", O_PATH, 0), -ENOENT);
+	ck_assert_int_eq(safeopen_walk(dfd, "sub/file/x", O_PATH, 0), -ENOTDIR);
+
+	/* as root: a tmpfs mounted on a directory, and a file bind-mounted on a file */
+	p = in(dir, "m");
+	q = in(dir, "sub/file");
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	if (geteuid() == 0 && mount("ura-test", p, "tmpfs", 0, NULL) == 0) {
+		char *r = in(dir, "m/x");
+
+		make_file(dir, "m/x");
+		ck_assert_int_eq(safeopen_walk(dfd, "m/x", O_RDONLY, SAFEOPEN_WALK_NO_XDEV), -EXDEV);
+		fd = safeopen_walk(dfd, "m/x", O_RDONLY, 0);	/* --root may cross mounts */
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+		ck_assert_int_eq(mount(r, q, "none", MS_BIND, NULL), 0);
+		ck_assert_int_eq(safeopen_walk(dfd, "sub/file", O_PATH, SAFEOPEN_WALK_NO_XDEV),
+				 -EXDEV);
+		ck_assert_int_eq(umount2(q, MNT_DETACH), 0);
+		ck_assert_int_eq(umount2(p, MNT_DETACH), 0);
+		free(r);
+	}
+	free(p);
+	free(q);
+}
+END_TEST
+
 static Suite *safeopen_suite(void)
 {
 	Suite *s = suite_create("safeopen");
@@ -146,6 +209,7 @@ static Suite *safeopen_suite(void)
 	tcase_add_test(tc, test_refuses_device);
 	tcase_add_test(tc, test_refuses_escape);
 	tcase_add_test(tc, test_mount_id);
+	tcase_add_test(tc, test_walk);
 	suite_add_tcase(s, tc);
 	return s;
 }

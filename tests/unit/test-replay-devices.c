@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests of src/replay-devices.c: the device table and where each cost
+ * model comes from (options > a kept model > sysfs's guess), with the kept
+ * models in a temporary URA_DEVICE_CACHE; nothing is measured, no root needed.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "devcache.h"
+#include "log.h"
+#include "replay-devices.h"
+#include "unit.h"
+
+#define NO_SUCH_MAJOR	4095u		/* no block device has this number */
+
+static char *cache;
+static struct replay_devices devs;
+static struct replay_options o;
+static struct replay_stats st;
+static const bool with_requests[] = { true }, without_requests[] = { false };
+
+static void setup(void)
+{
+	log_set_level(LOG_LVL_ERR - 1);
+	cache = unit_mkdtemp();
+	ck_assert_int_eq(setenv(DEVCACHE_ENV, cache, 1), 0);
+	devs = (struct replay_devices){ 0 };
+	st = (struct replay_stats){ 0 };
+	replay_options_init(&o);
+	o.dry_run = true;		/* never measure */
+}
+
+static void teardown(void)
+{
+	unsetenv(DEVCACHE_ENV);
+	replay_devices_free(&devs);
+	unit_rmtree(cache);
+	free(cache);
+	cache = NULL;
+}
+
+/*
+ * A block device whose model can be kept: the one of the temporary
+ * directory, else the first in /sys/dev/block. Return: false if there is none.
+ */
+static bool find_block_device(unsigned *ret_major, unsigned *ret_minor)
+{
+	char key[2048];
+	struct dirent *e;
+	struct stat sb;
+	bool found = false;
+	DIR *d;
+
+	if (stat(cache, &sb) == 0 &&
+	    devcache_key(major(sb.st_dev), minor(sb.st_dev), key, sizeof(key)) == 0) {
+		*ret_major = major(sb.st_dev);
+		*ret_minor = minor(sb.st_dev);
+		return true;
+	}
+	d = opendir("/sys/dev/block");
+	while (d && !found && (e = readdir(d))) {
+		unsigned ma, mi;
+
+		if (sscanf(e->d_name, "%u:%u", &ma, &mi) == 2 &&
+		    devcache_key(ma, mi, key, sizeof(key)) == 0) {
+			*ret_major = ma;
+			*ret_minor = mi;
+			found = true;
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Keep a model for MAJ:MIN in the cache: 250 us a request, 300 MiB/s, rotational. */
+static void keep_model(unsigned maj, unsigned min)
+{
+	struct devmodel m;
+	char key[2048];
+
+	devmodel_from_costs(&m, 250000, 300ull << 20, true, DEVMODEL_PROBE);
+	ck_assert_int_eq(devcache_key(maj, min, key, sizeof(key)), 0);
+	ck_assert_int_eq(devcache_store(cache, key, &m), 0);
+}
+
+static enum devmodel_source source_of(size_t d, const bool *has_requests)
+{
+	st = (struct replay_stats){ 0 };
+	replay_devices_set_up_models(&devs, has_requests, &o, &st);
+	return devs.dev[d].model.source;
+}
+
+START_TEST(test_find_or_add)
+{
+	uint32_t a = 9, b = 9, c = 9;
+
+	ck_assert_int_eq(replay_devices_find_or_add(&devs, NO_SUCH_MAJOR, 1, 64 << 10, &a), 0);
+	ck_assert_int_eq(replay_devices_find_or_add(&devs, NO_SUCH_MAJOR, 2, 0, &b), 0);
+	ck_assert_int_eq(replay_devices_find_or_add(&devs, NO_SUCH_MAJOR, 1, 0, &c), 0);
+	ck_assert_uint_eq(a, 0);
+	ck_assert_uint_eq(b, 1);
+	ck_assert_uint_eq(c, 0);		/* found, not added again */
+	ck_assert_uint_eq(devs.n, 2);
+	ck_assert_uint_eq(devs.devnum[1][0], NO_SUCH_MAJOR);
+	ck_assert_uint_eq(devs.devnum[1][1], 2);
+	/* no sysfs entry: the fallback chunk, or --chunk below it; size unknown */
+	ck_assert_uint_eq(devs.dev[0].chunk, 64 << 10);
+	ck_assert_uint_eq(devs.dev[1].chunk, REPLAY_FALLBACK_CHUNK);
+	ck_assert_uint_eq(devs.dev[1].size, 0);
+	ck_assert_uint_eq(devs.dev[1].readahead, 0);
+}
+END_TEST
+
+/* A device unknown to sysfs: the options' figures, else the default guess. */
+START_TEST(test_options_beat_the_guess)
+{
+	uint32_t d;
+
+	ck_assert_int_eq(replay_devices_find_or_add(&devs, NO_SUCH_MAJOR, 1, 0, &d), 0);
+	ck_assert_int_eq(source_of(d, with_requests), DEVMODEL_DEFAULT);
+	ck_assert(!devs.dev[d].rotational);
+	ck_assert_uint_eq(st.ndevs, 1);
+	ck_assert_int_eq(st.devs[0].source, DEVMODEL_DEFAULT);
+
+	o.request_ns = 3000000;
+	ck_assert_int_eq(source_of(d, with_requests), DEVMODEL_OPTIONS);
+	ck_assert_uint_ge(devmodel_request_ns(&devs.dev[d].model), 3000000);
+	ck_assert_uint_lt(devmodel_request_ns(&devs.dev[d].model), 3100000);
+
+	o.rotational = 1;			/* --rotational yes overrides the model */
+	(void)source_of(d, with_requests);
+	ck_assert(devs.dev[d].rotational);
+	ck_assert(replay_devices_any_rotational(&devs));
+
+	ck_assert_int_eq(source_of(d, without_requests), DEVMODEL_OPTIONS);
+	ck_assert_uint_eq(st.ndevs, 0);	/* only devices with requests are reported */
+}
+END_TEST
+
+/* options > a kept model > sysfs's guess, on a real block device */
+START_TEST(test_kept_model)
+{
+	unsigned maj, min;
+	enum devmodel_source guess;
+	uint32_t d;
+
+	if (!find_block_device(&maj, &min)) {
+		fprintf(stderr, "test_kept_model: no block device here, not run\n");
+		return;
+	}
+	ck_assert_int_eq(replay_devices_find_or_add(&devs, maj, min, 0, &d), 0);
+	guess = source_of(d, with_requests);
+	ck_assert(guess == DEVMODEL_SYSFS || guess == DEVMODEL_DEFAULT);
+
+	keep_model(maj, min);
+	ck_assert_int_eq(source_of(d, with_requests), DEVMODEL_CACHE);
+	ck_assert(devs.dev[d].rotational);	/* the kept model's flag, not sysfs's */
+	ck_assert_uint_eq(st.ndevs, 1);
+	ck_assert_int_eq(st.devs[0].source, DEVMODEL_CACHE);
+	ck_assert_uint_eq(st.devs[0].request_ns, devmodel_request_ns(&devs.dev[d].model));
+	ck_assert_uint_ge(st.devs[0].request_ns, 250000);
+	ck_assert_uint_lt(st.devs[0].request_ns, 300000);
+
+	/* not a dry run, but no files of the pack on it: the kept model, nothing measured */
+	o.dry_run = false;
+	ck_assert(!devs.dev[d].has_files);
+	ck_assert_int_eq(source_of(d, with_requests), DEVMODEL_CACHE);
+	o.dry_run = true;
+
+	/* a device without requests is not looked up */
+	ck_assert_int_eq(source_of(d, without_requests), guess);
+
+	o.bandwidth = 50ull << 20;
+	ck_assert_int_eq(source_of(d, with_requests), DEVMODEL_OPTIONS);
+	ck_assert_int_eq(st.devs[0].source, DEVMODEL_OPTIONS);
+
+	/* the model is looked up in $URA_DEVICE_CACHE: another directory has none */
+	o.bandwidth = 0;
+	ck_assert_int_eq(setenv(DEVCACHE_ENV, "/nonexistent/ura-devices", 1), 0);
+	ck_assert_int_eq(source_of(d, with_requests), guess);
+}
+END_TEST
+
+static Suite *replay_devices_suite(void)
+{
+	Suite *s = suite_create("replay-devices");
+	TCase *tc = tcase_create("models");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_find_or_add);
+	tcase_add_test(tc, test_options_beat_the_guess);
+	tcase_add_test(tc, test_kept_model);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_SUITE(replay_devices_suite)
