@@ -47,12 +47,10 @@ sys.exit(0 if pages == set(range(101)) and dem == pages else (print(sorted(pages
 ' "$T/read.ranges"
 
 # --- an mmap touching three scattered pages: those demanded, readahead neighbours not ---
-head -c $((1024 * 4096)) /dev/urandom >"$M/map.bin"
-"$HELPERS/evict" "$M/map.bin"
-ok "trace an mmap touching pages 100, 500, 900" \
-	trace "$T/map.pack" "$HELPERS/touch-pages" "$M/map.bin" 100 500 900
-pack_ranges "$T/map.pack" "$M/map.bin" >"$T/map.ranges"
-ok "touched pages demanded, readahead neighbours speculative" python3 -c '
+# RANGES (pack_ranges output): pages 100, 500 and 900 demanded, readahead neighbours
+# speculative; fault-around neighbours may count as demanded, but only near the touched pages
+touched_demanded() {
+	python3 -c '
 import sys
 pages = set(); dem = set()
 for line in open(sys.argv[1]):
@@ -60,10 +58,16 @@ for line in open(sys.argv[1]):
     pages.update(range(first, first + count))
     if d: dem.update(range(first, first + count))
 good = {100, 500, 900} <= dem and pages - dem
-# fault-around neighbours may count as demanded, but only near the touched pages
 good = good and all(min(abs(p - t) for t in (100, 500, 900)) <= 16 for p in dem)
 sys.exit(0 if good else (print("demanded", sorted(dem), "all", len(pages)), 1)[1])
-' "$T/map.ranges"
+' "$1"
+}
+head -c $((1024 * 4096)) /dev/urandom >"$M/map.bin"
+"$HELPERS/evict" "$M/map.bin"
+ok "trace an mmap touching pages 100, 500, 900" \
+	trace "$T/map.pack" "$HELPERS/touch-pages" "$M/map.bin" 100 500 900
+pack_ranges "$T/map.pack" "$M/map.bin" >"$T/map.ranges"
+ok "touched pages demanded, readahead neighbours speculative" touched_demanded "$T/map.ranges"
 
 # --- --events add: additions only, every page demanded, and the pack says so ---
 "$HELPERS/evict" "$M/map.bin"
@@ -255,17 +259,8 @@ if command -v trace-cmd >/dev/null && [ -e "$TRACEFS/events/filemap/mm_filemap_m
 		"$HELPERS/touch-pages" "$M/map.bin" 100 500 900; then
 	timeout 60 "$URA_TRACE" -q --pack "$T/access.pack" --input "$T/access.dat"
 	pack_ranges "$T/access.pack" "$M/map.bin" >"$T/access.ranges"
-	ok "--input with access events: touched pages demanded, readahead speculative" python3 -c '
-import sys
-pages = set(); dem = set()
-for line in open(sys.argv[1]):
-    first, count, d = map(int, line.split())
-    pages.update(range(first, first + count))
-    if d: dem.update(range(first, first + count))
-good = {100, 500, 900} <= dem and pages - dem
-good = good and all(min(abs(p - t) for t in (100, 500, 900)) <= 16 for p in dem)
-sys.exit(0 if good else (print("demanded", sorted(dem), "all", len(pages)), 1)[1])
-' "$T/access.ranges"
+	ok "--input with access events: touched pages demanded, readahead speculative" \
+		touched_demanded "$T/access.ranges"
 	ok "and the pack says it had access events" sh -c '
 		"$1" --json "$2" | grep -F "\"access_events\": true" >/dev/null' - "$URA_DUMP" \
 		"$T/access.pack"
