@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "replay.h"
+#include "replay-options.h"
 
 /** replay_usage() - print --help to @f */
 void replay_usage(FILE *f);

@@ -540,7 +540,7 @@ static int drop_overlaps(struct vec *v)
 	if (out.n > UINT32_MAX)
 		goto out;
 	r = -ENOMEM;
-	items = malloc((out.n ? out.n : 1) * RANGE_REC_SIZE);
+	items = calloc(out.n ? out.n : 1, RANGE_REC_SIZE);	/* reserved fields zero */
 	if (!items)
 		goto out;
 	for (size_t i = 0; i < out.n; i++)

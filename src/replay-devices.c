@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ura/pack.h>
+
 #include "blockdev.h"
 #include "devcache.h"
 #include "log.h"

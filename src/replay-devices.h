@@ -7,7 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "replay.h"
+#include "replay-options.h"
+#include "replay-report.h"
 #include "schedule.h"
 
 /* The device table that sched_item.dev indexes. */

@@ -11,7 +11,8 @@
 #include <ura/pack.h>
 
 #include "replay-mounts.h"
-#include "replay.h"
+#include "replay-options.h"
+#include "replay-report.h"
 #include "schedule.h"
 
 #define REPLAY_FILES_LOCKS	64

@@ -12,7 +12,8 @@
 #include "replay-devices.h"
 #include "replay-files.h"
 #include "replay-mounts.h"
-#include "replay.h"
+#include "replay-options.h"
+#include "replay-report.h"
 #include "schedule.h"
 
 struct replay_plan {

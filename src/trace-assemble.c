@@ -31,7 +31,7 @@
 #include "trace-btrfs.h"
 #include "trace-demand.h"
 #include "trace-root.h"
-#include "trace-run.h"
+#include "trace-summary.h"
 #include "util.h"
 
 #define RESOLVE_METHODS		(RESOLVE_HANDLE | RESOLVE_WALK)

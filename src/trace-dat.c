@@ -14,7 +14,7 @@
 #include "trace-dat.h"
 #include "trace-demand.h"
 #include "trace-events.h"
-#include "trace-run.h"
+#include "trace-summary.h"
 
 /* One recording (or one of its instances) being read. */
 struct dat_reader {

@@ -21,7 +21,7 @@
 #include "rakb.h"
 #include "trace-demand.h"
 #include "trace-events.h"
-#include "trace-run.h"
+#include "trace-summary.h"
 #include "trace-session.h"
 #include "trace-tracer.h"
 #include "util.h"
