@@ -59,10 +59,10 @@ static int group_by_file(const struct ura_pack *pack, enum dump_sort sort, struc
 	int r;
 
 	*g = (struct by_file){ .pack = pack };
-	r = ura_pack_index_new(pack, &g->index);
+	r = ura_pack_index_new(pack, URA_PACK_INDEX_RANGES, &g->index);
 	if (r < 0)
 		return r;
-	ura_pack_index_files(g->index, &files, &nf);
+	ura_pack_index_files(g->index, &files, &nf);	/* built: cannot fail */
 	g->order = malloc((nf ? nf : 1) * sizeof(*g->order));
 	if (!g->order) {
 		by_file_free(g);

@@ -133,37 +133,56 @@ out:
 	return r;
 }
 
-int ura_pack_index_new(const struct ura_pack *pack, struct ura_pack_index **ret)
+int ura_pack_index_new(const struct ura_pack *pack, unsigned tables, struct ura_pack_index **ret)
 {
 	size_t nf = ura_pack_file_count(pack), nr = ura_pack_range_count(pack);
-	struct ura_pack_index *x = calloc(1, sizeof(*x));
+	struct ura_pack_index *x;
 	int r = -ENOMEM;
 
+	if (tables & ~URA_PACK_INDEX_ALL)
+		return -EINVAL;
+	if (!tables)
+		tables = URA_PACK_INDEX_ALL;
+	x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
 	x->pack = pack;
 	x->nfiles = nf;
-	x->start = calloc(nf + 1, sizeof(*x->start));
-	x->ranges = malloc((nr ? nr : 1) * sizeof(*x->ranges));
-	x->files = malloc((nf ? nf : 1) * sizeof(*x->files));
-	x->by_inode = malloc((nf ? nf : 1) * sizeof(*x->by_inode));
-	x->by_path = malloc((nf ? nf : 1) * sizeof(*x->by_path));
-	if (!x->start || !x->ranges || !x->files || !x->by_inode || !x->by_path)
-		goto fail;
-	r = index_ranges(x, nr);
-	if (r < 0)
-		goto fail;
-	for (size_t i = 0; i < nf; i++) {
+	if (tables & URA_PACK_INDEX_RANGES) {
+		x->start = calloc(nf + 1, sizeof(*x->start));
+		x->ranges = malloc((nr ? nr : 1) * sizeof(*x->ranges));
+		x->files = malloc((nf ? nf : 1) * sizeof(*x->files));
+		if (!x->start || !x->ranges || !x->files)
+			goto fail;
+		r = index_ranges(x, nr);
+		if (r < 0)
+			goto fail;
+	}
+	if (tables & URA_PACK_INDEX_INODES) {
+		x->by_inode = malloc((nf ? nf : 1) * sizeof(*x->by_inode));
+		if (!x->by_inode)
+			goto fail;
+	}
+	if (tables & URA_PACK_INDEX_PATHS) {
+		x->by_path = malloc((nf ? nf : 1) * sizeof(*x->by_path));
+		if (!x->by_path)
+			goto fail;
+	}
+	for (size_t i = 0; (x->by_inode || x->by_path) && i < nf; i++) {
 		struct ura_pack_file f;
 
 		ura_pack_get_file(pack, i, &f);
-		x->by_inode[i] = (struct inode_key){ .ino = f.ino, .fs = f.fs_index,
-						     .file = (uint32_t)i };
-		x->by_path[i] = (struct path_key){ .path = f.path, .fs = f.fs_index,
-						   .file = (uint32_t)i };
+		if (x->by_inode)
+			x->by_inode[i] = (struct inode_key){ .ino = f.ino, .fs = f.fs_index,
+							     .file = (uint32_t)i };
+		if (x->by_path)
+			x->by_path[i] = (struct path_key){ .path = f.path, .fs = f.fs_index,
+							   .file = (uint32_t)i };
 	}
-	qsort(x->by_inode, nf, sizeof(*x->by_inode), cmp_inode_key);
-	qsort(x->by_path, nf, sizeof(*x->by_path), cmp_path_key);
+	if (x->by_inode)
+		qsort(x->by_inode, nf, sizeof(*x->by_inode), cmp_inode_key);
+	if (x->by_path)
+		qsort(x->by_path, nf, sizeof(*x->by_path), cmp_path_key);
 	*ret = x;
 	return 0;
 fail:
@@ -174,6 +193,8 @@ fail:
 int ura_pack_index_file_ranges(const struct ura_pack_index *index, size_t file_index,
 			       const uint32_t **ret_ranges, size_t *ret_count)
 {
+	if (!index->ranges)
+		return -ENODATA;
 	if (file_index >= index->nfiles)
 		return -ERANGE;
 	*ret_ranges = index->ranges + index->start[file_index];
@@ -181,11 +202,14 @@ int ura_pack_index_file_ranges(const struct ura_pack_index *index, size_t file_i
 	return 0;
 }
 
-void ura_pack_index_files(const struct ura_pack_index *index, const uint32_t **ret_files,
-			  size_t *ret_count)
+int ura_pack_index_files(const struct ura_pack_index *index, const uint32_t **ret_files,
+			 size_t *ret_count)
 {
+	if (!index->files)
+		return -ENODATA;
 	*ret_files = index->files;
 	*ret_count = index->nfiles;
+	return 0;
 }
 
 int ura_pack_index_find_inode(const struct ura_pack_index *index, uint32_t fs_index, uint64_t ino,
@@ -194,6 +218,8 @@ int ura_pack_index_find_inode(const struct ura_pack_index *index, uint32_t fs_in
 	size_t lo = 0, hi = index->nfiles;
 	struct inode_key want = { .ino = ino, .fs = fs_index, .file = 0 };
 
+	if (!index->by_inode)
+		return -ENODATA;
 	while (lo < hi) {	/* the first key not below (fs, ino, 0) */
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -215,6 +241,8 @@ int ura_pack_index_find_path(const struct ura_pack_index *index, uint32_t fs_ind
 	size_t lo = 0, hi = index->nfiles;
 	struct path_key want = { .path = path, .fs = fs_index, .file = 0 };
 
+	if (!index->by_path)
+		return -ENODATA;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 

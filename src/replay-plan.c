@@ -113,7 +113,7 @@ static int merge_duplicate_files(struct planner *c, uint32_t *canon)
 	struct ura_pack_file f, g;
 	int r;
 
-	r = ura_pack_index_new(c->pack, &index);
+	r = ura_pack_index_new(c->pack, URA_PACK_INDEX_INODES, &index);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < c->p->nfiles; i++) {

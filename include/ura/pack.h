@@ -251,13 +251,23 @@ URA_API int ura_pack_builder_write(struct ura_pack_builder *b, const char *path,
  */
 struct ura_pack_index;
 
+/* ura_pack_index_new() tables; 0 means all */
+#define URA_PACK_INDEX_RANGES	(1u << 0)	/* ranges by file, files by first access */
+#define URA_PACK_INDEX_INODES	(1u << 1)	/* ura_pack_index_find_inode() */
+#define URA_PACK_INDEX_PATHS	(1u << 2)	/* ura_pack_index_find_path() */
+#define URA_PACK_INDEX_ALL	(URA_PACK_INDEX_RANGES | URA_PACK_INDEX_INODES | URA_PACK_INDEX_PATHS)
+
 /**
  * ura_pack_index_new() - index a pack
  * @pack: a parsed pack
+ * @tables: URA_PACK_INDEX_* to build (0: all); each costs time and memory in
+ *	proportion to the ranges or files it covers, so ask for what you use
  * @ret: on success, the index; free with ura_pack_index_free()
- * Return: 0 or -ENOMEM.
+ * Return: 0, -EINVAL (unknown table) or -ENOMEM. A lookup in a table that was
+ * not built returns -ENODATA.
  */
-URA_API int ura_pack_index_new(const struct ura_pack *pack, struct ura_pack_index **ret);
+URA_API int ura_pack_index_new(const struct ura_pack *pack, unsigned tables,
+			       struct ura_pack_index **ret);
 
 /** ura_pack_index_free() - release an index; NULL is allowed */
 URA_API void ura_pack_index_free(struct ura_pack_index *index);
@@ -278,9 +288,10 @@ URA_API int ura_pack_index_file_ranges(const struct ura_pack_index *index, size_
  * @ret_files: file indices: the files with ranges by their earliest range, then
  *	those without, by index; owned by @index
  * @ret_count: ura_pack_file_count()
+ * Return: 0 (-ENODATA without URA_PACK_INDEX_RANGES).
  */
-URA_API void ura_pack_index_files(const struct ura_pack_index *index, const uint32_t **ret_files,
-				  size_t *ret_count);
+URA_API int ura_pack_index_files(const struct ura_pack_index *index, const uint32_t **ret_files,
+				 size_t *ret_count);
 
 /**
  * ura_pack_index_find_inode() - the file with inode @ino on filesystem @fs_index

@@ -165,7 +165,7 @@ START_TEST(test_index)
 	add(b, 0, 10, 2, 20, false);
 	add(b, 0, 20, 2, 15, true);
 	p = build(b);
-	ck_assert_int_eq(ura_pack_index_new(p, &x), 0);
+	ck_assert_int_eq(ura_pack_index_new(p, 0, &x), 0);
 
 	ck_assert_int_eq(ura_pack_index_file_ranges(x, 0, &idx, &n), 0);
 	ck_assert_uint_eq(n, 3);
@@ -178,7 +178,7 @@ START_TEST(test_index)
 	ck_assert_uint_eq(n, 0);
 	ck_assert_int_eq(ura_pack_index_file_ranges(x, 3, &idx, &n), -ERANGE);
 
-	ura_pack_index_files(x, &idx, &n);
+	ck_assert_int_eq(ura_pack_index_files(x, &idx, &n), 0);
 	ck_assert_uint_eq(n, 3);
 	ck_assert_uint_eq(idx[0], 1);
 	ck_assert_uint_eq(idx[1], 0);
@@ -196,6 +196,16 @@ START_TEST(test_index)
 	ck_assert_int_eq(ura_pack_index_find_path(x, 1, "a", &f), -ENOENT);
 	ura_pack_index_free(x);
 	ura_pack_index_free(NULL);
+
+	/* only the tables asked for */
+	ck_assert_int_eq(ura_pack_index_new(p, 1u << 7, &x), -EINVAL);
+	ck_assert_int_eq(ura_pack_index_new(p, URA_PACK_INDEX_INODES, &x), 0);
+	ck_assert_int_eq(ura_pack_index_find_inode(x, 0, 11, &f), 0);
+	ck_assert_uint_eq(f, 1);
+	ck_assert_int_eq(ura_pack_index_find_path(x, 0, "b", &f), -ENODATA);
+	ck_assert_int_eq(ura_pack_index_file_ranges(x, 0, &idx, &n), -ENODATA);
+	ck_assert_int_eq(ura_pack_index_files(x, &idx, &n), -ENODATA);
+	ura_pack_index_free(x);
 	ura_pack_free(p);
 }
 END_TEST
