@@ -2,6 +2,7 @@
 /* /proc/self/mountinfo: parse it, find the mount that names a device's files */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -241,6 +242,22 @@ out:
 	free(buf);
 	close(fd);
 	return r;
+}
+
+int mountinfo_watch(void)
+{
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+bool mountinfo_changed(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLPRI };
+
+	if (fd < 0)
+		return true;
+	return poll(&pfd, 1, 0) != 0;	/* an event, or an error: read it again */
 }
 
 int mountinfo_read(const char *path, struct mount_table *ret)

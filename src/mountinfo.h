@@ -29,6 +29,15 @@ int mountinfo_read(const char *path, struct mount_table *ret);
 
 void mountinfo_free(struct mount_table *t);
 
+/*
+ * mountinfo_watch() - a descriptor of /proc/self/mountinfo that tells when
+ * the mount table changes: open it before reading the table. Return: fd or -errno.
+ * mountinfo_changed() - whether anything was mounted or unmounted since @fd was
+ * opened (the kernel flags such a descriptor with POLLPRI); true when @fd < 0.
+ */
+int mountinfo_watch(void);
+bool mountinfo_changed(int fd);
+
 /* Is something else mounted right on top of @e (its files hidden there)? */
 bool mountinfo_is_covered(const struct mount_table *t, const struct mount_entry *e);
 

@@ -43,7 +43,7 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 	struct rakb_state ra = { 0 };
 	struct trace_demand d = { 0 };
 	char *root = NULL;
-	int r;
+	int watch = -1, r;
 
 	memset(sum, 0, sizeof(*sum));
 	if (!o->input && geteuid() != 0) {
@@ -64,10 +64,23 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 	}
 	d.event_log = open_event_log();
 
-	if (o->input)
+	/*
+	 * The mounts, read once: at the start of a live trace (--read-ahead-kb
+	 * forces their devices), and again after it only if something was
+	 * mounted meanwhile (a boot trace names files of filesystems mounted
+	 * during it).
+	 */
+	if (!o->input) {
+		watch = mountinfo_watch();
+		r = mountinfo_read("/proc/self/mountinfo", &mt);
+		if (r < 0) {
+			log_err("cannot read '/proc/self/mountinfo': %s", strerror(-r));
+			goto out;
+		}
+		r = session_trace(o, root, &mt, &d, &ra, &ao.info_flags, &ao.duration_ns, sum);
+	} else {
 		r = dat_read(o->input, &d, &ao.info_flags, &ao.duration_ns, sum);
-	else
-		r = session_trace(o, root, &d, &ra, &ao.info_flags, &ao.duration_ns, sum);
+	}
 	if (r < 0)
 		goto out;
 	sum->events = d.events;
@@ -75,11 +88,13 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 	sum->added_pages = d.added_pages;
 	sum->fault_events = d.counts[TRACE_EVENT_FAULT];
 
-	/* the mounts after the trace: a boot trace names files of filesystems mounted meanwhile */
-	r = mountinfo_read("/proc/self/mountinfo", &mt);
-	if (r < 0) {
-		log_err("cannot read '/proc/self/mountinfo': %s", strerror(-r));
-		goto out;
+	if (mountinfo_changed(watch)) {
+		mountinfo_free(&mt);
+		r = mountinfo_read("/proc/self/mountinfo", &mt);
+		if (r < 0) {
+			log_err("cannot read '/proc/self/mountinfo': %s", strerror(-r));
+			goto out;
+		}
 	}
 	r = assemble_pack(&ao, &d, &mt, &ra, sum);
 	if (r < 0)
@@ -87,6 +102,8 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 	if (!o->input && sum->pack_written && o->probe >= 0)
 		trace_measure_devices(o->pack, o->probe > 0);
 out:
+	if (watch >= 0)
+		close(watch);
 	rakb_free(&ra);
 	mountinfo_free(&mt);
 	if (d.event_log)

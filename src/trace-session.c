@@ -250,21 +250,8 @@ static void log_reader_usage(const struct trace_demand *d)
 			  (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 }
 
-/* --read-ahead-kb: force it on the devices of the mounts now. */
-static int force_read_ahead(struct rakb_state *ra, unsigned kb, const char *root)
-{
-	struct mount_table mt = { 0 };
-	int r;
-
-	r = mountinfo_read("/proc/self/mountinfo", &mt);
-	if (r == 0)
-		r = rakb_force(ra, &rakb_system, kb, &mt, root);
-	mountinfo_free(&mt);
-	return r;
-}
-
-int session_trace(const struct trace_options *o, const char *root, struct trace_demand *d,
-		  struct rakb_state *ra, unsigned *ret_info_flags, uint64_t *ret_duration_ns,
+int session_trace(const struct trace_options *o, const char *root,
+		  const struct mount_table *mt, struct trace_demand *d, struct rakb_state *ra, unsigned *ret_info_flags, uint64_t *ret_duration_ns,
 		  struct trace_summary *sum)
 {
 	struct tracer_opts to = {
@@ -327,7 +314,7 @@ int session_trace(const struct trace_options *o, const char *root, struct trace_
 		info_flags |= URA_PACK_INFO_SYSTEM;
 
 	if (o->read_ahead_kb) {
-		r = force_read_ahead(ra, o->read_ahead_kb, root);
+		r = rakb_force(ra, &rakb_system, o->read_ahead_kb, mt, root);
 		if (r < 0) {
 			log_err("cannot set read_ahead_kb: %s", strerror(-r));
 			goto out;

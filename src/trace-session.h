@@ -7,6 +7,7 @@
 
 struct rakb_state;
 struct trace_demand;
+struct mount_table;
 struct trace_options;
 struct trace_summary;
 
@@ -14,6 +15,7 @@ struct trace_summary;
  * session_trace() - trace a command (@o->argv) or the system (@o->system) into @d
  * @o: the parsed command line
  * @root: canonical --root, or NULL (the devices whose read_ahead_kb is forced)
+ * @mt: the mounts at the start (whose devices --read-ahead-kb forces)
  * @d: an initialised demand model; gets every event
  * @ra: zeroed; what --read-ahead-kb forced, already restored on return, kept
  *	for the pack's records (the caller calls rakb_free())
@@ -27,8 +29,8 @@ struct trace_summary;
  *
  * Return: 0, or as trace_run() (-ENOEXEC, -EINTR, tracing unavailable, -errno).
  */
-int session_trace(const struct trace_options *o, const char *root, struct trace_demand *d,
-		  struct rakb_state *ra, unsigned *ret_info_flags, uint64_t *ret_duration_ns,
+int session_trace(const struct trace_options *o, const char *root,
+		  const struct mount_table *mt, struct trace_demand *d, struct rakb_state *ra, unsigned *ret_info_flags, uint64_t *ret_duration_ns,
 		  struct trace_summary *sum);
 
 #endif

@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -382,6 +385,40 @@ START_TEST(test_pseudo_fs)
 }
 END_TEST
 
+/* A mount in a private namespace (root, or a user namespace) flags the watch. */
+START_TEST(test_watch)
+{
+	int status;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char *dir = unit_mkdtemp();
+		int fd, r = 0;
+
+		if (unshare(geteuid() == 0 ? CLONE_NEWNS : CLONE_NEWUSER | CLONE_NEWNS) < 0 ||
+		    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+			_exit(77);	/* no namespaces here: nothing to test */
+		fd = mountinfo_watch();
+		if (fd < 0 || mountinfo_changed(fd))
+			r = 1;
+		else if (mount("none", dir, "tmpfs", 0, NULL) < 0)
+			r = 77;
+		else if (!mountinfo_changed(fd))
+			r = 2;
+		umount(dir);
+		rmdir(dir);
+		_exit(r);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77)
+		return;
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	ck_assert(mountinfo_changed(-1));
+}
+END_TEST
+
 static Suite *mountinfo_suite(void)
 {
 	Suite *s = suite_create("mountinfo");
@@ -401,6 +438,7 @@ static Suite *mountinfo_suite(void)
 	tcase_add_test(tc, test_find_dev_at);
 	tcase_add_test(tc, test_find_skips_file_bind);
 	tcase_add_test(tc, test_read_self);
+	tcase_add_test(tc, test_watch);
 	tcase_add_test(tc, test_pseudo_fs);
 	suite_add_tcase(s, tc);
 	return s;
