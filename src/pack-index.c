@@ -158,6 +158,7 @@ int ura_pack_index_new(const struct ura_pack *pack, unsigned tables, struct ura_
 		if (r < 0)
 			goto fail;
 	}
+	r = -ENOMEM;
 	if (tables & URA_PACK_INDEX_INODES) {
 		x->by_inode = malloc((nf ? nf : 1) * sizeof(*x->by_inode));
 		if (!x->by_inode)

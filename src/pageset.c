@@ -313,6 +313,8 @@ int pageset_file_ranges(const struct pageset *ps, const struct pageset_file *f, 
 			demand |= c->weak;
 		if (flags & PAGESET_ALL_DEMANDED)
 			demand |= c->added;
+		if (flags & PAGESET_UNSEEN_IS_DEMAND)
+			demand |= c->added & ~c->weak;
 		listed = c->added | c->weak | demand;
 		for (unsigned i = 0; listed && i < CHUNK_PAGES; i++) {
 			uint64_t page = (c->cno << CHUNK_SHIFT) + i;

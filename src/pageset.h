@@ -20,6 +20,7 @@ enum pageset_evidence {
 /* pageset_file_ranges() flags */
 #define PAGESET_WEAK_IS_DEMAND	(1u << 0)	/* count weak evidence as demand */
 #define PAGESET_ALL_DEMANDED	(1u << 1)	/* no access events: every page demanded */
+#define PAGESET_UNSEEN_IS_DEMAND (1u << 2)	/* added pages without any evidence: demanded */
 
 /* Ranges split where the first times of neighbouring pages differ by more than this. */
 #define PAGESET_SPLIT_NS	(250ull * 1000 * 1000)
@@ -108,7 +109,7 @@ int pageset_files(struct pageset *ps, struct pageset_file **ret, size_t *ret_n);
  * pageset_file_ranges() - the pages of one file as ranges, in page order
  * @f: an entry of the last pageset_files() array
  * @max_pages: pages past this are left out (file size in pages); UINT64_MAX for no limit
- * @flags: PAGESET_WEAK_IS_DEMAND, PAGESET_ALL_DEMANDED
+ * @flags: PAGESET_WEAK_IS_DEMAND, PAGESET_ALL_DEMANDED, PAGESET_UNSEEN_IS_DEMAND
  * @ret: on success a malloc()ed array the caller frees (NULL when empty)
  * @ret_n: its length
  *

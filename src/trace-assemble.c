@@ -800,7 +800,8 @@ int assemble_pack(const struct assemble_opts *o, const struct trace_demand *d,
 	size_t nfiles = 0;
 	int r;
 
-	a.range_flags = (o->info_flags & URA_PACK_INFO_NO_ACCESS_EVENTS) ? PAGESET_ALL_DEMANDED : 0;
+	a.range_flags = (o->info_flags & URA_PACK_INFO_NO_ACCESS_EVENTS) ? PAGESET_ALL_DEMANDED :
+			demand_range_flags(d->evidence);
 	if (stat(o->pack, &st) == 0) {
 		a.pack_dev = st.st_dev;
 		a.pack_ino = st.st_ino;

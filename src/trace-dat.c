@@ -134,19 +134,18 @@ int dat_read(const char *path, struct trace_demand *d, unsigned *ret_info_flags,
 
 	/*
 	 * A recording holds the events its maker chose: demand comes from the
-	 * read (get_pages) or fault-around (map_pages) events it has, as live.
-	 * With neither (additions and file faults only) every page counts as
-	 * demanded; with one, the pages only the other would show are speculative.
+	 * read (get_pages) and fault-around (map_pages) events it has, by the
+	 * same rule as a live trace (demand_evidence()).
 	 */
 	get = trace_decoder_knows(rd.decoder, TRACE_EVENT_GET_PAGES);
 	map = trace_decoder_knows(rd.decoder, TRACE_EVENT_MAP_PAGES);
-	sum->access_events = get || map;
-	if (!sum->access_events)
+	d->evidence = demand_evidence(get, map);
+	sum->access_events = d->evidence != DEMAND_EVIDENCE_NONE;
+	if (d->evidence == DEMAND_EVIDENCE_NONE)
 		info_flags |= URA_PACK_INFO_NO_ACCESS_EVENTS;
-	else if (!get || !map)
-		log_info("'%s' has no %s events: pages used only through %s count as speculative",
-			 path, trace_event_specs[get ? TRACE_EVENT_MAP_PAGES : TRACE_EVENT_GET_PAGES].name,
-			 get ? "mmap() fault-around" : "read()");
+	else if (d->evidence == DEMAND_EVIDENCE_PARTIAL)
+		log_info("'%s' has no %s events: pages added with no sign of use count as demanded",
+			 path, trace_event_specs[get ? TRACE_EVENT_MAP_PAGES : TRACE_EVENT_GET_PAGES].name);
 	sum->mm_faults = rd.mm_faults;
 	sum->mm_fault_ns = rd.mm_fault_ns;
 	sum->lost_events = rd.lost;

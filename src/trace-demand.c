@@ -175,3 +175,22 @@ int demand_feed(struct trace_demand *d, const struct trace_event *ev)
 		d->error = ret;
 	return ret;
 }
+
+enum demand_evidence demand_evidence(bool get_pages, bool map_pages)
+{
+	if (get_pages && map_pages)
+		return DEMAND_EVIDENCE_FULL;
+	return get_pages || map_pages ? DEMAND_EVIDENCE_PARTIAL : DEMAND_EVIDENCE_NONE;
+}
+
+unsigned demand_range_flags(enum demand_evidence e)
+{
+	switch (e) {
+	case DEMAND_EVIDENCE_FULL:
+		return 0;
+	case DEMAND_EVIDENCE_PARTIAL:
+		return PAGESET_UNSEEN_IS_DEMAND;
+	default:
+		return PAGESET_ALL_DEMANDED;
+	}
+}

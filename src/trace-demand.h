@@ -12,6 +12,13 @@
 /* Pages of a fault-around window this near the touched one count as demanded. */
 #define DEMAND_NEAR_PAGES	5
 
+/*
+ * What the access events of a trace can tell (demand_evidence()): the two
+ * kinds (read() by filemap_get_pages, mmap() by fault-around map_pages), one
+ * of them (a recording made without the other, an old kernel), or none.
+ */
+enum demand_evidence { DEMAND_EVIDENCE_FULL, DEMAND_EVIDENCE_PARTIAL, DEMAND_EVIDENCE_NONE };
+
 struct pageset;
 struct fault_slot;
 
@@ -30,6 +37,7 @@ struct trace_demand {
 	int error;			/* the first -errno met (-ENOMEM), sticky */
 	FILE *event_log;		/* not owned: each event fed is printed there (URA_TRACE_EVENTS) */
 	int near_pages;			/* DEMAND_NEAR_PAGES; -1: the whole window (bench/) */
+	enum demand_evidence evidence;	/* set by the event source, before the pages are read */
 	struct fault_slot *last_fault;	/* private: the last fault address of each pid */
 };
 
@@ -50,5 +58,17 @@ void demand_fini(struct trace_demand *d);
  * Return: 0, or -ENOMEM (also kept in @d->error).
  */
 int demand_feed(struct trace_demand *d, const struct trace_event *ev);
+
+/** demand_evidence() - what a trace with these access events can tell */
+enum demand_evidence demand_evidence(bool get_pages, bool map_pages);
+
+/**
+ * demand_range_flags() - PAGESET_* flags that turn @e into demanded pages
+ *
+ * Full: the model as it is. Partial: an added page with no evidence at all
+ * counts as demanded, since the missing kind of event may have used it (a
+ * read() seen by no get_pages). None: every page added counts as demanded.
+ */
+unsigned demand_range_flags(enum demand_evidence e);
 
 #endif

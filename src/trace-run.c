@@ -42,6 +42,8 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 	struct mount_table mt = { 0 };
 	struct rakb_state ra = { 0 };
 	struct trace_demand d = { 0 };
+	sigset_t handled, orig;
+	bool blocked = false;
 	char *root = NULL;
 	int watch = -1, r;
 
@@ -71,13 +73,18 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 	 * during it).
 	 */
 	if (!o->input) {
+		/* from here until the pack is written, a signal is an event, not the end */
+		session_signals(&handled);
+		sigprocmask(SIG_BLOCK, &handled, &orig);
+		blocked = true;
 		watch = mountinfo_watch();
 		r = mountinfo_read("/proc/self/mountinfo", &mt);
 		if (r < 0) {
 			log_err("cannot read '/proc/self/mountinfo': %s", strerror(-r));
 			goto out;
 		}
-		r = session_trace(o, root, &mt, &d, &ra, &ao.info_flags, &ao.duration_ns, sum);
+		r = session_trace(o, root, &mt, &orig, &d, &ra, &ao.info_flags, &ao.duration_ns,
+				  sum);
 	} else {
 		r = dat_read(o->input, &d, &ao.info_flags, &ao.duration_ns, sum);
 	}
@@ -97,6 +104,10 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 		}
 	}
 	r = assemble_pack(&ao, &d, &mt, &ra, sum);
+	if (blocked) {		/* the pack is written: a signal may stop the probe */
+		sigprocmask(SIG_SETMASK, &orig, NULL);
+		blocked = false;
+	}
 	if (r < 0)
 		goto out;
 	if (!o->input && sum->pack_written && o->probe >= 0)
@@ -105,6 +116,8 @@ out:
 	if (watch >= 0)
 		close(watch);
 	rakb_free(&ra);
+	if (blocked)
+		sigprocmask(SIG_SETMASK, &orig, NULL);
 	mountinfo_free(&mt);
 	if (d.event_log)
 		fclose(d.event_log);

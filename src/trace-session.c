@@ -250,8 +250,17 @@ static void log_reader_usage(const struct trace_demand *d)
 			  (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 }
 
+void session_signals(sigset_t *ret)
+{
+	sigemptyset(ret);
+	sigaddset(ret, SIGINT);
+	sigaddset(ret, SIGTERM);
+	sigaddset(ret, SIGHUP);
+}
+
 int session_trace(const struct trace_options *o, const char *root,
-		  const struct mount_table *mt, struct trace_demand *d, struct rakb_state *ra, unsigned *ret_info_flags, uint64_t *ret_duration_ns,
+		  const struct mount_table *mt, const sigset_t *child_mask,
+		  struct trace_demand *d, struct rakb_state *ra, unsigned *ret_info_flags, uint64_t *ret_duration_ns,
 		  struct trace_summary *sum)
 {
 	struct tracer_opts to = {
@@ -265,18 +274,14 @@ int session_trace(const struct trace_options *o, const char *root,
 	struct loop_state ls = { .o = o, .demand = d, .sigfd = -1 };
 	struct trace_decoder *decoder = NULL;
 	struct tracer *t = NULL;
-	sigset_t mask, old;
+	sigset_t mask;
 	unsigned info_flags = 0;
 	uint64_t end_ns = 0;
 	bool access;
 	int r;
 
-	/* SIGINT/SIGTERM/SIGHUP become poll events: every exit path cleans up */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, &old);
+	/* SIGINT/SIGTERM/SIGHUP, blocked by the caller, become poll events */
+	session_signals(&mask);
 	ls.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (ls.sigfd < 0) {
 		r = -errno;
@@ -303,11 +308,16 @@ int session_trace(const struct trace_options *o, const char *root,
 		goto out;
 	}
 	ls.decoder = decoder;
-	access = tracer_has_event(t, TRACE_EVENT_GET_PAGES) && tracer_has_event(t, TRACE_EVENT_MAP_PAGES);
+	d->evidence = demand_evidence(tracer_has_event(t, TRACE_EVENT_GET_PAGES),
+				      tracer_has_event(t, TRACE_EVENT_MAP_PAGES));
+	access = d->evidence != DEMAND_EVIDENCE_NONE;
 	if (!access) {
 		if (o->events != TRACE_EVENTS_ADD)
 			log_warn("this kernel has no page access events: every page counts as demanded");
 		info_flags |= URA_PACK_INFO_NO_ACCESS_EVENTS;
+	} else if (d->evidence == DEMAND_EVIDENCE_PARTIAL) {
+		log_info("this kernel has one kind of page access event: pages added with no sign "
+			 "of use count as demanded");
 	}
 	sum->access_events = access;
 	if (o->system)
@@ -330,7 +340,7 @@ int session_trace(const struct trace_options *o, const char *root,
 	}
 
 	if (!o->system) {
-		r = child_spawn(o->argv, &old, &ch);
+		r = child_spawn(o->argv, child_mask, &ch);
 		if (r < 0) {
 			log_err("cannot start '%s': %s", o->argv[0], strerror(-r));
 			goto out;
@@ -418,6 +428,5 @@ out:
 	rakb_restore(ra);
 	if (ls.sigfd >= 0)
 		close(ls.sigfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	return r;
 }

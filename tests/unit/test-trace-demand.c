@@ -35,7 +35,7 @@ static void feed(enum trace_event_type type, int pid, uint64_t ts, uint64_t firs
 }
 
 /* Pages 0..n-1 of the file as a string: 'D' demanded, 'S' speculative, '.' not listed. */
-static const char *pages(size_t n)
+static const char *pages_with(size_t n, unsigned flags)
 {
 	static char buf[256];
 	struct pageset_file *files = NULL;
@@ -49,13 +49,18 @@ static const char *pages(size_t n)
 	if (nfiles == 0)
 		return buf;
 	ck_assert_uint_eq(nfiles, 1);
-	ck_assert_int_eq(pageset_file_ranges(d.pages, &files[0], UINT64_MAX, 0, &r, &nr), 0);
+	ck_assert_int_eq(pageset_file_ranges(d.pages, &files[0], UINT64_MAX, flags, &r, &nr), 0);
 	for (size_t i = 0; i < nr; i++)
 		for (uint64_t p = r[i].first_page; p < r[i].first_page + r[i].page_count && p < n; p++)
 			buf[p] = r[i].demanded ? 'D' : 'S';
 	free(r);
 	free(files);
 	return buf;
+}
+
+static const char *pages(size_t n)
+{
+	return pages_with(n, 0);
 }
 
 /* A user fault on virtual page @vpage, then its fault-around window over file pages 0..15. */
@@ -178,6 +183,24 @@ START_TEST(test_times_and_nonsense)
 }
 END_TEST
 
+/* One kind of access event: what no event shows may have been used (a read() without get_pages). */
+START_TEST(test_partial_evidence)
+{
+	ck_assert_int_eq(demand_evidence(true, true), DEMAND_EVIDENCE_FULL);
+	ck_assert_int_eq(demand_evidence(false, true), DEMAND_EVIDENCE_PARTIAL);
+	ck_assert_int_eq(demand_evidence(true, false), DEMAND_EVIDENCE_PARTIAL);
+	ck_assert_int_eq(demand_evidence(false, false), DEMAND_EVIDENCE_NONE);
+	feed(TRACE_EVENT_ADD, PID, 1 * MS, 0, 31, 0);
+	feed(TRACE_EVENT_PF_USER, PID, 2 * MS, 0, 0, 0x7f0000000000ull + 20 * 4096);
+	feed(TRACE_EVENT_MAP_PAGES, PID, 2 * MS, 16, 31, 0);	/* touched 20, near 15..25 */
+	ck_assert_str_eq(pages(32), "SSSSSSSSSSSSSSSSDDDDDDDDDDSSSSSS");
+	ck_assert_str_eq(pages_with(32, demand_range_flags(DEMAND_EVIDENCE_PARTIAL)),
+			 "DDDDDDDDDDDDDDDDDDDDDDDDDDSSSSSS");
+	ck_assert_str_eq(pages_with(32, demand_range_flags(DEMAND_EVIDENCE_NONE)),
+			 "DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD");
+}
+END_TEST
+
 static Suite *trace_demand_suite(void)
 {
 	Suite *s = suite_create("trace-demand");
@@ -194,6 +217,7 @@ static Suite *trace_demand_suite(void)
 	tcase_add_test(tc, test_cold_and_warm_windows);
 	tcase_add_test(tc, test_long_range_is_no_window);
 	tcase_add_test(tc, test_times_and_nonsense);
+	tcase_add_test(tc, test_partial_evidence);
 	suite_add_tcase(s, tc);
 	return s;
 }
