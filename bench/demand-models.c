@@ -133,7 +133,7 @@ static void run_model(const char *name, int near, const char *events, const stru
 	char line[512];
 	FILE *f;
 
-	if (demand_init(&d) < 0 || !(f = fopen(events, "r"))) {
+	if (demand_init(&d) < 0 || !(f = fopen(events, "re"))) {
 		fprintf(stderr, "cannot read '%s'\n", events);
 		exit(1);
 	}
@@ -194,7 +194,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cannot read pack '%s': %s\n", argv[3], strerror(-r));
 		return 1;
 	}
-	f = fopen(argv[4], "r");
+	f = fopen(argv[4], "re");
 	if (!f) {
 		perror(argv[4]);
 		return 1;

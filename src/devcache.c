@@ -192,11 +192,30 @@ fail:
 }
 
 /*
- * A measurement that failed is remembered for a day, so that replays at every
- * start do not spend seconds failing again: "<hash>.failed" holds the key and
- * the error. --probe always (DEVCACHE_MEASURE) tries regardless.
+ * A measurement that failed is remembered, so that replays at every start do
+ * not spend seconds failing again: "<hash>.failed" holds the key and the
+ * error. A lasting cause (the device cannot be opened or read) is kept for a
+ * day; a busy device (no steady rate: -ETIMEDOUT, -EBUSY) for an hour; a lack
+ * of memory or threads not at all. --probe always (DEVCACHE_MEASURE) tries
+ * regardless.
  */
-#define RETRY_AFTER_S	(24 * 3600)
+#define RETRY_AFTER_S		(24 * 3600)
+#define RETRY_BUSY_AFTER_S	3600
+
+static long retry_after(int err)
+{
+	switch (err) {
+	case ENOMEM:
+	case EAGAIN:
+	case EINTR:
+		return 0;
+	case ETIMEDOUT:
+	case EBUSY:
+		return RETRY_BUSY_AFTER_S;
+	default:
+		return RETRY_AFTER_S;
+	}
+}
 
 void devcache_remember_failure(const char *dir, const char *key, int err)
 {
@@ -204,7 +223,7 @@ void devcache_remember_failure(const char *dir, const char *key, int err)
 	FILE *f;
 	int fd;
 
-	if (mkdir_p(dir) < 0)
+	if (err >= 0 || !retry_after(-err) || mkdir_p(dir) < 0)
 		return;
 	key_path(dir, key, ".failed", path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
@@ -218,7 +237,12 @@ void devcache_remember_failure(const char *dir, const char *key, int err)
 		return;
 	}
 	fprintf(f, "key %s\nfailed %d %lld\n", key, -err, (long long)time(NULL));
-	if (fclose(f) != 0 || chmod(tmp, 0644) < 0 || rename(tmp, path) < 0)
+	if (fchmod(fileno(f), 0644) < 0) {
+		fclose(f);
+		unlink(tmp);
+		return;
+	}
+	if (fclose(f) != 0 || rename(tmp, path) < 0)
 		unlink(tmp);
 }
 
@@ -245,7 +269,7 @@ int devcache_recent_failure(const char *dir, const char *key)
 	if (strncmp(text, "key ", 4) != 0 || strncmp(text + 4, key, klen) != 0 ||
 	    text[4 + klen] != '\n' ||
 	    sscanf(text + 5 + klen, "failed %d %lld", &err, &when) != 2 || err <= 0 ||
-	    err > 4095 || when > (long long)time(NULL) || time(NULL) - when > RETRY_AFTER_S)
+	    err > 4095 || when > (long long)time(NULL) || time(NULL) - when >= retry_after(err))
 		return 0;
 	return -err;
 }

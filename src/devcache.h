@@ -44,7 +44,8 @@ bool devcache_writable(const char *dir);
 
 /*
  * devcache_remember_failure() - note that measuring @key failed with @err (-errno)
- * devcache_recent_failure() - that error when it was noted less than a day ago, else 0
+ * devcache_recent_failure() - that error while it is remembered (a day; an hour for
+ *	-ETIMEDOUT or -EBUSY; -ENOMEM, -EAGAIN, -EINTR never), else 0
  */
 void devcache_remember_failure(const char *dir, const char *key, int err);
 int devcache_recent_failure(const char *dir, const char *key);
@@ -61,8 +62,9 @@ enum devcache_how {
  * Measuring opens the device by number (blockdev_open(), never a path from a
  * pack), reads it for 5 to 9 s (devprobe_measure()) and keeps the result; it
  * says so in the log. Both ura-trace (after a trace) and ura-replay use this.
- * A measurement that failed is remembered for a day: DEVCACHE_AUTO then
- * returns its error at once instead of measuring again.
+ * A measurement that failed is remembered (a day, an hour when the device
+ * was too busy to measure): DEVCACHE_AUTO then returns its error at once
+ * instead of measuring again.
  * Return: 0 (@ret->source: DEVMODEL_CACHE or DEVMODEL_PROBE), -ENOENT (no
  * model kept and DEVCACHE_LOAD, or no such block device), -EROFS (@dir
  * cannot keep a model, so none was measured), or why measuring failed.

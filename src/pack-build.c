@@ -329,6 +329,7 @@ static int sort_ranges(struct vec *v)
 struct span {
 	uint64_t first, end, time;	/* pages [first, end) */
 	uint32_t file, flags;
+	uint32_t order;			/* the range it comes from, in the order added */
 };
 
 struct spans {
@@ -336,15 +337,31 @@ struct spans {
 	size_t n, cap;
 };
 
-static int cmp_span(const void *a, const void *b)
+/* Ranges (indices into the records) by file, first page, first access, then as added. */
+static int cmp_record(const void *a, const void *b, void *items)
+{
+	uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+	const uint8_t *x = (const uint8_t *)items + (size_t)ia * RANGE_REC_SIZE;
+	const uint8_t *y = (const uint8_t *)items + (size_t)ib * RANGE_REC_SIZE;
+	uint64_t u, w;
+
+	if ((u = get_le32(x + RANGE_FILE)) != (w = get_le32(y + RANGE_FILE)))
+		return u < w ? -1 : 1;
+	if ((u = get_le64(x + RANGE_FIRST)) != (w = get_le64(y + RANGE_FIRST)))
+		return u < w ? -1 : 1;
+	if ((u = get_le64(x + RANGE_TIME)) != (w = get_le64(y + RANGE_TIME)))
+		return u < w ? -1 : 1;
+	return ia < ib ? -1 : ia > ib;
+}
+
+/* Output pieces as the ranges they come from were added, then in page order. */
+static int cmp_order(const void *a, const void *b)
 {
 	const struct span *x = a, *y = b;
 
-	if (x->file != y->file)
-		return x->file < y->file ? -1 : 1;
-	if (x->first != y->first)
-		return x->first < y->first ? -1 : 1;
-	return x->time < y->time ? -1 : x->time > y->time;
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -482,13 +499,16 @@ out:
 	return r;
 }
 
-static void get_span(const uint8_t *rec, struct span *s)
+static void get_span(const uint8_t *items, uint32_t i, struct span *s)
 {
+	const uint8_t *rec = items + (size_t)i * RANGE_REC_SIZE;
+
 	s->file = get_le32(rec + RANGE_FILE);
 	s->flags = get_le32(rec + RANGE_FLAGS);
 	s->first = get_le64(rec + RANGE_FIRST);
 	s->end = s->first + get_le32(rec + RANGE_COUNT);
 	s->time = get_le64(rec + RANGE_TIME);
+	s->order = i;
 }
 
 static void put_span(uint8_t *rec, const struct span *s)
@@ -500,38 +520,54 @@ static void put_span(uint8_t *rec, const struct span *s)
 	put_le64(rec + RANGE_TIME, s->time);
 }
 
+/*
+ * Sorting 4-byte indices finds overlaps without a copy of the ranges (the
+ * usual pack has none: then nothing changes, not even the order); where there
+ * are some, the result keeps the order the ranges were added in.
+ */
 static int drop_overlaps(struct vec *v)
 {
-	struct spans in = { 0 }, out = { 0 };
+	struct spans out = { 0 }, cluster = { 0 };
+	uint32_t *idx = NULL;
 	bool overlap = false;
-	uint8_t *items;
+	uint8_t *items = v->items;
+	struct span a, b;
 	int r = -ENOMEM;
 
 	if (v->count < 2)
 		return 0;
-	in.v = malloc(v->count * sizeof(*in.v));
-	if (!in.v)
+	idx = malloc(v->count * sizeof(*idx));
+	if (!idx)
 		return -ENOMEM;
-	in.n = v->count;
-	for (size_t i = 0; i < in.n; i++)
-		get_span((uint8_t *)v->items + i * RANGE_REC_SIZE, &in.v[i]);
-	qsort(in.v, in.n, sizeof(*in.v), cmp_span);
-	for (size_t i = 1; i < in.n && !overlap; i++)
-		overlap = in.v[i].file == in.v[i - 1].file && in.v[i].first < in.v[i - 1].end;
+	for (size_t i = 0; i < v->count; i++)
+		idx[i] = (uint32_t)i;
+	qsort_r(idx, v->count, sizeof(*idx), cmp_record, items);
+	for (size_t i = 1; i < v->count && !overlap; i++) {
+		get_span(items, idx[i - 1], &a);
+		get_span(items, idx[i], &b);
+		overlap = a.file == b.file && b.first < a.end;
+	}
 	if (!overlap) {
-		r = 0;		/* the usual case: nothing changes, not even the order */
+		r = 0;
 		goto out;
 	}
-	for (size_t i = 0; i < in.n;) {
+	for (size_t i = 0; i < v->count;) {
 		size_t j = i + 1;
-		uint64_t end = in.v[i].end;
 
-		while (j < in.n && in.v[j].file == in.v[i].file && in.v[j].first < end) {
-			if (in.v[j].end > end)
-				end = in.v[j].end;
-			j++;
+		get_span(items, idx[i], &a);
+		cluster.n = 0;
+		if ((r = spans_push(&cluster, &a)) < 0)
+			goto out;
+		for (uint64_t end = a.end; j < v->count; j++) {
+			get_span(items, idx[j], &b);
+			if (b.file != a.file || b.first >= end)
+				break;
+			if (b.end > end)
+				end = b.end;
+			if ((r = spans_push(&cluster, &b)) < 0)
+				goto out;
 		}
-		r = j - i == 1 ? spans_push(&out, &in.v[i]) : resolve_cluster(in.v + i, j - i, &out);
+		r = cluster.n == 1 ? spans_push(&out, &a) : resolve_cluster(cluster.v, cluster.n, &out);
 		if (r < 0)
 			goto out;
 		i = j;
@@ -539,6 +575,7 @@ static int drop_overlaps(struct vec *v)
 	r = -E2BIG;
 	if (out.n > UINT32_MAX)
 		goto out;
+	qsort(out.v, out.n, sizeof(*out.v), cmp_order);
 	r = -ENOMEM;
 	items = calloc(out.n ? out.n : 1, RANGE_REC_SIZE);	/* reserved fields zero */
 	if (!items)
@@ -550,7 +587,8 @@ static int drop_overlaps(struct vec *v)
 	v->count = v->cap = out.n;
 	r = 0;
 out:
-	free(in.v);
+	free(idx);
+	free(cluster.v);
 	free(out.v);
 	return r;
 }

@@ -32,13 +32,15 @@ uint64_t replay_mem_available(uint64_t *ret_total)
 
 void replay_budget_init(struct replay_budget *b, uint64_t max_bytes, uint64_t mem_floor)
 {
-	*b = (struct replay_budget){ .max_bytes = max_bytes, .mem_floor = mem_floor };
+	*b = (struct replay_budget){ .max_bytes = max_bytes, .mem_floor = mem_floor, .ready = true };
 	pthread_mutex_init(&b->lock, NULL);
 }
 
 void replay_budget_free(struct replay_budget *b)
 {
-	pthread_mutex_destroy(&b->lock);
+	if (b->ready)
+		pthread_mutex_destroy(&b->lock);
+	b->ready = false;
 }
 
 bool replay_budget_grant(struct replay_budget *b, uint64_t len)

@@ -15,6 +15,7 @@ struct replay_budget {
 	bool stop;			/* atomic: a limit was reached, read nothing more */
 	bool memory_limited;		/* stopped at the MemAvailable floor */
 	bool max_bytes_reached;
+	bool ready;			/* initialised: replay_budget_free() has work */
 	pthread_mutex_t lock;
 };
 

@@ -36,6 +36,7 @@ int replay_files_init(struct replay_files *files, const struct ura_pack *pack,
 	for (int i = 0; i < REPLAY_FILES_LOCKS; i++)
 		pthread_mutex_init(&files->locks[i], NULL);
 	pthread_mutex_init(&files->causes_lock, NULL);
+	files->ready = true;
 	files->obj = calloc(files->nobj ? files->nobj : 1, sizeof(*files->obj));
 	if (!files->obj)
 		return -ENOMEM;
@@ -58,9 +59,12 @@ void replay_files_free(struct replay_files *files)
 			close(files->obj[i].fd);
 	free(files->obj);
 	files->obj = NULL;
+	if (!files->ready)
+		return;		/* never initialised: nothing more to undo */
 	for (int i = 0; i < REPLAY_FILES_LOCKS; i++)
 		pthread_mutex_destroy(&files->locks[i]);
 	pthread_mutex_destroy(&files->causes_lock);
+	files->ready = false;
 }
 
 size_t replay_files_raise_limit(unsigned jobs)
@@ -131,7 +135,6 @@ static int open_file(const struct replay_files *files, uint32_t idx, int *ret_fd
 			return REPLAY_OBJ_MISSING;
 		case -EISDIR:
 		case -EBADFD:
-		case -ESTALE:
 			return REPLAY_OBJ_REFUSED;	/* not a regular file, or replaced meanwhile */
 		case -ELOOP:
 		case -EXDEV:

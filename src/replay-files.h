@@ -49,6 +49,7 @@ struct replay_files {
 	size_t open_files;		/* atomic: descriptors of files held */
 	size_t fd_cap;			/* hold at most about this many: close after use beyond */
 	pthread_mutex_t causes_lock;
+	bool ready;			/* the locks are initialised */
 	pthread_mutex_t locks[REPLAY_FILES_LOCKS];
 };
 

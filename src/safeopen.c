@@ -207,18 +207,17 @@ int safeopen_file(int dirfd, const char *path, struct statx *ret)
 	}
 	fd = safeopen_beneath(dirfd, path, O_RDONLY | O_NOATIME | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
-		r = fd == -ENOENT ? -ENOENT : fd == -ELOOP || fd == -EXDEV || fd == -ENOTDIR ?
-		    -ESTALE : fd;	/* a symlink or a mount appeared meanwhile */
+		r = fd;		/* -ELOOP, -EXDEV: a symlink or a mount appeared meanwhile */
 		goto out;
 	}
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &stx) < 0) {
 		r = -errno;
 		goto out;
 	}
-	/* replaced between the two opens */
+	/* replaced between the two opens: as if it had been found so */
 	if (!S_ISREG(stx.stx_mode) || stx.stx_ino != pst.st_ino ||
 	    makedev(stx.stx_dev_major, stx.stx_dev_minor) != pst.st_dev) {
-		r = -ESTALE;
+		r = -EBADFD;
 		goto out;
 	}
 	*ret = stx;

@@ -86,9 +86,10 @@ int safeopen_in_root(int rootfd, const char *path, int flags);
  * is opened O_RDONLY | O_NOATIME | O_NONBLOCK | O_NOCTTY with safeopen_beneath()
  * (without O_NOATIME when that is refused), and must be the inode looked at.
  *
- * Return: a descriptor, or -errno: safeopen_beneath()'s, -ELOOP (a symlink),
- * -EISDIR (a directory), -EBADFD (a FIFO, device or socket), -ESTALE (replaced between the look and
- * the open), or fstat's or statx's.
+ * Return: a descriptor, or -errno: safeopen_beneath()'s (of either open),
+ * -ELOOP (a symlink), -EISDIR (a directory), -EBADFD (a FIFO, device or
+ * socket, or replaced by another file between the look and the open), or
+ * fstat's or statx's.
  */
 int safeopen_file(int dirfd, const char *path, struct statx *ret);
 

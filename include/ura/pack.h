@@ -213,10 +213,11 @@ URA_API int ura_pack_builder_add_range(struct ura_pack_builder *b, const struct 
 URA_API int ura_pack_builder_add_meta(struct ura_pack_builder *b, const struct ura_pack_meta *m);
 
 /**
- * ura_pack_builder_error() - why the last call on @b failed
+ * ura_pack_builder_error() - why a call on @b failed
  *
- * Return: a static, human-readable reason for the last -EINVAL or -E2BIG of a
- * builder call ("range without pages", ...), or "no error".
+ * Return: a static, human-readable reason for the most recent -EINVAL or
+ * -E2BIG of a builder call ("range without pages", ...; a later call that
+ * succeeds does not clear it), or "no error" when there was none.
  */
 URA_API const char *ura_pack_builder_error(const struct ura_pack_builder *b);
 
