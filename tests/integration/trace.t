@@ -16,7 +16,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 47
+plan 48
 
 # --- a read: exactly the file's pages ---
 head -c $((100 * 4096 + 123)) /dev/urandom >"$M/read.bin"
@@ -252,11 +252,12 @@ else
 	skip "trace-cmd cannot record here"
 	skip "trace-cmd cannot record here"
 fi
-# with fault-around events (no get_pages): demanded and speculative pages as live
+# with the access events a live trace records: demanded and speculative pages as live
 "$HELPERS/evict" "$M/map.bin"
 if command -v trace-cmd >/dev/null && [ -e "$TRACEFS/events/filemap/mm_filemap_map_pages" ] &&
-	TC_EVENTS="$TC_EVENTS $TC_ACCESS_EVENTS" tc_record "$T/access.dat" \
-		"$HELPERS/touch-pages" "$M/map.bin" 100 500 900; then
+	[ -e "$TRACEFS/events/filemap/mm_filemap_get_pages" ] &&
+	TC_EVENTS="$TC_EVENTS $TC_ACCESS_EVENTS -e filemap:mm_filemap_get_pages" \
+		tc_record "$T/access.dat" "$HELPERS/touch-pages" "$M/map.bin" 100 500 900; then
 	timeout 60 "$URA_TRACE" -q --pack "$T/access.pack" --input "$T/access.dat"
 	pack_ranges "$T/access.pack" "$M/map.bin" >"$T/access.ranges"
 	ok "--input with access events: touched pages demanded, readahead speculative" \
@@ -266,6 +267,27 @@ if command -v trace-cmd >/dev/null && [ -e "$TRACEFS/events/filemap/mm_filemap_m
 		"$T/access.pack"
 else
 	skip "trace-cmd cannot record access events here"
+	skip "trace-cmd cannot record access events here"
+fi
+# without get_pages (a recording of faults only): what no event shows counts as demanded
+"$HELPERS/evict" "$M/map.bin"
+if command -v trace-cmd >/dev/null && [ -e "$TRACEFS/events/filemap/mm_filemap_map_pages" ] &&
+	TC_EVENTS="$TC_EVENTS $TC_ACCESS_EVENTS" tc_record "$T/faults.dat" \
+		"$HELPERS/touch-pages" "$M/map.bin" 100 500 900; then
+	timeout 60 "$URA_TRACE" -q --pack "$T/faults.pack" --input "$T/faults.dat"
+	ok "--input with fault events only: the touched pages demanded, access events used" \
+		python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+dem = set()
+for f in d["files"]:
+    if f["path"] == sys.argv[1]:
+        for r in f["ranges"]:
+            if r["demanded"]:
+                dem.update(range(r["offset"] // 4096, (r["offset"] + r["length"]) // 4096))
+sys.exit(0 if {100, 500, 900} <= dem and d["trace"]["access_events"] else 1)
+' "$M/map.bin" < <("$URA_DUMP" --json "$T/faults.pack")
+else
 	skip "trace-cmd cannot record access events here"
 fi
 

@@ -397,8 +397,11 @@ START_TEST(test_watch)
 		int fd, r = 0;
 
 		if (unshare(geteuid() == 0 ? CLONE_NEWNS : CLONE_NEWUSER | CLONE_NEWNS) < 0 ||
-		    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+			rmdir(dir);
+			free(dir);
 			_exit(77);	/* no namespaces here: nothing to test */
+		}
 		fd = mountinfo_watch();
 		if (fd < 0 || mountinfo_changed(fd))
 			r = 1;
@@ -408,6 +411,7 @@ START_TEST(test_watch)
 			r = 2;
 		umount(dir);
 		rmdir(dir);
+		free(dir);	/* valgrind checks the child's leaks too */
 		_exit(r);
 	}
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
