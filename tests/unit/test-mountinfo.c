@@ -397,7 +397,7 @@ START_TEST(test_watch)
 		int fd, r = 0;
 
 		if (unshare(geteuid() == 0 ? CLONE_NEWNS : CLONE_NEWUSER | CLONE_NEWNS) < 0 ||
-		    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0) {
 			rmdir(dir);
 			free(dir);
 			_exit(77);	/* no namespaces here: nothing to test */
