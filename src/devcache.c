@@ -199,8 +199,8 @@ fail:
  * of memory or threads not at all. --probe always (DEVCACHE_MEASURE) tries
  * regardless.
  */
-#define RETRY_AFTER_S		(24 * 3600)
-#define RETRY_BUSY_AFTER_S	3600
+#define RETRY_AFTER_S		(24L * 3600)
+#define RETRY_BUSY_AFTER_S	3600L
 
 static long retry_after(int err)
 {

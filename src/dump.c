@@ -15,6 +15,7 @@
 /* The pack's files in display order, with the index that lists each one's ranges. */
 struct by_file {
 	struct ura_pack_index *index;
+	size_t nfiles;
 	size_t *order;		/* files in display order */
 	const struct ura_pack *pack;
 };
@@ -62,7 +63,11 @@ static int group_by_file(const struct ura_pack *pack, enum dump_sort sort, struc
 	r = ura_pack_index_new(pack, URA_PACK_INDEX_RANGES, &g->index);
 	if (r < 0)
 		return r;
-	ura_pack_index_files(g->index, &files, &nf);	/* built: cannot fail */
+	r = ura_pack_index_files(g->index, &files, &nf);
+	if (r < 0) {
+		by_file_free(g);
+		return r;
+	}
 	g->order = malloc((nf ? nf : 1) * sizeof(*g->order));
 	if (!g->order) {
 		by_file_free(g);
@@ -70,6 +75,7 @@ static int group_by_file(const struct ura_pack *pack, enum dump_sort sort, struc
 	}
 	for (size_t i = 0; i < nf; i++)		/* first access, files without ranges last */
 		g->order[i] = files[i];
+	g->nfiles = nf;
 	sort_pack = pack;
 	if (sort == DUMP_SORT_PATH)
 		qsort(g->order, nf, sizeof(*g->order), cmp_path);
@@ -267,7 +273,7 @@ static void text(FILE *f, const struct ura_pack *pack, const char *name, const s
 	size_t nmeta = ura_pack_meta_count(pack);
 
 	text_header(f, pack, name);
-	for (size_t k = 0; k < ura_pack_file_count(g->pack); k++)
+	for (size_t k = 0; k < g->nfiles; k++)
 		text_file(f, g, g->order[k]);
 	for (size_t i = 0; i < nmeta; i++) {
 		struct ura_pack_meta m;
@@ -366,7 +372,7 @@ static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g)
 	for (size_t i = 0; i < ura_pack_fs_count(pack); i++)
 		json_fs(f, pack, i);
 	fputs("\n  ],\n  \"files\": [", f);
-	for (size_t k = 0; k < ura_pack_file_count(g->pack); k++)
+	for (size_t k = 0; k < g->nfiles; k++)
 		json_file(f, g, g->order[k], k == 0);
 	fputs("\n  ],\n  \"metadata\": [", f);
 	for (size_t i = 0; i < ura_pack_meta_count(pack); i++) {

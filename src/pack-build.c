@@ -399,7 +399,11 @@ static int spans_push(struct spans *out, const struct span *s)
 /* A min-heap of span indices by first access, then by index. */
 static bool earlier(const struct span *c, uint32_t a, uint32_t b)
 {
-	return c[a].time < c[b].time || (c[a].time == c[b].time && a < b);
+	const struct span *x = &c[a], *y = &c[b];
+
+	if (x->time != y->time)
+		return x->time < y->time;
+	return x < y;	/* the one first in the cluster */
 }
 
 static void heap_push(uint32_t *h, size_t *n, const struct span *c, uint32_t v)
@@ -440,9 +444,9 @@ static void heap_pop(uint32_t *h, size_t *n, const struct span *c)
  */
 static int resolve_cluster(const struct span *c, size_t k, struct spans *out)
 {
-	uint64_t *bound = malloc(2 * k * sizeof(*bound));
-	uint64_t *dstart = malloc(k * sizeof(*dstart)), *dend = malloc(k * sizeof(*dend));
-	uint32_t *heap = malloc(k * sizeof(*heap));
+	uint64_t *bound = calloc(2 * k + 1, sizeof(*bound));
+	uint64_t *dstart = calloc(k + 1, sizeof(*dstart)), *dend = calloc(k + 1, sizeof(*dend));
+	uint32_t *heap = calloc(k + 1, sizeof(*heap));
 	size_t nb = 0, nd = 0, nh = 0, next = 0, ds = 0, de = 0;
 	struct span cur = { .end = 0 };
 	bool have = false;
@@ -575,7 +579,8 @@ static int drop_overlaps(struct vec *v)
 	r = -E2BIG;
 	if (out.n > UINT32_MAX)
 		goto out;
-	qsort(out.v, out.n, sizeof(*out.v), cmp_order);
+	if (out.n)
+		qsort(out.v, out.n, sizeof(*out.v), cmp_order);
 	r = -ENOMEM;
 	items = calloc(out.n ? out.n : 1, RANGE_REC_SIZE);	/* reserved fields zero */
 	if (!items)

@@ -94,7 +94,7 @@ int residency_uptodate(int fd, uint64_t off, uint64_t len, uint64_t *ret)
 		*ret = 0;
 		return 0;
 	}
-	vec = malloc(pages);
+	vec = calloc(pages, 1);
 	if (!vec)
 		return -ENOMEM;
 	r = residency_map(fd, off, len, vec);

@@ -110,7 +110,7 @@ int btrfs_candidates(const struct mount_table *mt, const struct mount_entry *bes
 	unsigned major = best->major, minor = best->minor;
 	int r = 0;
 
-	views = calloc(mt->count ? mt->count : 1, sizeof(*views));
+	views = calloc(mt->count ? mt->count : 1, sizeof(const struct mount_entry *));
 	if (!views)
 		return -ENOMEM;
 	/*
