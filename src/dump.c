@@ -277,6 +277,9 @@ static void stats(FILE *f, const struct ura_pack *pack, const char *name)
 		mib(t.bytes), mib(t.demanded_bytes), mib(t.bytes - t.demanded_bytes));
 	fprintf(f, "metadata:     %.1f MiB in %" PRIu64 " ranges\n", mib(t.metadata_bytes),
 		t.metadata_ranges);
+	if (ura_pack_pending_count(pack))
+		fprintf(f, "pending:      %zu ranges too few runs had (kept for later merges)\n",
+			ura_pack_pending_count(pack));
 	fprintf(f, "lost events:  %" PRIu64 "\n", info.lost_events);
 	fprintf(f, "unresolved:   %" PRIu64 " inodes, %.1f MiB\n", info.unresolved_inodes,
 		mib(info.unresolved_bytes));
@@ -424,6 +427,28 @@ static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g)
 		fprintf(f, ", \"offset\": %" PRIu64 ", \"length\": %" PRIu64
 			", \"first_access_ns\": %" PRIu64 ", \"support\": %u, \"run_mask\": %" PRIu64
 			"}", m.offset, m.length, m.first_access_ns, support, mask);
+	}
+	fputs("\n  ],\n  \"pending\": [", f);
+	for (size_t i = 0; i < ura_pack_pending_count(pack); i++) {
+		struct ura_pack_range rg;
+		struct ura_pack_file file;
+		struct ura_pack_fs fs;
+		uint32_t support;
+		uint64_t mask;
+		char *path;
+
+		ura_pack_get_pending(pack, i, &rg, &support, &mask);
+		ura_pack_get_file(pack, rg.file_index, &file);
+		ura_pack_get_fs(pack, file.fs_index, &fs);
+		path = path_join(fs.mount_point, file.path);
+		fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
+		json_string(f, path ? path : file.path);
+		free(path);
+		fprintf(f, ", \"offset\": %" PRIu64 ", \"length\": %" PRIu64
+			", \"first_access_ns\": %" PRIu64 ", \"demanded\": %s, \"support\": %u"
+			", \"run_mask\": %" PRIu64 "}", rg.first_page * URA_PACK_PAGE_SIZE,
+			(uint64_t)rg.page_count * URA_PACK_PAGE_SIZE, rg.first_access_ns,
+			rg.flags & URA_PACK_RANGE_DEMANDED ? "true" : "false", support, mask);
 	}
 	fprintf(f, "\n  ],\n  \"totals\": {\"files\": %" PRIu64 ", \"ranges\": %" PRIu64
 		", \"bytes\": %" PRIu64 ", \"demanded_bytes\": %" PRIu64

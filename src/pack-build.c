@@ -35,6 +35,7 @@ struct vec {
 struct ura_pack_builder {
 	struct vec fs, files, ranges, meta;	/* of on-disk records, already encoded */
 	struct vec runs;			/* run records (1.1), newest first */
+	struct vec pending;			/* pending range records (1.1) */
 	struct vec strings;			/* bytes */
 	struct {
 		int64_t created_ns;
@@ -94,6 +95,7 @@ int ura_pack_builder_new(struct ura_pack_builder **ret)
 	b->ranges.size = RANGE_MEM_SIZE;
 	b->meta.size = META_MEM_SIZE;
 	b->runs.size = RUN_REC_SIZE;
+	b->pending.size = PEND_REC_SIZE;
 	b->strings.size = 1;
 	nul = vec_push(&b->strings, 1);	/* offset 0 is the empty string */
 	if (!nul) {
@@ -113,6 +115,7 @@ void ura_pack_builder_free(struct ura_pack_builder *b)
 	free(b->ranges.items);
 	free(b->meta.items);
 	free(b->runs.items);
+	free(b->pending.items);
 	free(b->strings.items);
 	free(b);
 }
@@ -270,6 +273,35 @@ int ura_pack_builder_add_meta_runs(struct ura_pack_builder *b, const struct ura_
 		return k;
 	put_le64((uint8_t *)b->meta.items + (b->meta.count - 1) * META_MEM_SIZE + META_MEM_MASK,
 		 runs_mask);
+	return 0;
+}
+
+int ura_pack_builder_add_pending(struct ura_pack_builder *b, const struct ura_pack_range *r,
+				 uint64_t runs_mask)
+{
+	uint8_t *rec;
+	int k = check_mask(b, runs_mask);
+
+	if (k < 0)
+		return k;
+	if (r->file_index >= b->files.count)
+		return fail(b, -EINVAL, "range of an unknown file (file_index)");
+	if (r->page_count == 0)
+		return fail(b, -EINVAL, "range without pages");
+	if (r->first_page >= PACK_MAX_PAGE || r->page_count > PACK_MAX_PAGE - r->first_page)
+		return fail(b, -EINVAL, "range past the largest page number (2^51)");
+	if (b->pending.count >= UINT32_MAX)
+		return fail(b, -E2BIG, "too many pending ranges");
+	rec = vec_push(&b->pending, 1);
+	if (!rec)
+		return -ENOMEM;
+	put_le32(rec + PEND_FILE, r->file_index);
+	put_le32(rec + PEND_FLAGS, r->flags & URA_PACK_RANGE_DEMANDED);
+	put_le64(rec + PEND_FIRST, r->first_page);
+	put_le32(rec + PEND_COUNT, r->page_count);
+	put_le32(rec + PEND_SUPPORT, (uint32_t)__builtin_popcountll(runs_mask));
+	put_le64(rec + PEND_TIME, r->first_access_ns);
+	put_le64(rec + PEND_MASK, runs_mask);
 	return 0;
 }
 
@@ -729,8 +761,10 @@ int ura_pack_builder_serialize(struct ura_pack_builder *b, void **ret_data, size
 		  0 },
 		{ SEC_META_SUPPORT, 0, SUP_REC_SIZE, b->meta.items, b->meta.count, META_MEM_SIZE,
 		  META_MEM_MASK, 0 },
+		{ SEC_PENDING, 0, PEND_REC_SIZE, b->pending.items, b->pending.count, PEND_REC_SIZE,
+		  0, 0 },
 	};
-	const size_t ntables = merged ? 8 : 5;
+	const size_t ntables = merged ? 9 : 5;
 	const uint32_t nsec = (uint32_t)ntables + 1;	/* and the trace info */
 	uint8_t *buf, *info;
 	size_t off, len, secoff = HDR_V1_SIZE;

@@ -50,7 +50,8 @@ enum {
 	SEC_RUNS = 7,
 	SEC_RANGE_SUPPORT = 8,
 	SEC_META_SUPPORT = 9,
-	SEC_MAX_KNOWN = SEC_META_SUPPORT,
+	SEC_PENDING = 10,
+	SEC_MAX_KNOWN = SEC_PENDING,
 };
 
 /* Filesystem record */
@@ -112,6 +113,16 @@ enum {
 #define SUP_COUNT		0	/* u32 runs that had the pages: popcount of the mask */
 #define SUP_MASK		8	/* u64 the runs that had them, bit i = run record i */
 #define SUP_REC_SIZE		16
+
+/* Pending range (1.1): pages too few runs had, kept as evidence for later merges, never replayed */
+#define PEND_FILE		0	/* u32 index into the file table */
+#define PEND_FLAGS		4	/* u32 DEMANDED */
+#define PEND_FIRST		8	/* u64 */
+#define PEND_COUNT		16	/* u32 */
+#define PEND_SUPPORT		20	/* u32 popcount of the mask */
+#define PEND_TIME		24	/* u64 */
+#define PEND_MASK		32	/* u64 */
+#define PEND_REC_SIZE		40
 
 #define PACK_MAX_RUNS		64	/* one bit each in a u64 mask */
 

@@ -29,6 +29,8 @@ struct input {
 	size_t nruns;
 	uint64_t kept;			/* merged runs of this input */
 	uint32_t *fs;			/* merged filesystem of each filesystem */
+	size_t *pend_start;		/* pending ranges of file f: pend[pend_start[f] .. [f + 1]) */
+	uint32_t *pend;
 };
 
 /* A filesystem of the merged pack: the record of the newest input that has it. */
@@ -58,10 +60,10 @@ struct segs {
 	size_t n, cap;
 };
 
-/* A piece of merged output, handed to emit(). */
+/* A piece of merged output, handed to emit(): kept, or pending when too few runs had it. */
 struct piece {
 	uint64_t first, end, time, mask;
-	bool demanded;
+	bool demanded, pending;
 };
 
 struct merger {
@@ -171,6 +173,36 @@ static bool same_fs(const struct ura_pack_fs *a, const struct ura_pack_fs *b)
 	if ((a->flags & b->flags & URA_PACK_FS_HAS_UUID) && memcmp(a->uuid, b->uuid, 16) != 0)
 		return false;
 	return true;
+}
+
+/* Each input's pending ranges by file (a counting sort). */
+static int index_pending(struct input *in)
+{
+	size_t nf = ura_pack_file_count(in->pack), np = ura_pack_pending_count(in->pack);
+	size_t *fill = calloc(nf + 1, sizeof(*fill));
+
+	in->pend_start = calloc(nf + 2, sizeof(*in->pend_start));
+	in->pend = malloc((np ? np : 1) * sizeof(*in->pend));
+	if (!fill || !in->pend_start || !in->pend) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < np; i++) {
+		struct ura_pack_range rg;
+
+		ura_pack_get_pending(in->pack, i, &rg, NULL, NULL);
+		in->pend_start[rg.file_index + 1]++;
+	}
+	for (size_t f = 0; f < nf; f++)
+		in->pend_start[f + 1] += in->pend_start[f];
+	for (size_t i = 0; i < np; i++) {
+		struct ura_pack_range rg;
+
+		ura_pack_get_pending(in->pack, i, &rg, NULL, NULL);
+		in->pend[in->pend_start[rg.file_index] + fill[rg.file_index]++] = (uint32_t)i;
+	}
+	free(fill);
+	return 0;
 }
 
 static int map_filesystems(struct merger *m)
@@ -351,15 +383,19 @@ static int sweep(struct merger *m, struct segs *s, size_t need, emit_fn emit, co
 			if (g->demanded)
 				dem += w;
 		}
-		if (!mask || (size_t)__builtin_popcountll(mask) < need)
+		if (!mask)
 			continue;
 		qsort(times, nt, sizeof(*times), cmp_timed);
-		p = (struct piece){ .first = lo, .end = hi, .mask = mask, .demanded = dem >= need };
+		p = (struct piece){ .first = lo, .end = hi, .mask = mask,
+				    .pending = (size_t)__builtin_popcountll(mask) < need };
+		/* demanded by as many runs as keep it; a pending page, by most of its runs */
+		p.demanded = p.pending ? 2 * dem > weight : dem >= need;
 		/* the median; of an even count, the mean of the middle two */
 		p.time = weight % 2 ? nth(times, nt, weight / 2) :
 			 mean(nth(times, nt, weight / 2 - 1), nth(times, nt, weight / 2));
 		if (have && cur.end == p.first && cur.mask == p.mask && cur.time == p.time &&
-		    cur.demanded == p.demanded && p.end - cur.first <= UINT32_MAX) {
+		    cur.demanded == p.demanded && cur.pending == p.pending &&
+		    p.end - cur.first <= UINT32_MAX) {
 			cur.end = p.end;
 			continue;
 		}
@@ -381,6 +417,7 @@ struct out_file {
 	const struct ura_pack_file *rec;
 	uint32_t fs;		/* merged filesystem */
 	uint32_t index;		/* in the builder, URA_PACK_NO_INDEX until then */
+	bool kept;		/* has a range that is not pending */
 };
 
 static int emit_range(struct merger *m, const void *key, const struct piece *p)
@@ -395,12 +432,19 @@ static int emit_range(struct merger *m, const void *key, const struct piece *p)
 		if ((k = out_fs(m, f->fs, &rec.fs_index)) < 0 ||
 		    (k = ura_pack_builder_add_file(m->b, &rec, &f->index)) < 0)
 			return k;
-		m->st.files++;
 	}
 	r = (struct ura_pack_range){ .file_index = f->index, .first_page = p->first,
 				     .page_count = (uint32_t)(p->end - p->first),
 				     .first_access_ns = p->time,
 				     .flags = p->demanded ? URA_PACK_RANGE_DEMANDED : 0 };
+	if (p->pending) {
+		m->st.pending_ranges++;
+		return ura_pack_builder_add_pending(m->b, &r, p->mask);
+	}
+	if (!f->kept) {
+		f->kept = true;
+		m->st.files++;
+	}
 	m->st.ranges++;
 	m->st.bytes += (p->end - p->first) * PAGE;
 	return ura_pack_builder_add_range_runs(m->b, &r, p->mask);
@@ -428,6 +472,18 @@ static int file_segments(const struct merger *m, const struct entry *e, struct s
 		if (g.mask && (r = segs_push(s, &g)) < 0)
 			return r;
 	}
+	for (size_t k = in->pend_start[e->file]; k < in->pend_start[e->file + 1]; k++) {
+		struct ura_pack_range rg;
+		uint64_t mask;
+		struct seg g;
+
+		ura_pack_get_pending(in->pack, in->pend[k], &rg, NULL, &mask);
+		g = (struct seg){ .first = rg.first_page, .end = rg.first_page + rg.page_count,
+				  .time = rg.first_access_ns, .mask = remap(in, mask),
+				  .demanded = rg.flags & URA_PACK_RANGE_DEMANDED };
+		if (g.mask && (r = segs_push(s, &g)) < 0)
+			return r;
+	}
 	return 0;
 }
 
@@ -439,10 +495,16 @@ static uint64_t file_runs(const struct input *in, size_t file)
 	size_t nr;
 
 	ura_pack_index_file_ranges(in->index, file, &idx, &nr);
-	if (nr == 0)
+	if (nr == 0 && in->pend_start[file] == in->pend_start[file + 1])
 		return in->kept;	/* listed without pages: every run of the input had it */
 	for (size_t k = 0; k < nr; k++) {
 		ura_pack_get_range_support(in->pack, idx[k], NULL, &mask);
+		had |= remap(in, mask);
+	}
+	for (size_t k = in->pend_start[file]; k < in->pend_start[file + 1]; k++) {
+		struct ura_pack_range rg;
+
+		ura_pack_get_pending(in->pack, in->pend[k], &rg, NULL, &mask);
 		had |= remap(in, mask);
 	}
 	return had;
@@ -452,7 +514,8 @@ static uint64_t file_runs(const struct input *in, size_t file)
 static int merge_file(struct merger *m, const struct entry *e, size_t count, struct segs *s)
 {
 	struct ura_pack_file newest_rec, rec;
-	struct out_file f = { .rec = &newest_rec, .fs = e[0].fs, .index = URA_PACK_NO_INDEX };
+	struct out_file f = { .rec = &newest_rec, .fs = e[0].fs, .index = URA_PACK_NO_INDEX,
+			      .kept = false };
 	uint64_t had = 0, current = 0;
 	int r;
 
@@ -533,6 +596,8 @@ static int emit_meta(struct merger *m, const void *key, const struct piece *p)
 				     .first_access_ns = p->time };
 	int r;
 
+	if (p->pending)
+		return 0;	/* no pending metadata: too few runs read it, it is forgotten */
 	if (k->fs != URA_PACK_NO_INDEX && (r = out_fs(m, k->fs, &rec.fs_index)) < 0)
 		return r;
 	m->st.meta_ranges++;
@@ -656,7 +721,7 @@ int pack_merge(const struct ura_pack *const *in, size_t n, const struct merge_op
 	for (size_t i = 0; i < n; i++) {
 		m.in[i].pack = in[i];
 		r = ura_pack_index_new(in[i], URA_PACK_INDEX_RANGES, &m.in[i].index);
-		if (r < 0)
+		if (r < 0 || (r = index_pending(&m.in[i])) < 0)
 			goto out;
 	}
 	if ((r = order_runs(&m)) < 0 || (r = map_filesystems(&m)) < 0 ||
@@ -671,6 +736,8 @@ out:
 	for (size_t i = 0; i < n; i++) {
 		ura_pack_index_free(m.in[i].index);
 		free(m.in[i].fs);
+		free(m.in[i].pend_start);
+		free(m.in[i].pend);
 	}
 	free(m.in);
 	free(m.fs);

@@ -30,6 +30,7 @@ struct merge_stats {
 	size_t files;		/* files kept */
 	size_t files_changed;	/* files whose content changed between runs (size, mtime, ...) */
 	size_t ranges, meta_ranges;
+	size_t pending_ranges;	/* pages too few runs had, kept for later merges */
 	uint64_t bytes, meta_bytes;
 };
 
@@ -61,6 +62,12 @@ size_t merge_need(double c, size_t runs);
  * runs demanded it. Metadata pages are merged likewise by (filesystem, or
  * device when there is none, and offset). Trace info is the newest run's,
  * with the lost events summed.
+ *
+ * Pages too few runs had are not lost: they go to the pack's pending ranges
+ * (never replayed) with their runs, so that merging one new run at a time into
+ * a merged pack gives the same pages as merging all the runs at once (for file
+ * pages; metadata below the threshold is forgotten). --keep-runs bounds them:
+ * a page whose runs are all forgotten goes.
  *
  * Return: 0, -EINVAL (no input, @o out of range), -E2BIG (a table beyond the
  * format's limits), -ENOMEM.

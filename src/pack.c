@@ -29,7 +29,7 @@ struct ura_pack {
 	size_t strings_len;
 	struct section fs, files, ranges, meta;
 	const uint8_t *info;	/* trace info record or NULL */
-	struct section runs, range_sup, meta_sup;	/* 1.1; count 0 when absent */
+	struct section runs, range_sup, meta_sup, pending;	/* 1.1; count 0 when absent */
 };
 
 static __thread const char *last_error = "no error";
@@ -182,6 +182,7 @@ static int load_section(struct ura_pack *p, const uint8_t *e, uint32_t *seen)
 		[SEC_RANGES] = RANGE_REC_SIZE, [SEC_METADATA] = META_REC_SIZE,
 		[SEC_TRACE_INFO] = INFO_REC_SIZE, [SEC_RUNS] = RUN_REC_SIZE,
 		[SEC_RANGE_SUPPORT] = SUP_REC_SIZE, [SEC_META_SUPPORT] = SUP_REC_SIZE,
+		[SEC_PENDING] = PEND_REC_SIZE,
 	};
 	struct section *s = NULL;
 
@@ -233,6 +234,9 @@ static int load_section(struct ura_pack *p, const uint8_t *e, uint32_t *seen)
 	case SEC_META_SUPPORT:
 		s = &p->meta_sup;
 		break;
+	case SEC_PENDING:
+		s = &p->pending;
+		break;
 	default:
 		return 0;
 	}
@@ -246,11 +250,36 @@ static int load_section(struct ura_pack *p, const uint8_t *e, uint32_t *seen)
  * Support records (1.1): one per range or metadata range, naming runs of the
  * run table; the count is the number of runs in the mask (at most 64 runs).
  */
+static uint64_t all_runs(const struct ura_pack *p)
+{
+	return p->runs.count == PACK_MAX_RUNS ? UINT64_MAX : (UINT64_C(1) << p->runs.count) - 1;
+}
+
+/* Pending ranges (1.1): pages of a file, in any order, with the runs that had them. */
+static int check_pending(const struct ura_pack *p)
+{
+	for (uint32_t i = 0; i < p->pending.count; i++) {
+		const uint8_t *r = p->pending.base + (size_t)i * p->pending.entry_size;
+		uint64_t first = get_le64(r + PEND_FIRST), mask = get_le64(r + PEND_MASK);
+		uint32_t count = get_le32(r + PEND_COUNT);
+
+		if (!p->runs.count)
+			return bad("pending ranges without a run table");
+		if (get_le32(r + PEND_FILE) >= p->files.count)
+			return bad("pending range refers to a missing file");
+		if (count == 0 || first >= PACK_MAX_PAGE || count > PACK_MAX_PAGE - first)
+			return bad("pending range empty or past the largest page");
+		if (mask == 0 || (mask & ~all_runs(p)) ||
+		    get_le32(r + PEND_SUPPORT) != (uint32_t)__builtin_popcountll(mask))
+			return bad("pending range support does not match its run mask");
+	}
+	return 0;
+}
+
 static int check_support(const struct ura_pack *p, const struct section *sup, uint32_t records,
 			 bool present)
 {
-	uint64_t all = p->runs.count == PACK_MAX_RUNS ? UINT64_MAX :
-		       (UINT64_C(1) << p->runs.count) - 1;
+	uint64_t all = all_runs(p);
 
 	if (!present)
 		return 0;
@@ -341,7 +370,8 @@ static int validate(struct ura_pack *p)
 	if ((k = check_support(p, &p->range_sup, p->ranges.count,
 			       seen & (1u << SEC_RANGE_SUPPORT))) < 0 ||
 	    (k = check_support(p, &p->meta_sup, p->meta.count,
-			       seen & (1u << SEC_META_SUPPORT))) < 0)
+			       seen & (1u << SEC_META_SUPPORT))) < 0 ||
+	    (k = check_pending(p)) < 0)
 		return k;
 	return 0;
 }
@@ -616,6 +646,32 @@ int ura_pack_get_meta_support(const struct ura_pack *pack, size_t index, uint32_
 			      uint64_t *ret_mask)
 {
 	return get_support(pack, &pack->meta_sup, pack->meta.count, index, ret_support, ret_mask);
+}
+
+size_t ura_pack_pending_count(const struct ura_pack *pack)
+{
+	return pack->pending.count;
+}
+
+int ura_pack_get_pending(const struct ura_pack *pack, size_t index, struct ura_pack_range *ret,
+			 uint32_t *ret_support, uint64_t *ret_mask)
+{
+	const uint8_t *r = record(&pack->pending, index);
+
+	if (!r)
+		return -ERANGE;
+	*ret = (struct ura_pack_range){
+		.file_index = get_le32(r + PEND_FILE),
+		.flags = get_le32(r + PEND_FLAGS),
+		.first_page = get_le64(r + PEND_FIRST),
+		.page_count = get_le32(r + PEND_COUNT),
+		.first_access_ns = get_le64(r + PEND_TIME),
+	};
+	if (ret_support)
+		*ret_support = get_le32(r + PEND_SUPPORT);
+	if (ret_mask)
+		*ret_mask = get_le64(r + PEND_MASK);
+	return 0;
 }
 
 void ura_pack_version(const struct ura_pack *pack, unsigned *major, unsigned *minor)

@@ -209,6 +209,22 @@ URA_API int ura_pack_get_range_support(const struct ura_pack *pack, size_t index
 URA_API int ura_pack_get_meta_support(const struct ura_pack *pack, size_t index,
 				      uint32_t *ret_support, uint64_t *ret_mask);
 
+/**
+ * ura_pack_pending_count() - pending ranges of a merged pack
+ * ura_pack_get_pending() - decode one
+ * @ret: the pages, as a range (flags: DEMANDED)
+ * @ret_support: if not NULL, how many runs had them (fewer than the merge needed)
+ * @ret_mask: if not NULL, those runs, as for ura_pack_get_range_support()
+ *
+ * Pending ranges are pages too few of the merged runs had: not to be
+ * prefetched, but kept so that a later merge, adding runs, still counts the
+ * runs that had them. Their file may have no other range.
+ * Return: the count (0 for packs without); 0 or -ERANGE when @index is past the end.
+ */
+URA_API size_t ura_pack_pending_count(const struct ura_pack *pack);
+URA_API int ura_pack_get_pending(const struct ura_pack *pack, size_t index,
+				 struct ura_pack_range *ret, uint32_t *ret_support, uint64_t *ret_mask);
+
 /** ura_pack_version() - format version of a parsed pack */
 URA_API void ura_pack_version(const struct ura_pack *pack, unsigned *major, unsigned *minor);
 
@@ -281,6 +297,14 @@ URA_API int ura_pack_builder_add_range_runs(struct ura_pack_builder *b,
 					    const struct ura_pack_range *r, uint64_t runs_mask);
 URA_API int ura_pack_builder_add_meta_runs(struct ura_pack_builder *b,
 					   const struct ura_pack_meta *m, uint64_t runs_mask);
+
+/**
+ * ura_pack_builder_add_pending() - append pages too few runs had (see ura_pack_get_pending())
+ * @runs_mask: the runs that had them
+ * Return: 0, -EINVAL (unknown file, no pages, page overflow, a bad mask), -E2BIG, -ENOMEM.
+ */
+URA_API int ura_pack_builder_add_pending(struct ura_pack_builder *b, const struct ura_pack_range *r,
+					 uint64_t runs_mask);
 
 /**
  * ura_pack_builder_error() - why a call on @b failed

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for src/pack-merge.c: confidence per page, median time, changed files, --keep-runs */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,10 +204,21 @@ START_TEST(test_private_files_drop)
 	in[2] = run_pack(3, (struct rg[]){ { "shared", 0, 4, 5, DEM }, { "own-c", 0, 2, 2, DEM },
 					   { NULL } }, NULL);
 	p = merge(in, 3, 0.6, 0, &st);
-	ck_assert_uint_eq(ura_pack_file_count(p), 1);
 	ck_assert_uint_eq(st.files_in, 4);
 	ck_assert_uint_eq(st.files, 1);
+	ck_assert_uint_eq(ura_pack_range_count(p), 1);
 	expect(p, "shared", 0, 4, 3, 0x7, true);
+	/* the own files stay as pending evidence only, one run each */
+	ck_assert_uint_eq(st.pending_ranges, 3);
+	ck_assert_uint_eq(ura_pack_pending_count(p), 3);
+	for (size_t i = 0; i < 3; i++) {
+		struct ura_pack_range r;
+		uint32_t support;
+
+		ck_assert_int_eq(ura_pack_get_pending(p, i, &r, &support, NULL), 0);
+		ck_assert_uint_eq(support, 1);
+		ck_assert_uint_eq(r.page_count, 2);
+	}
 	ura_pack_free(p);
 	free_all(in, 3);
 }
@@ -375,6 +387,75 @@ START_TEST(test_64_runs)
 }
 END_TEST
 
+/* Kept pages as (file, page, run mask) strings, sorted: for comparing two packs. */
+static char *kept_pages(const struct ura_pack *p)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *out = calloc(1, cap);
+
+	for (uint64_t page = 0; page < 64; page++)
+		for (size_t i = 0; i < ura_pack_range_count(p); i++) {
+			struct ura_pack_range r;
+			struct ura_pack_file f;
+			uint64_t mask;
+
+			ura_pack_get_range(p, i, &r);
+			ura_pack_get_range_support(p, i, NULL, &mask);
+			ura_pack_get_file(p, r.file_index, &f);
+			if (page >= r.first_page && page < r.first_page + r.page_count)
+				len += (size_t)snprintf(out + len, cap - len, "%s:%llu:%llx ", f.path,
+							(unsigned long long)page,
+							(unsigned long long)mask);
+		}
+	return out;
+}
+
+/*
+ * Merging one run at a time into the merged pack keeps the same pages, with
+ * the same runs, as merging all runs at once: pages below the threshold wait
+ * as pending evidence instead of being forgotten.
+ */
+START_TEST(test_incremental_equals_batch)
+{
+	struct ura_pack *in[6], *batch, *acc, *two[2];
+	char *a, *b;
+
+	in[0] = run_pack(1, (struct rg[]){ { "f", 0, 8, 1, DEM }, { "g", 0, 2, 1, DEM },
+					   { NULL } }, NULL);
+	in[1] = run_pack(2, (struct rg[]){ { "f", 4, 8, 2, DEM }, { NULL } }, NULL);
+	in[2] = run_pack(3, (struct rg[]){ { "f", 10, 8, 3, DEM }, { "g", 1, 2, 1, DEM },
+					   { NULL } }, NULL);
+	in[3] = run_pack(4, (struct rg[]){ { "f", 0, 2, 4, DEM }, { "h", 0, 1, 1, DEM },
+					   { NULL } }, NULL);
+	in[4] = run_pack(5, (struct rg[]){ { "f", 16, 8, 5, DEM }, { "g", 0, 3, 1, DEM },
+					   { NULL } }, NULL);
+	in[5] = run_pack(6, (struct rg[]){ { "f", 6, 12, 6, DEM }, { "h", 0, 1, 1, DEM },
+					   { NULL } }, NULL);
+	for (unsigned keep = 0; keep <= 4; keep += 4) {
+		size_t first = keep ? 6 - keep : 0;
+
+		batch = merge(&in[first], 6 - first, 0.5, 0, NULL);
+		acc = merge(&in[0], 1, 0.5, keep, NULL);
+		for (int i = 1; i < 6; i++) {
+			two[0] = acc;
+			two[1] = in[i];
+			acc = merge(two, 2, 0.5, keep, NULL);
+			ura_pack_free(two[0]);
+		}
+		ck_assert_uint_eq(ura_pack_runs(acc), keep ? keep : 6);
+		a = kept_pages(batch);
+		b = kept_pages(acc);
+		ck_assert_str_ne(a, "");
+		ck_assert_str_eq(a, b);
+		free(a);
+		free(b);
+		ura_pack_free(batch);
+		ura_pack_free(acc);
+	}
+	free_all(in, 6);
+}
+END_TEST
+
 static Suite *pack_merge_suite(void)
 {
 	Suite *s = suite_create("pack-merge");
@@ -388,6 +469,7 @@ static Suite *pack_merge_suite(void)
 	tcase_add_test(tc, test_keep_runs);
 	tcase_add_test(tc, test_metadata_and_info);
 	tcase_add_test(tc, test_64_runs);
+	tcase_add_test(tc, test_incremental_equals_batch);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -51,6 +51,9 @@ static void merged_sample(uint8_t **data, size_t *len)
 		.flags = URA_PACK_RANGE_DEMANDED }), 0);
 	ck_assert_int_eq(ura_pack_builder_add_meta_runs(b, &(struct ura_pack_meta){
 		.fs_index = 0, .offset = 4096, .length = 8192, .first_access_ns = 2 }, 0x2), 0);
+	ck_assert_int_eq(ura_pack_builder_add_pending(b, &(struct ura_pack_range){
+		.first_page = 40, .page_count = 3, .first_access_ns = 7,
+		.flags = URA_PACK_RANGE_DEMANDED }, 0x4), 0);
 	ck_assert_int_eq(ura_pack_builder_serialize(b, (void **)data, len), 0);
 	ura_pack_builder_free(b);
 }
@@ -89,6 +92,19 @@ START_TEST(test_round_trip)
 	ck_assert_int_eq(ura_pack_get_meta_support(p, 0, &support, &mask), 0);
 	ck_assert_uint_eq(support, 1);
 	ck_assert_uint_eq(mask, 0x2);
+	ck_assert_uint_eq(ura_pack_pending_count(p), 1);
+	{
+		struct ura_pack_range r;
+
+		ck_assert_int_eq(ura_pack_get_pending(p, 0, &r, &support, &mask), 0);
+		ck_assert_uint_eq(r.first_page, 40);
+		ck_assert_uint_eq(r.page_count, 3);
+		ck_assert_uint_eq(r.first_access_ns, 7);
+		ck_assert_uint_eq(r.flags, URA_PACK_RANGE_DEMANDED);
+		ck_assert_uint_eq(support, 1);
+		ck_assert_uint_eq(mask, 0x4);
+		ck_assert_int_eq(ura_pack_get_pending(p, 1, &r, NULL, NULL), -ERANGE);
+	}
 	ura_pack_free(p);
 	free(data);
 }
@@ -138,14 +154,15 @@ END_TEST
  */
 START_TEST(test_v10_reader_reads_v11)
 {
-	static const uint32_t types[] = { SEC_RUNS, SEC_RANGE_SUPPORT, SEC_META_SUPPORT };
+	static const uint32_t types[] = { SEC_RUNS, SEC_RANGE_SUPPORT, SEC_META_SUPPORT,
+					  SEC_PENDING };
 	struct ura_pack *p = NULL;
 	uint32_t support;
 	uint8_t *data;
 	size_t len;
 
 	merged_sample(&data, &len);
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 4; i++) {
 		uint8_t *e = section_entry(data, types[i]);
 
 		ck_assert_ptr_nonnull(e);
@@ -161,6 +178,7 @@ START_TEST(test_v10_reader_reads_v11)
 	ck_assert_uint_eq(ura_pack_range_count(p), 2);
 	ck_assert_int_eq(ura_pack_get_range_support(p, 1, &support, NULL), 0);
 	ck_assert_uint_eq(support, 1);
+	ck_assert_uint_eq(ura_pack_pending_count(p), 0);
 	ura_pack_free(p);
 	free(data);
 }
@@ -204,6 +222,24 @@ START_TEST(test_corrupt_support)
 	ck_assert_str_eq(ura_pack_error(), "support section does not have one record per range");
 	put_le32(e + SEC_COUNT, 2);
 	put_le64(e + SEC_SIZE, 2 * SUP_REC_SIZE);
+
+	e = section_entry(data, SEC_PENDING);
+	rec = data + get_le64(e + SEC_OFFSET);
+	put_le32(rec + PEND_SUPPORT, 2);	/* mask 0x4 has one run */
+	fix_crc(data, len);
+	ck_assert_int_eq(ura_pack_parse(data, len, &p), -EBADMSG);
+	ck_assert_str_eq(ura_pack_error(), "pending range support does not match its run mask");
+	put_le32(rec + PEND_SUPPORT, 1);
+	put_le32(rec + PEND_FILE, 1);		/* one file only */
+	fix_crc(data, len);
+	ck_assert_int_eq(ura_pack_parse(data, len, &p), -EBADMSG);
+	ck_assert_str_eq(ura_pack_error(), "pending range refers to a missing file");
+	put_le32(rec + PEND_FILE, 0);
+	put_le32(rec + PEND_COUNT, 0);
+	fix_crc(data, len);
+	ck_assert_int_eq(ura_pack_parse(data, len, &p), -EBADMSG);
+	ck_assert_str_eq(ura_pack_error(), "pending range empty or past the largest page");
+	put_le32(rec + PEND_COUNT, 3);
 
 	e = section_entry(data, SEC_RUNS);
 	put_le32(e + SEC_TYPE, 1007);	/* support without runs */
