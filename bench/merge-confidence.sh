@@ -44,8 +44,9 @@ runs = [pages(json.load(open(f"{w}/run{i}.json"))) for i in range(1, n + 1)]
 inter, union = set.intersection(*runs), set.union(*runs)
 m = json.load(open(f"{w}/m.json"))
 got = pages(m)
-private = sum(1 for f in m["files"] if f["path"].endswith(".conf"))
-print(f"{c:<5} {n:<4} {len(m['files']):6} {len(got) * 4096 / 2**20:8.1f} {private:5}/{n:<2}"
+kept = [f for f in m["files"] if f["ranges"]]    # files listed only for pending pages are not
+private = sum(1 for f in kept if f["path"].endswith(".conf"))
+print(f"{c:<5} {n:<4} {len(kept):6} {len(got) * 4096 / 2**20:8.1f} {private:5}/{n:<2}"
       f" {100 * len(got & inter) / max(1, len(inter)):14.1f} {100 * len(got) / max(1, len(union)):12.1f}")
 PY
 	done
