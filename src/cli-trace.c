@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli-trace.h"
+#include "pack-merge.h"
 #include "util.h"
 
 #define RA_KB_MIN	4
@@ -25,9 +27,11 @@ void trace_usage(FILE *f)
 	      " ura-trace --pack FILE [options] [--] COMMAND [ARG...]\n"
 	      " ura-trace --pack FILE --system [options]\n"
 	      " ura-trace --pack FILE --input TRACE.DAT [options]\n"
+	      " ura-trace --merge [--min-confidence C] [--keep-runs N] --pack FILE PACK...\n"
 	      "\n"
 	      "Record which pages of which files a command or the whole system brings\n"
-	      "into the page cache, and write them to a pack for ura-replay.\n"
+	      "into the page cache, and write them to a pack for ura-replay; or merge\n"
+	      "the packs of several runs, keeping what most runs had.\n"
 	      "\n"
 	      "Options:\n"
 	      " -p, --pack FILE          pack to write (replaced atomically)\n"
@@ -46,6 +50,12 @@ void trace_usage(FILE *f)
 	      "                            add (page-cache additions only, cheapest)\n"
 	      " -P, --probe WHEN         measure the pack's devices for ura-replay: auto\n"
 	      "                            (once per device), always or never\n"
+	      " -m, --merge              merge the packs PACK... (runs of one program or\n"
+	      "                            boot) into --pack, which may be one of them\n"
+	      " -C, --min-confidence C   with --merge: keep a page when at least this\n"
+	      "                            fraction of the runs had it (default 0.6)\n"
+	      " -k, --keep-runs N        with --merge: merge only the N newest runs\n"
+	      "                            (1 to 64, default 64)\n"
 	      " -J, --json               print the summary as JSON\n"
 	      " -v, --verbose            say more (repeat for more)\n"
 	      " -q, --quiet              print errors only, no summary\n"
@@ -82,6 +92,9 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		{ "input", required_argument, NULL, 'I' },
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "merge", no_argument, NULL, 'm' },
+		{ "min-confidence", required_argument, NULL, 'C' },
+		{ "keep-runs", required_argument, NULL, 'k' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -89,14 +102,19 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool ra_given = false;
+	bool ra_given = false, merge_opts = false, live_opts = false;
+	char *end;
 	uint64_t v;
 	int c;
 
 	*o = (struct trace_options){ 0 };
 	optind = 0;	/* full reset: tests call this more than once */
 	/* "+": stop at the command, its options are its own */
-	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:R:I:b:e:P:JvqhV", longopts, NULL)) != -1) {
+	o->min_confidence = MERGE_DEFAULT_CONFIDENCE;
+	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:R:I:b:e:P:JmC:k:vqhV", longopts,
+				NULL)) != -1) {
+		if (c > 0 && strchr("sdicrRIbeP", c))
+			live_opts = true;	/* options of a trace, not of --merge */
 		switch (c) {
 		case 'p':
 			o->pack = optarg;
@@ -171,6 +189,29 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		case 'J':
 			o->json = true;
 			break;
+		case 'm':
+			o->merge = true;
+			break;
+		case 'C':
+			merge_opts = true;
+			errno = 0;
+			o->min_confidence = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->min_confidence > 0 &&
+								 o->min_confidence <= 1)) {
+				fprintf(stderr, "ura-trace: invalid --min-confidence '%s': expected a "
+					"fraction of the runs, more than 0 and at most 1\n", optarg);
+				goto usage;
+			}
+			break;
+		case 'k':
+			merge_opts = true;
+			if (parse_u64(optarg, &v) < 0 || v < 1 || v > 64) {
+				fprintf(stderr, "ura-trace: invalid --keep-runs '%s': expected 1 to 64\n",
+					optarg);
+				goto usage;
+			}
+			o->keep_runs = (unsigned)v;
+			break;
 		case 'v':
 			o->verbosity++;
 			break;
@@ -196,6 +237,28 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 	}
 	if (!o->pack[0] || (o->root && !o->root[0])) {
 		fputs("ura-trace: empty file name\n", stderr);
+		goto usage;
+	}
+	if (o->merge) {
+		if (live_opts) {
+			fputs("ura-trace: --merge takes only --pack, --min-confidence, --keep-runs "
+			      "and the packs to merge\n", stderr);
+			goto usage;
+		}
+		if (!o->argv) {
+			fputs("ura-trace: nothing to merge: give the packs after the options\n",
+			      stderr);
+			goto usage;
+		}
+		for (char **a = o->argv; *a; a++)
+			if (!**a) {
+				fputs("ura-trace: empty file name\n", stderr);
+				goto usage;
+			}
+		return 1;
+	}
+	if (merge_opts) {
+		fputs("ura-trace: --min-confidence and --keep-runs need --merge\n", stderr);
 		goto usage;
 	}
 	if ((o->argv != NULL) + o->system + (o->input != NULL) != 1) {

@@ -29,6 +29,9 @@ struct trace_options {
 	bool json;			/* --json */
 	int probe;			/* --probe: 0 auto, 1 always, -1 never */
 	int verbosity;			/* -v adds one, -q subtracts one */
+	bool merge;			/* --merge: argv holds the packs to merge */
+	double min_confidence;		/* --min-confidence C, with --merge */
+	unsigned keep_runs;		/* --keep-runs N, 0 if not given (64) */
 };
 
 /** trace_usage() - print --help to @f */
@@ -37,7 +40,8 @@ void trace_usage(FILE *f);
 /**
  * trace_parse_args() - parse ura-trace's command line into @o
  *
- * Options stop at the first non-option (or "--"): the rest is the command.
+ * Options stop at the first non-option (or "--"): the rest is the command, or
+ * with --merge the packs to merge.
  * Return: 1 run, 0 exit successfully (help or version printed), -EINVAL usage
  * error (reported on stderr with a hint to --help).
  */

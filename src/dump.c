@@ -204,7 +204,8 @@ static void text_file(FILE *f, const struct by_file *g, size_t i)
 	struct ura_pack_file file;
 	struct ura_pack_fs fs;
 	uint64_t pages = 0, demanded = 0;
-	size_t n;
+	uint32_t lo = UINT32_MAX, hi = 0, support;
+	size_t n, runs = ura_pack_runs(g->pack);
 	const uint32_t *idx = file_ranges(g, i, &n);
 	char *path;
 
@@ -214,14 +215,22 @@ static void text_file(FILE *f, const struct by_file *g, size_t i)
 		struct ura_pack_range rg;
 
 		ura_pack_get_range(g->pack, idx[k], &rg);
+		ura_pack_get_range_support(g->pack, idx[k], &support, NULL);
 		pages += rg.page_count;
 		if (rg.flags & URA_PACK_RANGE_DEMANDED)
 			demanded += rg.page_count;
+		lo = support < lo ? support : lo;
+		hi = support > hi ? support : hi;
 	}
 	path = path_join(fs.mount_point, file.path);
 	print_escaped(f, path ? path : file.path);
-	fprintf(f, " (%" PRIu64 " bytes, %" PRIu64 " pages in pack, %" PRIu64 " demanded)\n",
+	fprintf(f, " (%" PRIu64 " bytes, %" PRIu64 " pages in pack, %" PRIu64 " demanded",
 		file.size, pages, demanded);
+	if (runs > 1 && n && lo == hi)	/* merged: in how many of the runs its ranges were */
+		fprintf(f, ", support %u of %zu runs", lo, runs);
+	else if (runs > 1 && n)
+		fprintf(f, ", support %u-%u of %zu runs", lo, hi, runs);
+	fputs(")\n", f);
 	free(path);
 	page_map(f, g, i, (file.size + URA_PACK_PAGE_SIZE - 1) / URA_PACK_PAGE_SIZE);
 }
@@ -236,6 +245,8 @@ static void text_header(FILE *f, const struct ura_pack *pack, const char *name)
 	ura_pack_version(pack, &major, &minor);
 	format_time(info.created_ns, when, sizeof(when));
 	fprintf(f, "pack %s: format %u.%u, created %s", name, major, minor, when);
+	if (ura_pack_runs(pack) > 1)
+		fprintf(f, ", merged from %zu runs", ura_pack_runs(pack));
 	if (*info.command)
 		fprintf(f, ", command '%s'", info.command);
 	fputc('\n', f);
@@ -256,6 +267,15 @@ static void stats(FILE *f, const struct ura_pack *pack, const char *name)
 		info.flags & URA_PACK_INFO_NO_ACCESS_EVENTS ? ", no access events (all demanded)" : "");
 	if (info.read_ahead_kb)
 		fprintf(f, "read-ahead:   %u KiB (forced during the trace)\n", info.read_ahead_kb);
+	if (ura_pack_runs(pack) > 1) {
+		int64_t oldest;
+		char when[32];
+
+		ura_pack_get_run(pack, ura_pack_runs(pack) - 1, &oldest, NULL);
+		format_time(oldest, when, sizeof(when));
+		fprintf(f, "runs:         %zu merged, the oldest from %s\n", ura_pack_runs(pack),
+			when);
+	}
 	fprintf(f, "filesystems:  %zu\n", ura_pack_fs_count(pack));
 	fprintf(f, "files:        %" PRIu64 "\n", t.files);
 	fprintf(f, "ranges:       %" PRIu64 "\n", t.ranges);
@@ -263,6 +283,9 @@ static void stats(FILE *f, const struct ura_pack *pack, const char *name)
 		mib(t.bytes), mib(t.demanded_bytes), mib(t.bytes - t.demanded_bytes));
 	fprintf(f, "metadata:     %.1f MiB in %" PRIu64 " ranges\n", mib(t.metadata_bytes),
 		t.metadata_ranges);
+	if (ura_pack_pending_count(pack))
+		fprintf(f, "pending:      %zu ranges too few runs had (kept for later merges)\n",
+			ura_pack_pending_count(pack));
 	fprintf(f, "lost events:  %" PRIu64 "\n", info.lost_events);
 	fprintf(f, "unresolved:   %" PRIu64 " inodes, %.1f MiB\n", info.unresolved_inodes,
 		mib(info.unresolved_bytes));
@@ -278,9 +301,15 @@ static void text(FILE *f, const struct ura_pack *pack, const char *name, const s
 	for (size_t i = 0; i < nmeta; i++) {
 		struct ura_pack_meta m;
 
+		uint32_t support;
+
 		ura_pack_get_meta(pack, i, &m);
-		fprintf(f, "metadata %u:%u offset %" PRIu64 " length %" PRIu64 " at %.6f s\n",
+		ura_pack_get_meta_support(pack, i, &support, NULL);
+		fprintf(f, "metadata %u:%u offset %" PRIu64 " length %" PRIu64 " at %.6f s",
 			m.major, m.minor, m.offset, m.length, (double)m.first_access_ns / 1e9);
+		if (ura_pack_runs(pack) > 1)
+			fprintf(f, ", support %u of %zu runs", support, ura_pack_runs(pack));
+		fputc('\n', f);
 	}
 }
 
@@ -333,13 +362,17 @@ static void json_file(FILE *f, const struct by_file *g, size_t i, bool first)
 	fputs(", \"ranges\": [", f);
 	for (size_t k = 0; k < n; k++) {
 		struct ura_pack_range rg;
+		uint32_t support;
+		uint64_t mask;
 
 		ura_pack_get_range(g->pack, idx[k], &rg);
+		ura_pack_get_range_support(g->pack, idx[k], &support, &mask);
 		fprintf(f, "%s{\"offset\": %" PRIu64 ", \"length\": %" PRIu64
-			", \"first_access_ns\": %" PRIu64 ", \"demanded\": %s}",
+			", \"first_access_ns\": %" PRIu64 ", \"demanded\": %s, \"support\": %u"
+			", \"run_mask\": %" PRIu64 "}",
 			k == 0 ? "" : ", ", rg.first_page * URA_PACK_PAGE_SIZE,
 			(uint64_t)rg.page_count * URA_PACK_PAGE_SIZE, rg.first_access_ns,
-			rg.flags & URA_PACK_RANGE_DEMANDED ? "true" : "false");
+			rg.flags & URA_PACK_RANGE_DEMANDED ? "true" : "false", support, mask);
 	}
 	fputs("]}", f);
 }
@@ -357,6 +390,16 @@ static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g)
 	format_time(info.created_ns, when, sizeof(when));
 	fprintf(f, "{\n  \"version\": \"%u.%u\",\n  \"created\": \"%s\",\n  \"created_ns\": %" PRId64
 		",\n", major, minor, when, info.created_ns);
+	fprintf(f, "  \"runs\": %zu,\n  \"run_list\": [", ura_pack_runs(pack));
+	for (size_t i = 0; i < ura_pack_runs(pack); i++) {
+		int64_t created;
+		uint64_t duration;
+
+		ura_pack_get_run(pack, i, &created, &duration);
+		fprintf(f, "%s{\"created_ns\": %" PRId64 ", \"duration_ns\": %" PRIu64 "}",
+			i ? ", " : "", created, duration);
+	}
+	fputs("],\n", f);
 	fputs("  \"trace\": {\"kernel_release\": ", f);
 	json_string(f, info.kernel_release);
 	fputs(", \"command\": ", f);
@@ -377,15 +420,41 @@ static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g)
 	fputs("\n  ],\n  \"metadata\": [", f);
 	for (size_t i = 0; i < ura_pack_meta_count(pack); i++) {
 		struct ura_pack_meta m;
+		uint32_t support;
+		uint64_t mask;
 
 		ura_pack_get_meta(pack, i, &m);
+		ura_pack_get_meta_support(pack, i, &support, &mask);
 		fprintf(f, "%s\n    {\"device\": \"%u:%u\", \"fs\": ", i ? "," : "", m.major, m.minor);
 		if (m.fs_index == URA_PACK_NO_INDEX)
 			fputs("null", f);
 		else
 			fprintf(f, "%u", m.fs_index);
 		fprintf(f, ", \"offset\": %" PRIu64 ", \"length\": %" PRIu64
-			", \"first_access_ns\": %" PRIu64 "}", m.offset, m.length, m.first_access_ns);
+			", \"first_access_ns\": %" PRIu64 ", \"support\": %u, \"run_mask\": %" PRIu64
+			"}", m.offset, m.length, m.first_access_ns, support, mask);
+	}
+	fputs("\n  ],\n  \"pending\": [", f);
+	for (size_t i = 0; i < ura_pack_pending_count(pack); i++) {
+		struct ura_pack_range rg;
+		struct ura_pack_file file;
+		struct ura_pack_fs fs;
+		uint32_t support;
+		uint64_t mask;
+		char *path;
+
+		ura_pack_get_pending(pack, i, &rg, &support, &mask);
+		ura_pack_get_file(pack, rg.file_index, &file);
+		ura_pack_get_fs(pack, file.fs_index, &fs);
+		path = path_join(fs.mount_point, file.path);
+		fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
+		json_string(f, path ? path : file.path);
+		free(path);
+		fprintf(f, ", \"offset\": %" PRIu64 ", \"length\": %" PRIu64
+			", \"first_access_ns\": %" PRIu64 ", \"demanded\": %s, \"support\": %u"
+			", \"run_mask\": %" PRIu64 "}", rg.first_page * URA_PACK_PAGE_SIZE,
+			(uint64_t)rg.page_count * URA_PACK_PAGE_SIZE, rg.first_access_ns,
+			rg.flags & URA_PACK_RANGE_DEMANDED ? "true" : "false", support, mask);
 	}
 	fprintf(f, "\n  ],\n  \"totals\": {\"files\": %" PRIu64 ", \"ranges\": %" PRIu64
 		", \"bytes\": %" PRIu64 ", \"demanded_bytes\": %" PRIu64

@@ -22,8 +22,20 @@ struct vec {
 	size_t count, cap, size;
 };
 
+/*
+ * Ranges and metadata ranges are held as their on-disk record followed by the
+ * u64 mask of the runs that had them (0: every run), written to the support
+ * sections of a 1.1 pack.
+ */
+#define RANGE_MEM_SIZE		(RANGE_REC_SIZE + 8)
+#define RANGE_MEM_MASK		RANGE_REC_SIZE
+#define META_MEM_SIZE		(META_REC_SIZE + 8)
+#define META_MEM_MASK		META_REC_SIZE
+
 struct ura_pack_builder {
 	struct vec fs, files, ranges, meta;	/* of on-disk records, already encoded */
+	struct vec runs;			/* run records (1.1), newest first */
+	struct vec pending;			/* pending range records (1.1) */
 	struct vec strings;			/* bytes */
 	struct {
 		int64_t created_ns;
@@ -80,8 +92,10 @@ int ura_pack_builder_new(struct ura_pack_builder **ret)
 		return -ENOMEM;
 	b->fs.size = FS_REC_SIZE;
 	b->files.size = FILE_REC_SIZE;
-	b->ranges.size = RANGE_REC_SIZE;
-	b->meta.size = META_REC_SIZE;
+	b->ranges.size = RANGE_MEM_SIZE;
+	b->meta.size = META_MEM_SIZE;
+	b->runs.size = RUN_REC_SIZE;
+	b->pending.size = PEND_REC_SIZE;
 	b->strings.size = 1;
 	nul = vec_push(&b->strings, 1);	/* offset 0 is the empty string */
 	if (!nul) {
@@ -100,6 +114,8 @@ void ura_pack_builder_free(struct ura_pack_builder *b)
 	free(b->files.items);
 	free(b->ranges.items);
 	free(b->meta.items);
+	free(b->runs.items);
+	free(b->pending.items);
 	free(b->strings.items);
 	free(b);
 }
@@ -205,6 +221,90 @@ int ura_pack_builder_add_file(struct ura_pack_builder *b, const struct ura_pack_
 	return 0;
 }
 
+int ura_pack_builder_add_run(struct ura_pack_builder *b, int64_t created_ns, uint64_t duration_ns)
+{
+	uint8_t *rec;
+
+	if (b->runs.count >= PACK_MAX_RUNS)
+		return fail(b, -E2BIG, "more than 64 runs");
+	rec = vec_push(&b->runs, 1);
+	if (!rec)
+		return -ENOMEM;
+	put_le64(rec + RUN_CREATED, (uint64_t)created_ns);
+	put_le64(rec + RUN_DURATION, duration_ns);
+	return 0;
+}
+
+/* A run mask names at least one run, and only runs added. */
+static int check_mask(struct ura_pack_builder *b, uint64_t mask)
+{
+	uint64_t all = b->runs.count == PACK_MAX_RUNS ? UINT64_MAX :
+		       (UINT64_C(1) << b->runs.count) - 1;
+
+	if (mask == 0 || (mask & ~all))
+		return fail(b, -EINVAL, "run mask empty or naming a run not added");
+	return 0;
+}
+
+int ura_pack_builder_add_range_runs(struct ura_pack_builder *b, const struct ura_pack_range *r,
+				    uint64_t runs_mask)
+{
+	int k = check_mask(b, runs_mask);
+
+	if (k < 0)
+		return k;
+	k = ura_pack_builder_add_range(b, r);
+	if (k < 0)
+		return k;
+	put_le64((uint8_t *)b->ranges.items + (b->ranges.count - 1) * RANGE_MEM_SIZE +
+		 RANGE_MEM_MASK, runs_mask);
+	return 0;
+}
+
+int ura_pack_builder_add_meta_runs(struct ura_pack_builder *b, const struct ura_pack_meta *m,
+				   uint64_t runs_mask)
+{
+	int k = check_mask(b, runs_mask);
+
+	if (k < 0)
+		return k;
+	k = ura_pack_builder_add_meta(b, m);
+	if (k < 0)
+		return k;
+	put_le64((uint8_t *)b->meta.items + (b->meta.count - 1) * META_MEM_SIZE + META_MEM_MASK,
+		 runs_mask);
+	return 0;
+}
+
+int ura_pack_builder_add_pending(struct ura_pack_builder *b, const struct ura_pack_range *r,
+				 uint64_t runs_mask)
+{
+	uint8_t *rec;
+	int k = check_mask(b, runs_mask);
+
+	if (k < 0)
+		return k;
+	if (r->file_index >= b->files.count)
+		return fail(b, -EINVAL, "range of an unknown file (file_index)");
+	if (r->page_count == 0)
+		return fail(b, -EINVAL, "range without pages");
+	if (r->first_page >= PACK_MAX_PAGE || r->page_count > PACK_MAX_PAGE - r->first_page)
+		return fail(b, -EINVAL, "range past the largest page number (2^51)");
+	if (b->pending.count >= UINT32_MAX)
+		return fail(b, -E2BIG, "too many pending ranges");
+	rec = vec_push(&b->pending, 1);
+	if (!rec)
+		return -ENOMEM;
+	put_le32(rec + PEND_FILE, r->file_index);
+	put_le32(rec + PEND_FLAGS, r->flags & URA_PACK_RANGE_DEMANDED);
+	put_le64(rec + PEND_FIRST, r->first_page);
+	put_le32(rec + PEND_COUNT, r->page_count);
+	put_le32(rec + PEND_SUPPORT, (uint32_t)__builtin_popcountll(runs_mask));
+	put_le64(rec + PEND_TIME, r->first_access_ns);
+	put_le64(rec + PEND_MASK, runs_mask);
+	return 0;
+}
+
 int ura_pack_builder_add_range(struct ura_pack_builder *b, const struct ura_pack_range *r)
 {
 	uint8_t *rec;
@@ -295,24 +395,24 @@ static int sort_ranges(struct vec *v)
 	size_t i;
 
 	for (i = 1; i < v->count; i++)
-		if (get_le64(items + i * RANGE_REC_SIZE + RANGE_TIME) <
-		    get_le64(items + (i - 1) * RANGE_REC_SIZE + RANGE_TIME))
+		if (get_le64(items + i * RANGE_MEM_SIZE + RANGE_TIME) <
+		    get_le64(items + (i - 1) * RANGE_MEM_SIZE + RANGE_TIME))
 			break;
 	if (i >= v->count)
 		return 0;	/* already in order, the usual case */
 	keys = malloc(v->count * sizeof(*keys));
-	sorted = malloc(v->count * RANGE_REC_SIZE);
+	sorted = malloc(v->count * RANGE_MEM_SIZE);
 	if (!keys || !sorted) {
 		free(keys);
 		free(sorted);
 		return -ENOMEM;
 	}
 	for (i = 0; i < v->count; i++)
-		keys[i] = (struct sort_key){ get_le64(items + i * RANGE_REC_SIZE + RANGE_TIME), i };
+		keys[i] = (struct sort_key){ get_le64(items + i * RANGE_MEM_SIZE + RANGE_TIME), i };
 	qsort(keys, v->count, sizeof(*keys), cmp_key);
 	for (i = 0; i < v->count; i++)
-		memcpy(sorted + i * RANGE_REC_SIZE, items + keys[i].index * RANGE_REC_SIZE,
-		       RANGE_REC_SIZE);
+		memcpy(sorted + i * RANGE_MEM_SIZE, items + keys[i].index * RANGE_MEM_SIZE,
+		       RANGE_MEM_SIZE);
 	free(keys);
 	free(v->items);
 	v->items = sorted;
@@ -328,6 +428,7 @@ static int sort_ranges(struct vec *v)
  */
 struct span {
 	uint64_t first, end, time;	/* pages [first, end) */
+	uint64_t mask;			/* runs (0: all) */
 	uint32_t file, flags;
 	uint32_t order;			/* the range it comes from, in the order added */
 };
@@ -341,8 +442,8 @@ struct spans {
 static int cmp_record(const void *a, const void *b, void *items)
 {
 	uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
-	const uint8_t *x = (const uint8_t *)items + (size_t)ia * RANGE_REC_SIZE;
-	const uint8_t *y = (const uint8_t *)items + (size_t)ib * RANGE_REC_SIZE;
+	const uint8_t *x = (const uint8_t *)items + (size_t)ia * RANGE_MEM_SIZE;
+	const uint8_t *y = (const uint8_t *)items + (size_t)ib * RANGE_MEM_SIZE;
 	uint64_t u, w;
 
 	if ((u = get_le32(x + RANGE_FILE)) != (w = get_le32(y + RANGE_FILE)))
@@ -485,7 +586,8 @@ static int resolve_cluster(const struct span *c, size_t k, struct spans *out)
 		seg.end = hi;
 		if (ds > de)	/* a demanded span holds [lo, hi) */
 			seg.flags |= URA_PACK_RANGE_DEMANDED;
-		if (have && cur.end == seg.first && cur.time == seg.time && cur.flags == seg.flags) {
+		if (have && cur.end == seg.first && cur.time == seg.time && cur.flags == seg.flags &&
+		    cur.mask == seg.mask) {
 			cur.end = seg.end;
 			continue;
 		}
@@ -505,8 +607,9 @@ out:
 
 static void get_span(const uint8_t *items, uint32_t i, struct span *s)
 {
-	const uint8_t *rec = items + (size_t)i * RANGE_REC_SIZE;
+	const uint8_t *rec = items + (size_t)i * RANGE_MEM_SIZE;
 
+	s->mask = get_le64(rec + RANGE_MEM_MASK);
 	s->file = get_le32(rec + RANGE_FILE);
 	s->flags = get_le32(rec + RANGE_FLAGS);
 	s->first = get_le64(rec + RANGE_FIRST);
@@ -522,6 +625,7 @@ static void put_span(uint8_t *rec, const struct span *s)
 	put_le64(rec + RANGE_FIRST, s->first);
 	put_le32(rec + RANGE_COUNT, (uint32_t)(s->end - s->first));
 	put_le64(rec + RANGE_TIME, s->time);
+	put_le64(rec + RANGE_MEM_MASK, s->mask);
 }
 
 /*
@@ -582,11 +686,11 @@ static int drop_overlaps(struct vec *v)
 	if (out.n)
 		qsort(out.v, out.n, sizeof(*out.v), cmp_order);
 	r = -ENOMEM;
-	items = calloc(out.n ? out.n : 1, RANGE_REC_SIZE);	/* reserved fields zero */
+	items = calloc(out.n ? out.n : 1, RANGE_MEM_SIZE);	/* reserved fields zero */
 	if (!items)
 		goto out;
 	for (size_t i = 0; i < out.n; i++)
-		put_span(items + i * RANGE_REC_SIZE, &out.v[i]);
+		put_span(items + i * RANGE_MEM_SIZE, &out.v[i]);
 	free(v->items);
 	v->items = items;
 	v->count = v->cap = out.n;
@@ -603,26 +707,72 @@ static size_t align8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-static void put_section(uint8_t *e, uint32_t type, uint64_t off, uint64_t size, uint32_t count,
+static void put_section(uint8_t *e, uint32_t type, uint32_t flags, uint64_t off, uint32_t count,
 			uint32_t esize)
 {
 	put_le32(e + SEC_TYPE, type);
-	put_le32(e + SEC_FLAGS, SEC_FLAG_REQUIRED);
+	put_le32(e + SEC_FLAGS, flags);
 	put_le64(e + SEC_OFFSET, off);
-	put_le64(e + SEC_SIZE, size);
+	put_le64(e + SEC_SIZE, (uint64_t)count * esize);
 	put_le32(e + SEC_COUNT, count);
 	put_le32(e + SEC_ENTRY_SIZE, esize);
 }
 
+/* One section to write: @count records of @rec_size bytes, taken from @items every @stride. */
+struct out_section {
+	uint32_t type, flags, rec_size;
+	const uint8_t *items;
+	size_t count, stride;
+	size_t mask_at;		/* support sections: where the mask is in each item */
+	uint64_t off;
+};
+
+/* Support records from the masks the builder keeps after each record (0: every run). */
+static void put_support(uint8_t *dst, const struct out_section *t, uint64_t all)
+{
+	for (size_t i = 0; i < t->count; i++) {
+		uint64_t mask = get_le64(t->items + i * t->stride + t->mask_at);
+		uint8_t *rec = dst + i * SUP_REC_SIZE;
+
+		if (!mask)
+			mask = all;
+		put_le32(rec + SUP_COUNT, (uint32_t)__builtin_popcountll(mask));
+		put_le64(rec + SUP_MASK, mask);
+	}
+}
+
+/*
+ * The sections of version 1.0 are REQUIRED; those of 1.1 (runs and support)
+ * are not, so a 1.0 reader skips them and reads a merged pack as one run. A
+ * builder without runs writes exactly a 1.0 pack.
+ */
 int ura_pack_builder_serialize(struct ura_pack_builder *b, void **ret_data, size_t *ret_len)
 {
-	struct vec *tables[] = { &b->strings, &b->fs, &b->files, &b->ranges, &b->meta };
-	static const uint32_t types[] = { SEC_STRINGS, SEC_FILESYSTEMS, SEC_FILES, SEC_RANGES,
-					  SEC_METADATA };
-	const uint32_t nsec = 6;
+	bool merged = b->runs.count > 0;
+	uint64_t all = b->runs.count == PACK_MAX_RUNS ? UINT64_MAX :
+		       (UINT64_C(1) << b->runs.count) - 1;
+	struct out_section t[] = {
+		{ SEC_STRINGS, SEC_FLAG_REQUIRED, 1, b->strings.items, b->strings.count, 1, 0, 0 },
+		{ SEC_FILESYSTEMS, SEC_FLAG_REQUIRED, FS_REC_SIZE, b->fs.items, b->fs.count,
+		  FS_REC_SIZE, 0, 0 },
+		{ SEC_FILES, SEC_FLAG_REQUIRED, FILE_REC_SIZE, b->files.items, b->files.count,
+		  FILE_REC_SIZE, 0, 0 },
+		{ SEC_RANGES, SEC_FLAG_REQUIRED, RANGE_REC_SIZE, NULL, 0, RANGE_MEM_SIZE, 0, 0 },
+		{ SEC_METADATA, SEC_FLAG_REQUIRED, META_REC_SIZE, b->meta.items, b->meta.count,
+		  META_MEM_SIZE, 0, 0 },
+		{ SEC_RUNS, 0, RUN_REC_SIZE, b->runs.items, b->runs.count, RUN_REC_SIZE,
+		  0, 0 },
+		{ SEC_RANGE_SUPPORT, 0, SUP_REC_SIZE, NULL, 0, RANGE_MEM_SIZE, RANGE_MEM_MASK,
+		  0 },
+		{ SEC_META_SUPPORT, 0, SUP_REC_SIZE, b->meta.items, b->meta.count, META_MEM_SIZE,
+		  META_MEM_MASK, 0 },
+		{ SEC_PENDING, 0, PEND_REC_SIZE, b->pending.items, b->pending.count, PEND_REC_SIZE,
+		  0, 0 },
+	};
+	const size_t ntables = merged ? 9 : 5;
+	const uint32_t nsec = (uint32_t)ntables + 1;	/* and the trace info */
 	uint8_t *buf, *info;
 	size_t off, len, secoff = HDR_V1_SIZE;
-	uint64_t offs[5];
 	int r;
 
 	r = drop_overlaps(&b->ranges);
@@ -633,13 +783,15 @@ int ura_pack_builder_serialize(struct ura_pack_builder *b, void **ret_data, size
 	r = sort_ranges(&b->ranges);
 	if (r < 0)
 		return r;
+	t[3].items = t[6].items = b->ranges.items;	/* moved by the two steps above */
+	t[3].count = t[6].count = b->ranges.count;
 
 	off = secoff + (size_t)nsec * SEC_ENT_SIZE;
-	for (size_t i = 0; i < 5; i++) {
-		if (tables[i]->count > UINT32_MAX)
+	for (size_t i = 0; i < ntables; i++) {
+		if (t[i].count > UINT32_MAX)
 			return fail(b, -E2BIG, "a table over 2^32 records");
-		offs[i] = off;
-		off = align8(off + tables[i]->count * tables[i]->size);
+		t[i].off = off;
+		off = align8(off + t[i].count * t[i].rec_size);
 	}
 	len = off + INFO_REC_SIZE;
 	if (len > PACK_MAX_FILE_SIZE)
@@ -650,23 +802,27 @@ int ura_pack_builder_serialize(struct ura_pack_builder *b, void **ret_data, size
 
 	memcpy(buf + HDR_MAGIC, PACK_MAGIC, PACK_MAGIC_LEN);
 	put_le16(buf + HDR_MAJOR, URA_PACK_VERSION_MAJOR);
-	put_le16(buf + HDR_MINOR, URA_PACK_VERSION_MINOR);
+	put_le16(buf + HDR_MINOR, merged ? 1 : 0);
 	put_le32(buf + HDR_SIZE, HDR_V1_SIZE);
 	put_le32(buf + HDR_NSECTIONS, nsec);
 	put_le64(buf + HDR_FILE_SIZE, len);
 	put_le64(buf + HDR_SECTIONS_OFF, secoff);
 	put_le64(buf + HDR_CREATED, (uint64_t)b->info.created_ns);
 
-	for (size_t i = 0; i < 5; i++) {
-		size_t bytes = tables[i]->count * tables[i]->size;
+	for (size_t i = 0; i < ntables; i++) {
+		uint8_t *dst = buf + t[i].off;
 
-		put_section(buf + secoff + i * SEC_ENT_SIZE, types[i], offs[i], bytes,
-			    (uint32_t)tables[i]->count, (uint32_t)tables[i]->size);
-		if (bytes)
-			memcpy(buf + offs[i], tables[i]->items, bytes);
+		put_section(buf + secoff + i * SEC_ENT_SIZE, t[i].type, t[i].flags, t[i].off,
+			    (uint32_t)t[i].count, t[i].rec_size);
+		if (t[i].mask_at)
+			put_support(dst, &t[i], all);
+		else
+			for (size_t k = 0; k < t[i].count; k++)
+				memcpy(dst + k * t[i].rec_size, t[i].items + k * t[i].stride,
+				       t[i].rec_size);
 	}
-	put_section(buf + secoff + (size_t)5 * SEC_ENT_SIZE, SEC_TRACE_INFO, off, INFO_REC_SIZE, 1,
-		    INFO_REC_SIZE);
+	put_section(buf + secoff + ntables * SEC_ENT_SIZE, SEC_TRACE_INFO, SEC_FLAG_REQUIRED, off,
+		    1, INFO_REC_SIZE);
 	info = buf + off;
 	put_le64(info + INFO_DURATION, b->info.duration_ns);
 	put_le64(info + INFO_LOST, b->info.lost);

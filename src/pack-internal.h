@@ -46,7 +46,12 @@ enum {
 	SEC_RANGES = 4,
 	SEC_METADATA = 5,
 	SEC_TRACE_INFO = 6,
-	SEC_MAX_KNOWN = SEC_TRACE_INFO,
+	/* 1.1: packs merged from several runs; written without REQUIRED, so 1.0 readers skip them */
+	SEC_RUNS = 7,
+	SEC_RANGE_SUPPORT = 8,
+	SEC_META_SUPPORT = 9,
+	SEC_PENDING = 10,
+	SEC_MAX_KNOWN = SEC_PENDING,
 };
 
 /* Filesystem record */
@@ -98,6 +103,28 @@ enum {
 #define INFO_KERNEL		40	/* string ref */
 #define INFO_COMMAND		48	/* string ref */
 #define INFO_REC_SIZE		64
+
+/* Run record (1.1): record i is bit i of the run masks, record 0 the newest run */
+#define RUN_CREATED		0	/* s64 ns since the epoch */
+#define RUN_DURATION		8	/* u64 ns */
+#define RUN_REC_SIZE		16
+
+/* Support record (1.1): one per range (RANGE_SUPPORT) or metadata range (META_SUPPORT) */
+#define SUP_COUNT		0	/* u32 runs that had the pages: popcount of the mask */
+#define SUP_MASK		8	/* u64 the runs that had them, bit i = run record i */
+#define SUP_REC_SIZE		16
+
+/* Pending range (1.1): pages too few runs had, kept as evidence for later merges, never replayed */
+#define PEND_FILE		0	/* u32 index into the file table */
+#define PEND_FLAGS		4	/* u32 DEMANDED */
+#define PEND_FIRST		8	/* u64 */
+#define PEND_COUNT		16	/* u32 */
+#define PEND_SUPPORT		20	/* u32 popcount of the mask */
+#define PEND_TIME		24	/* u64 */
+#define PEND_MASK		32	/* u64 */
+#define PEND_REC_SIZE		40
+
+#define PACK_MAX_RUNS		64	/* one bit each in a u64 mask */
 
 #define PACK_MAX_PAGE		(UINT64_C(1) << 51)	/* page numbers stay below, so bytes fit s64 */
 #define PACK_MAX_BYTES		(PACK_MAX_PAGE * URA_PACK_PAGE_SIZE)

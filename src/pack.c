@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@ struct ura_pack {
 	size_t strings_len;
 	struct section fs, files, ranges, meta;
 	const uint8_t *info;	/* trace info record or NULL */
+	struct section runs, range_sup, meta_sup, pending;	/* 1.1; count 0 when absent */
 };
 
 static __thread const char *last_error = "no error";
@@ -178,7 +180,9 @@ static int load_section(struct ura_pack *p, const uint8_t *e, uint32_t *seen)
 	static const uint32_t min_size[] = {
 		[SEC_STRINGS] = 1, [SEC_FILESYSTEMS] = FS_REC_SIZE, [SEC_FILES] = FILE_REC_SIZE,
 		[SEC_RANGES] = RANGE_REC_SIZE, [SEC_METADATA] = META_REC_SIZE,
-		[SEC_TRACE_INFO] = INFO_REC_SIZE,
+		[SEC_TRACE_INFO] = INFO_REC_SIZE, [SEC_RUNS] = RUN_REC_SIZE,
+		[SEC_RANGE_SUPPORT] = SUP_REC_SIZE, [SEC_META_SUPPORT] = SUP_REC_SIZE,
+		[SEC_PENDING] = PEND_REC_SIZE,
 	};
 	struct section *s = NULL;
 
@@ -221,12 +225,77 @@ static int load_section(struct ura_pack *p, const uint8_t *e, uint32_t *seen)
 	case SEC_METADATA:
 		s = &p->meta;
 		break;
+	case SEC_RUNS:
+		s = &p->runs;
+		break;
+	case SEC_RANGE_SUPPORT:
+		s = &p->range_sup;
+		break;
+	case SEC_META_SUPPORT:
+		s = &p->meta_sup;
+		break;
+	case SEC_PENDING:
+		s = &p->pending;
+		break;
 	default:
 		return 0;
 	}
 	s->base = p->data + off;
 	s->count = count;
 	s->entry_size = esize;
+	return 0;
+}
+
+/*
+ * Support records (1.1): one per range or metadata range, naming runs of the
+ * run table; the count is the number of runs in the mask (at most 64 runs).
+ */
+static uint64_t all_runs(const struct ura_pack *p)
+{
+	return p->runs.count == PACK_MAX_RUNS ? UINT64_MAX : (UINT64_C(1) << p->runs.count) - 1;
+}
+
+/* Pending ranges (1.1): pages of a file, in any order, with the runs that had them. */
+static int check_pending(const struct ura_pack *p)
+{
+	for (uint32_t i = 0; i < p->pending.count; i++) {
+		const uint8_t *r = p->pending.base + (size_t)i * p->pending.entry_size;
+		uint64_t first = get_le64(r + PEND_FIRST), mask = get_le64(r + PEND_MASK);
+		uint32_t count = get_le32(r + PEND_COUNT);
+
+		if (!p->runs.count)
+			return bad("pending ranges without a run table");
+		if (get_le32(r + PEND_FILE) >= p->files.count)
+			return bad("pending range refers to a missing file");
+		if (count == 0 || first >= PACK_MAX_PAGE || count > PACK_MAX_PAGE - first)
+			return bad("pending range empty or past the largest page");
+		if (mask == 0 || (mask & ~all_runs(p)) ||
+		    get_le32(r + PEND_SUPPORT) != (uint32_t)__builtin_popcountll(mask))
+			return bad("pending range support does not match its run mask");
+	}
+	return 0;
+}
+
+static int check_support(const struct ura_pack *p, const struct section *sup, uint32_t records,
+			 bool present)
+{
+	uint64_t all = all_runs(p);
+
+	if (!present)
+		return 0;
+	if (!p->runs.count)
+		return bad("support counts without a run table");
+	if (sup->count != records)
+		return bad("support section does not have one record per range");
+	for (uint32_t i = 0; i < sup->count; i++) {
+		const uint8_t *r = sup->base + (size_t)i * sup->entry_size;
+		uint64_t mask = get_le64(r + SUP_MASK);
+
+		if (mask == 0 || (mask & ~all))
+			return bad("range support names no run or a run past the run table");
+		if (get_le32(r + SUP_COUNT) != (uint32_t)__builtin_popcountll(mask))
+			return bad("range support count does not match its run mask");
+	}
 	return 0;
 }
 
@@ -295,6 +364,14 @@ static int validate(struct ura_pack *p)
 		if ((k = check_meta(p, p->meta.base + (size_t)i * p->meta.entry_size)) < 0)
 			return k;
 	if (p->info && (k = check_info(p, p->info)) < 0)
+		return k;
+	if ((seen & (1u << SEC_RUNS)) && (p->runs.count == 0 || p->runs.count > PACK_MAX_RUNS))
+		return bad("run table empty or over 64 runs");
+	if ((k = check_support(p, &p->range_sup, p->ranges.count,
+			       seen & (1u << SEC_RANGE_SUPPORT))) < 0 ||
+	    (k = check_support(p, &p->meta_sup, p->meta.count,
+			       seen & (1u << SEC_META_SUPPORT))) < 0 ||
+	    (k = check_pending(p)) < 0)
 		return k;
 	return 0;
 }
@@ -511,6 +588,90 @@ void ura_pack_get_info(const struct ura_pack *pack, struct ura_pack_info *ret)
 	ret->read_ahead_kb = get_le32(r + INFO_RA_KB);
 	ret->kernel_release = string_at(pack, r + INFO_KERNEL);
 	ret->command = string_at(pack, r + INFO_COMMAND);
+}
+
+size_t ura_pack_runs(const struct ura_pack *pack)
+{
+	return pack->runs.count ? pack->runs.count : 1;
+}
+
+int ura_pack_get_run(const struct ura_pack *pack, size_t index, int64_t *ret_created_ns,
+		     uint64_t *ret_duration_ns)
+{
+	const uint8_t *r = record(&pack->runs, index);
+	struct ura_pack_info info;
+
+	if (!r && (pack->runs.count || index > 0))
+		return -ERANGE;
+	if (!r) {		/* a pack of one run: the trace it was made from */
+		ura_pack_get_info(pack, &info);
+		if (ret_created_ns)
+			*ret_created_ns = info.created_ns;
+		if (ret_duration_ns)
+			*ret_duration_ns = info.duration_ns;
+		return 0;
+	}
+	if (ret_created_ns)
+		*ret_created_ns = (int64_t)get_le64(r + RUN_CREATED);
+	if (ret_duration_ns)
+		*ret_duration_ns = get_le64(r + RUN_DURATION);
+	return 0;
+}
+
+/* Without a support section every record was seen by every run of the pack. */
+static int get_support(const struct ura_pack *pack, const struct section *sup, size_t records,
+		       size_t index, uint32_t *ret_support, uint64_t *ret_mask)
+{
+	const uint8_t *r = record(sup, index);
+	size_t runs = ura_pack_runs(pack);
+
+	if (index >= records)
+		return -ERANGE;
+	if (ret_support)
+		*ret_support = r ? get_le32(r + SUP_COUNT) : (uint32_t)runs;
+	if (ret_mask)
+		*ret_mask = r ? get_le64(r + SUP_MASK) :
+			    runs == PACK_MAX_RUNS ? UINT64_MAX : (UINT64_C(1) << runs) - 1;
+	return 0;
+}
+
+int ura_pack_get_range_support(const struct ura_pack *pack, size_t index, uint32_t *ret_support,
+			       uint64_t *ret_mask)
+{
+	return get_support(pack, &pack->range_sup, pack->ranges.count, index, ret_support,
+			   ret_mask);
+}
+
+int ura_pack_get_meta_support(const struct ura_pack *pack, size_t index, uint32_t *ret_support,
+			      uint64_t *ret_mask)
+{
+	return get_support(pack, &pack->meta_sup, pack->meta.count, index, ret_support, ret_mask);
+}
+
+size_t ura_pack_pending_count(const struct ura_pack *pack)
+{
+	return pack->pending.count;
+}
+
+int ura_pack_get_pending(const struct ura_pack *pack, size_t index, struct ura_pack_range *ret,
+			 uint32_t *ret_support, uint64_t *ret_mask)
+{
+	const uint8_t *r = record(&pack->pending, index);
+
+	if (!r)
+		return -ERANGE;
+	*ret = (struct ura_pack_range){
+		.file_index = get_le32(r + PEND_FILE),
+		.flags = get_le32(r + PEND_FLAGS),
+		.first_page = get_le64(r + PEND_FIRST),
+		.page_count = get_le32(r + PEND_COUNT),
+		.first_access_ns = get_le64(r + PEND_TIME),
+	};
+	if (ret_support)
+		*ret_support = get_le32(r + PEND_SUPPORT);
+	if (ret_mask)
+		*ret_mask = get_le64(r + PEND_MASK);
+	return 0;
 }
 
 void ura_pack_version(const struct ura_pack *pack, unsigned *major, unsigned *minor)

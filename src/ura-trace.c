@@ -8,6 +8,7 @@
 #include "cli-trace.h"
 #include "exit-codes.h"
 #include "log.h"
+#include "trace-merge.h"
 #include "trace-run.h"
 #include "trace-tracer.h"
 
@@ -41,6 +42,23 @@ static void print_summary(FILE *f, const struct trace_summary *s, bool json)
 		s->unresolved_inodes, s->seconds);
 }
 
+/* What --merge did, in one line or as JSON. */
+static void print_merge(FILE *f, const struct merge_stats *s, bool json)
+{
+	if (json) {
+		fprintf(f, "{\"runs\":%zu,\"runs_in\":%zu,\"need\":%zu,\"files_in\":%zu,"
+			"\"files\":%zu,\"files_changed\":%zu,\"ranges\":%zu,\"bytes\":%" PRIu64
+			",\"metadata_ranges\":%zu,\"metadata_bytes\":%" PRIu64 "}\n", s->runs,
+			s->runs_in, s->need, s->files_in, s->files, s->files_changed, s->ranges,
+			s->bytes, s->meta_ranges, s->meta_bytes);
+		return;
+	}
+	fprintf(f, "%s: merged %zu of %zu runs (a page needs %zu): %zu of %zu files kept "
+		"(%zu changed), %zu ranges, %.1f MiB, metadata %.1f MiB\n",
+		program_invocation_short_name, s->runs, s->runs_in, s->need, s->files, s->files_in,
+		s->files_changed, s->ranges, (double)s->bytes / MIB, (double)s->meta_bytes / MIB);
+}
+
 int main(int argc, char *argv[])
 {
 	struct trace_options o;
@@ -51,6 +69,18 @@ int main(int argc, char *argv[])
 	if (r <= 0)
 		return r == 0 ? EXIT_OK : EXIT_USAGE;
 	log_set_level(LOG_LVL_INFO + o.verbosity);
+	if (o.merge) {
+		struct merge_stats ms;
+
+		r = trace_merge(&o, &ms);
+		if (r != EXIT_OK)
+			return r;
+		if (o.json)
+			print_merge(stdout, &ms, true);
+		else if (o.verbosity >= 0)
+			print_merge(stderr, &ms, false);
+		return EXIT_OK;
+	}
 	tracer_setup_logging(o.verbosity);
 
 	r = trace_run(&o, &sum);

@@ -16,7 +16,10 @@ extern "C" {
 #endif
 
 #define URA_PACK_VERSION_MAJOR 1
-#define URA_PACK_VERSION_MINOR 0
+#define URA_PACK_VERSION_MINOR 1	/* 1.1: packs merged from several runs */
+
+/* Runs a merged pack can name: one bit each in a u64 run mask. */
+#define URA_PACK_MAX_RUNS 64
 
 /* Bytes in one pack page: ranges count pages of this size on every machine. */
 #define URA_PACK_PAGE_SIZE UINT64_C(4096)
@@ -169,6 +172,59 @@ URA_API int ura_pack_get_meta(const struct ura_pack *pack, size_t index,
 /** ura_pack_get_info() - trace metadata; strings live as long as @pack */
 URA_API void ura_pack_get_info(const struct ura_pack *pack, struct ura_pack_info *ret);
 
+/**
+ * ura_pack_runs() - how many runs (traces) a pack was merged from
+ *
+ * Return: 1 to URA_PACK_MAX_RUNS; 1 for a pack without a run table (every
+ * version 1.0 pack, and 1.1 packs of a single trace).
+ */
+URA_API size_t ura_pack_runs(const struct ura_pack *pack);
+
+/**
+ * ura_pack_get_run() - when one of the merged runs was traced
+ * @index: 0 .. ura_pack_runs() - 1; run 0 is the newest, and run i is bit i of
+ *	the run masks of ura_pack_get_range_support()
+ * @ret_created_ns: if not NULL, the run's wall-clock start, ns since the epoch
+ * @ret_duration_ns: if not NULL, the length of its trace
+ *
+ * A pack without a run table is one run: the trace of ura_pack_get_info().
+ * Return: 0, or -ERANGE when @index is past the end.
+ */
+URA_API int ura_pack_get_run(const struct ura_pack *pack, size_t index, int64_t *ret_created_ns,
+			     uint64_t *ret_duration_ns);
+
+/**
+ * ura_pack_get_range_support() - which runs had the pages of a range
+ * ura_pack_get_meta_support() - likewise for a metadata range
+ * @index: as for ura_pack_get_range() (ura_pack_get_meta())
+ * @ret_support: if not NULL, how many runs had them (1 .. ura_pack_runs())
+ * @ret_mask: if not NULL, those runs: bit i is run i of ura_pack_get_run()
+ *
+ * A pack that records no support (version 1.0, or a single trace) reads as
+ * support ura_pack_runs() (that is, 1) and a mask of every run.
+ * Return: 0, or -ERANGE when @index is past the end.
+ */
+URA_API int ura_pack_get_range_support(const struct ura_pack *pack, size_t index,
+				       uint32_t *ret_support, uint64_t *ret_mask);
+URA_API int ura_pack_get_meta_support(const struct ura_pack *pack, size_t index,
+				      uint32_t *ret_support, uint64_t *ret_mask);
+
+/**
+ * ura_pack_pending_count() - pending ranges of a merged pack
+ * ura_pack_get_pending() - decode one
+ * @ret: the pages, as a range (flags: DEMANDED)
+ * @ret_support: if not NULL, how many runs had them (fewer than the merge needed)
+ * @ret_mask: if not NULL, those runs, as for ura_pack_get_range_support()
+ *
+ * Pending ranges are pages too few of the merged runs had: not to be
+ * prefetched, but kept so that a later merge, adding runs, still counts the
+ * runs that had them. Their file may have no other range.
+ * Return: the count (0 for packs without); 0 or -ERANGE when @index is past the end.
+ */
+URA_API size_t ura_pack_pending_count(const struct ura_pack *pack);
+URA_API int ura_pack_get_pending(const struct ura_pack *pack, size_t index,
+				 struct ura_pack_range *ret, uint32_t *ret_support, uint64_t *ret_mask);
+
 /** ura_pack_version() - format version of a parsed pack */
 URA_API void ura_pack_version(const struct ura_pack *pack, unsigned *major, unsigned *minor);
 
@@ -211,6 +267,44 @@ URA_API int ura_pack_builder_add_range(struct ura_pack_builder *b, const struct 
  * Return: 0, -EINVAL (unknown filesystem, empty or unaligned), -ENOMEM.
  */
 URA_API int ura_pack_builder_add_meta(struct ura_pack_builder *b, const struct ura_pack_meta *m);
+
+/**
+ * ura_pack_builder_add_run() - name one more run of a merged pack
+ * @created_ns: the run's wall-clock start, ns since the epoch
+ * @duration_ns: the length of its trace
+ *
+ * Runs are numbered in the order added: the first is run 0 and must be the
+ * newest. A builder with runs writes a version 1.1 pack with the run table and
+ * the support of every range; one without writes version 1.0, as before.
+ * Return: 0, -E2BIG (more than URA_PACK_MAX_RUNS runs), -ENOMEM.
+ */
+URA_API int ura_pack_builder_add_run(struct ura_pack_builder *b, int64_t created_ns,
+				     uint64_t duration_ns);
+
+/**
+ * ura_pack_builder_add_range_runs() - append pages of a file seen by some runs
+ * ura_pack_builder_add_meta_runs() - likewise for a metadata range
+ * @runs_mask: the runs that had them, bit i = run i of ura_pack_builder_add_run();
+ *	the support is the number of bits. ura_pack_builder_add_range() and
+ *	ura_pack_builder_add_meta() give every run added so far.
+ *
+ * As ura_pack_builder_add_range() (_add_meta()); where ranges overlap, a page
+ * keeps the runs of the range it is stored in.
+ * Return: 0, -EINVAL (as there, or a mask that is empty or names a run not
+ * added), -ENOMEM.
+ */
+URA_API int ura_pack_builder_add_range_runs(struct ura_pack_builder *b,
+					    const struct ura_pack_range *r, uint64_t runs_mask);
+URA_API int ura_pack_builder_add_meta_runs(struct ura_pack_builder *b,
+					   const struct ura_pack_meta *m, uint64_t runs_mask);
+
+/**
+ * ura_pack_builder_add_pending() - append pages too few runs had (see ura_pack_get_pending())
+ * @runs_mask: the runs that had them
+ * Return: 0, -EINVAL (unknown file, no pages, page overflow, a bad mask), -E2BIG, -ENOMEM.
+ */
+URA_API int ura_pack_builder_add_pending(struct ura_pack_builder *b, const struct ura_pack_range *r,
+					 uint64_t runs_mask);
 
 /**
  * ura_pack_builder_error() - why a call on @b failed

@@ -37,8 +37,11 @@ assert weird in f, list(f)
 p = f["/usr/bin/python3.11"]
 assert p["size"] == 6833392 and p["ino"] == 1234 and p["dev"] == "8:1"
 r = p["ranges"][0]
-assert r == {"offset": 0, "length": 65536, "first_access_ns": 1000, "demanded": True}, r
-assert d["metadata"][0] == {"device": "8:1", "fs": 0, "offset": 1048576, "length": 8192, "first_access_ns": 5}
+assert r == {"offset": 0, "length": 65536, "first_access_ns": 1000, "demanded": True,
+             "support": 1, "run_mask": 1}, r
+assert d["metadata"][0] == {"device": "8:1", "fs": 0, "offset": 1048576, "length": 8192,
+                            "first_access_ns": 5, "support": 1, "run_mask": 1}
+assert d["runs"] == 1 and d["run_list"] == [{"created_ns": d["created_ns"], "duration_ns": 1500000000}]
 assert d["metadata"][1]["fs"] is None
 t = d["totals"]
 assert t == {"files": 4, "ranges": 6, "bytes": 124 * 4096, "demanded_bytes": 91 * 4096,

@@ -252,6 +252,57 @@ START_TEST(test_usage_text)
 }
 END_TEST
 
+START_TEST(test_merge)
+{
+	struct trace_options o;
+	char *argv[] = { "ura-trace", "--merge", "--pack", "out", "a", "b", "out", NULL };
+
+	/* o.argv points into argv: a compound literal of PARSE() would be gone by now */
+	ck_assert_int_eq(trace_parse_args(7, argv, &o), 1);
+	ck_assert(o.merge);
+	ck_assert_str_eq(o.pack, "out");
+	ck_assert_str_eq(o.argv[0], "a");
+	ck_assert_str_eq(o.argv[2], "out");	/* the output may be an input */
+	ck_assert_ptr_null(o.argv[3]);
+	ck_assert(o.min_confidence == 0.6);	/* the default */
+	ck_assert_uint_eq(o.keep_runs, 0);
+
+	ck_assert_int_eq(PARSE(&o, "-m", "-C", "0.5", "-k", "3", "-p", "o", "a"), 1);
+	ck_assert(o.merge && o.min_confidence == 0.5);
+	ck_assert_uint_eq(o.keep_runs, 3);
+	ck_assert_int_eq(PARSE(&o, "-m", "-C0.75", "-k10", "-po", "a"), 1);
+	ck_assert(o.min_confidence == 0.75);
+	ck_assert_uint_eq(o.keep_runs, 10);
+	ck_assert_int_eq(PARSE(&o, "--merge", "--min-confidence", "1", "--keep-runs", "64",
+			       "--pack", "o", "a"), 1);
+	ck_assert(o.min_confidence == 1.0);
+	ck_assert_uint_eq(o.keep_runs, 64);
+	ck_assert_int_eq(PARSE(&o, "--merge", "--min-confidence=0.25", "--keep-runs=1",
+			       "--pack=o", "--json", "-q", "a"), 1);
+	ck_assert(o.min_confidence == 0.25 && o.json);
+	ck_assert_uint_eq(o.keep_runs, 1);
+
+	quiet();
+	ck_assert_int_eq(PARSE(&o, "--merge", "--pack", "o"), -EINVAL);	/* no input */
+	ck_assert_int_eq(PARSE(&o, "--merge", "a"), -EINVAL);			/* no --pack */
+	ck_assert_int_eq(PARSE(&o, "--merge", "--pack", "o", ""), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--merge", "--system", "--pack", "o", "a"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--merge", "--cold", "--pack", "o", "a"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--merge", "-I", "x", "--pack", "o", "a"), -EINVAL);
+	for (size_t i = 0; i < 6; i++) {
+		static const char *const bad[] = { "0", "-0.5", "1.01", "x", "0.5x", "" };
+
+		ck_assert_int_eq(PARSE(&o, "-m", "-C", (char *)bad[i], "-p", "o", "a"), -EINVAL);
+	}
+	ck_assert_int_eq(PARSE(&o, "-m", "-k", "0", "-p", "o", "a"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-m", "-k", "65", "-p", "o", "a"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-m", "-k", "2x", "-p", "o", "a"), -EINVAL);
+	/* the merge options need --merge */
+	ck_assert_int_eq(PARSE(&o, "-C", "0.5", "-p", "o", "true"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-k", "2", "-p", "o", "true"), -EINVAL);
+}
+END_TEST
+
 static Suite *cli_trace_suite(void)
 {
 	Suite *s = suite_create("cli-trace");
@@ -266,6 +317,7 @@ static Suite *cli_trace_suite(void)
 	tcase_add_test(tc, test_output_options);
 	tcase_add_test(tc, test_help_version);
 	tcase_add_test(tc, test_usage_text);
+	tcase_add_test(tc, test_merge);
 	suite_add_tcase(s, tc);
 	return s;
 }
