@@ -62,7 +62,8 @@ TRACE_OBJS := src/ura-trace.o src/trace-run.o src/trace-session.o src/trace-trac
 	src/trace-events.o src/trace-demand.o src/trace-dat.o src/trace-assemble.o src/trace-btrfs.o \
 	src/trace-root.o src/rakb.o src/residency.o src/safeopen.o src/mountinfo.o src/resolve.o \
 	src/pageset.o src/fileid.o src/blockdev.o src/trace-measure.o src/devcache.o \
-	src/devprobe.o src/devmodel.o src/cgroup.o
+	src/devprobe.o src/devmodel.o src/cgroup.o src/learn-run.o src/learn-window.o \
+	src/learn-events.o src/learn-merge.o src/pack-name.o
 REPLAY_OBJS := src/ura-replay.o src/replay.o src/replay-plan.o src/replay-devices.o \
 	src/replay-mounts.o src/replay-files.o src/replay-budget.o src/replay-inflight.o \
 	src/replay-report.o src/safeopen.o src/fileid.o src/residency.o src/schedule.o \
@@ -71,7 +72,7 @@ REPLAY_OBJS := src/ura-replay.o src/replay.o src/replay-plan.o src/replay-device
 
 # Objects that need the tracing libraries' headers.
 TRACING_OBJS := src/ura-trace.o src/trace-run.o src/trace-session.o src/trace-tracer.o \
-	src/trace-events.o src/trace-dat.o
+	src/trace-events.o src/trace-dat.o src/learn-events.o src/learn-run.o
 
 PROGS := ura-trace ura-replay ura-dump
 MAN8 := man/ura-trace.8 man/ura-replay.8 man/ura-dump.8

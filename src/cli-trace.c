@@ -2,7 +2,9 @@
 /* ura-trace's command line */
 #include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli-trace.h"
@@ -25,9 +27,11 @@ void trace_usage(FILE *f)
 	      " ura-trace --pack FILE [options] [--] COMMAND [ARG...]\n"
 	      " ura-trace --pack FILE --system [options]\n"
 	      " ura-trace --pack FILE --input TRACE.DAT [options]\n"
+	      " ura-trace --watch DIR [--window SEC] [--only EXE]... [options]\n"
 	      "\n"
 	      "Record which pages of which files a command or the whole system brings\n"
-	      "into the page cache, and write them to a pack for ura-replay.\n"
+	      "into the page cache, and write them to a pack for ura-replay; or learn,\n"
+	      "as a daemon, what each program uses in the first seconds after its exec.\n"
 	      "\n"
 	      "Options:\n"
 	      " -p, --pack FILE          pack to write (replaced atomically)\n"
@@ -47,6 +51,13 @@ void trace_usage(FILE *f)
 	      " -P, --probe WHEN         measure the pack's devices for ura-replay: auto\n"
 	      "                            (once per device), always or never\n"
 	      " -J, --json               print the summary as JSON\n"
+	      " -w, --watch DIR          learn each exec'd program into DIR/NAME.pack\n"
+	      "                            (NAME: systemd-escape --path EXE), until SIGTERM\n"
+	      " -W, --window SEC         with --watch: learn the first SEC seconds after\n"
+	      "                            exec (default 10)\n"
+	      " -o, --only EXE           with --watch: learn only this program (repeat)\n"
+	      "     --min-confidence C   keep pages that at least C (0..1) of the runs used\n"
+	      "     --keep-runs N        a program's pack remembers its last N runs\n"
 	      " -v, --verbose            say more (repeat for more)\n"
 	      " -q, --quiet              print errors only, no summary\n"
 	      "\n"
@@ -54,6 +65,16 @@ void trace_usage(FILE *f)
 	      " -V, --version            display version\n"
 	      "\n"
 	      "See ura-trace(8).\n", f);
+}
+
+/* long options without a short form */
+enum { OPT_MIN_CONFIDENCE = 256, OPT_KEEP_RUNS };
+
+void trace_options_free(struct trace_options *o)
+{
+	free(o->only);
+	o->only = NULL;
+	o->nonly = 0;
 }
 
 static int seconds_arg(const char *opt, const char *arg, uint64_t *ret)
@@ -83,20 +104,25 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "events", required_argument, NULL, 'e' },
+		{ "watch", required_argument, NULL, 'w' },
+		{ "window", required_argument, NULL, 'W' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "min-confidence", required_argument, NULL, OPT_MIN_CONFIDENCE },
+		{ "keep-runs", required_argument, NULL, OPT_KEEP_RUNS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool ra_given = false;
+	bool ra_given = false, window_given = false, merge_given = false;
 	uint64_t v;
 	int c;
 
 	*o = (struct trace_options){ 0 };
 	optind = 0;	/* full reset: tests call this more than once */
 	/* "+": stop at the command, its options are its own */
-	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:R:I:b:e:P:JvqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:R:I:b:e:P:Jw:W:o:vqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			o->pack = optarg;
@@ -171,6 +197,54 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		case 'J':
 			o->json = true;
 			break;
+		case 'w':
+			o->watch_dir = optarg;
+			break;
+		case 'W':
+			window_given = true;
+			if (seconds_arg("--window", optarg, &o->window_ns) < 0)
+				goto usage;
+			break;
+		case 'o': {
+			const char **only = realloc(o->only, (o->nonly + 1) * sizeof(*only));
+
+			if (!only) {
+				fputs("ura-trace: out of memory\n", stderr);
+				goto usage;
+			}
+			o->only = only;
+			o->only[o->nonly++] = optarg;
+			if (optarg[0] != '/') {
+				fprintf(stderr, "ura-trace: --only '%s' must be an absolute path\n",
+					optarg);
+				goto usage;
+			}
+			break;
+		}
+		case OPT_MIN_CONFIDENCE: {
+			char *end;
+			double cv;
+
+			merge_given = true;
+			errno = 0;
+			cv = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(cv > 0.0 && cv <= 1.0)) {
+				fprintf(stderr, "ura-trace: invalid --min-confidence '%s': expected "
+					"a number > 0 and <= 1\n", optarg);
+				goto usage;
+			}
+			o->min_confidence = cv;
+			break;
+		}
+		case OPT_KEEP_RUNS:
+			merge_given = true;
+			if (parse_u64(optarg, &v) < 0 || v == 0 || v > 64) {
+				fprintf(stderr, "ura-trace: invalid --keep-runs '%s': expected 1 to 64\n",
+					optarg);
+				goto usage;
+			}
+			o->keep_runs = (unsigned)v;
+			break;
 		case 'v':
 			o->verbosity++;
 			break;
@@ -190,6 +264,28 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 	if (optind < argc)
 		o->argv = &argv[optind];
 
+	if (o->watch_dir) {
+		/* learning: a daemon of its own, with the options that make sense always on */
+		if (o->pack || o->argv || o->system || o->input || o->duration_ns ||
+		    o->until_idle_ns || o->cold || ra_given || o->root || o->json || o->probe) {
+			fputs("ura-trace: --watch takes no --pack, COMMAND, --system, --input, "
+			      "--duration, --until-idle, --cold, --read-ahead-kb, --root, --json "
+			      "or --probe\n", stderr);
+			goto usage;
+		}
+		if (!o->watch_dir[0]) {
+			fputs("ura-trace: empty file name\n", stderr);
+			goto usage;
+		}
+		if (!window_given)
+			o->window_ns = LEARN_WINDOW_NS;
+		return 1;
+	}
+	if (window_given || o->nonly || merge_given) {
+		fputs("ura-trace: --window, --only, --min-confidence and --keep-runs need --watch\n",
+		      stderr);
+		goto usage;
+	}
 	if (!o->pack) {
 		fputs("ura-trace: no pack given (--pack FILE)\n", stderr);
 		goto usage;
@@ -221,6 +317,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 	}
 	return 1;
 usage:
+	trace_options_free(o);
 	fputs("Try 'ura-trace --help' for more information.\n", stderr);
 	return -EINVAL;
 }
