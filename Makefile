@@ -62,7 +62,8 @@ TRACE_OBJS := src/ura-trace.o src/trace-run.o src/trace-session.o src/trace-trac
 	src/trace-events.o src/trace-demand.o src/trace-dat.o src/trace-assemble.o src/trace-btrfs.o \
 	src/trace-root.o src/rakb.o src/residency.o src/safeopen.o src/mountinfo.o src/resolve.o \
 	src/pageset.o src/fileid.o src/blockdev.o src/trace-measure.o src/devcache.o \
-	src/devprobe.o src/devmodel.o src/cgroup.o src/pack-merge.o src/trace-merge.o src/pack-errors.o
+	src/devprobe.o src/devmodel.o src/cgroup.o src/pack-merge.o src/trace-merge.o src/pack-errors.o \
+	src/learn-run.o src/learn-window.o src/learn-events.o src/learn-merge.o src/pack-name.o
 REPLAY_OBJS := src/ura-replay.o src/replay.o src/replay-plan.o src/replay-devices.o \
 	src/replay-mounts.o src/replay-files.o src/replay-budget.o src/replay-inflight.o \
 	src/replay-report.o src/safeopen.o src/fileid.o src/residency.o src/schedule.o \
@@ -71,7 +72,7 @@ REPLAY_OBJS := src/ura-replay.o src/replay.o src/replay-plan.o src/replay-device
 
 # Objects that need the tracing libraries' headers.
 TRACING_OBJS := src/ura-trace.o src/trace-run.o src/trace-session.o src/trace-tracer.o \
-	src/trace-events.o src/trace-dat.o
+	src/trace-events.o src/trace-dat.o src/learn-events.o src/learn-run.o
 
 PROGS := ura-trace ura-replay ura-dump
 MAN8 := man/ura-trace.8 man/ura-replay.8 man/ura-dump.8
@@ -86,7 +87,8 @@ UNIT_DEPS := src/log.o src/util.o src/dump.o src/mountinfo.o src/resolve.o src/p
 	src/replay.o src/replay-plan.o src/replay-devices.o src/replay-mounts.o src/replay-files.o \
 	src/replay-budget.o src/replay-inflight.o src/replay-report.o src/safeopen.o src/fileid.o \
 	src/residency.o src/schedule.o src/devmodel.o src/devprobe.o src/devcache.o src/cgroup.o \
-	src/blockdev.o src/cli-trace.o src/cli-replay.o src/cli-dump.o src/pack-merge.o
+	src/blockdev.o src/cli-trace.o src/cli-replay.o src/cli-dump.o src/pack-merge.o \
+	src/pack-name.o src/learn-window.o
 FUZZ_TARGETS := tests/fuzz/fuzz-pack tests/fuzz/fuzz-mountinfo
 
 all: $(LIB_A) $(LIB_SO) $(PROGS) pkgconfig/libura.pc

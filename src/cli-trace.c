@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,10 +30,12 @@ void trace_usage(FILE *f)
 	      " ura-trace --pack FILE --system [options]\n"
 	      " ura-trace --pack FILE --input TRACE.DAT [options]\n"
 	      " ura-trace --merge [--min-confidence C] [--keep-runs N] --pack FILE PACK...\n"
+	      " ura-trace --watch DIR [--window SEC] [--only EXE]... [options]\n"
 	      "\n"
 	      "Record which pages of which files a command or the whole system brings\n"
-	      "into the page cache, and write them to a pack for ura-replay; or merge\n"
-	      "the packs of several runs, keeping what most runs had.\n"
+	      "into the page cache, and write them to a pack for ura-replay; merge the\n"
+	      "packs of several runs, keeping what most runs had; or learn, as a daemon,\n"
+	      "what each program uses in the first seconds after its exec.\n"
 	      "\n"
 	      "Options:\n"
 	      " -p, --pack FILE          pack to write (replaced atomically)\n"
@@ -52,10 +56,15 @@ void trace_usage(FILE *f)
 	      "                            (once per device), always or never\n"
 	      " -m, --merge              merge the packs PACK... (runs of one program or\n"
 	      "                            boot) into --pack, which may be one of them\n"
-	      " -C, --min-confidence C   with --merge: keep a page when at least this\n"
-	      "                            fraction of the runs had it (default 0.6)\n"
-	      " -k, --keep-runs N        with --merge: merge only the N newest runs\n"
-	      "                            (1 to 64, default 64)\n"
+	      " -C, --min-confidence C   with --merge or --watch: keep a page when at least\n"
+	      "                            this fraction of the runs had it (default 0.6)\n"
+	      " -k, --keep-runs N        with --merge or --watch: merge only the N newest\n"
+	      "                            runs (1 to 64, default 64)\n"
+	      " -w, --watch DIR          learn each exec'd program into DIR/NAME.pack\n"
+	      "                            (NAME: systemd-escape --path EXE), until SIGTERM\n"
+	      " -W, --window SEC         with --watch: learn the first SEC seconds after\n"
+	      "                            exec (default 10)\n"
+	      " -o, --only EXE           with --watch: learn only this program (repeat)\n"
 	      " -J, --json               print the summary as JSON\n"
 	      " -v, --verbose            say more (repeat for more)\n"
 	      " -q, --quiet              print errors only, no summary\n"
@@ -64,6 +73,13 @@ void trace_usage(FILE *f)
 	      " -V, --version            display version\n"
 	      "\n"
 	      "See ura-trace(8).\n", f);
+}
+
+void trace_options_free(struct trace_options *o)
+{
+	free(o->only);
+	o->only = NULL;
+	o->nonly = 0;
 }
 
 static int seconds_arg(const char *opt, const char *arg, uint64_t *ret)
@@ -95,6 +111,9 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		{ "merge", no_argument, NULL, 'm' },
 		{ "min-confidence", required_argument, NULL, 'C' },
 		{ "keep-runs", required_argument, NULL, 'k' },
+		{ "watch", required_argument, NULL, 'w' },
+		{ "window", required_argument, NULL, 'W' },
+		{ "only", required_argument, NULL, 'o' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -102,7 +121,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool ra_given = false, merge_opts = false, live_opts = false;
+	bool ra_given = false, merge_opts = false, live_opts = false, window_given = false;
 	char *end;
 	uint64_t v;
 	int c;
@@ -111,7 +130,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 	optind = 0;	/* full reset: tests call this more than once */
 	/* "+": stop at the command, its options are its own */
 	o->min_confidence = MERGE_DEFAULT_CONFIDENCE;
-	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:R:I:b:e:P:JmC:k:vqhV", longopts,
+	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:R:I:b:e:P:JmC:k:w:W:o:vqhV", longopts,
 				NULL)) != -1) {
 		if (c > 0 && strchr("sdicrRIbeP", c))
 			live_opts = true;	/* options of a trace, not of --merge */
@@ -192,6 +211,30 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		case 'm':
 			o->merge = true;
 			break;
+		case 'w':
+			o->watch_dir = optarg;
+			break;
+		case 'W':
+			window_given = true;
+			if (seconds_arg("--window", optarg, &o->window_ns) < 0)
+				goto usage;
+			break;
+		case 'o': {
+			const char **only = realloc(o->only, (o->nonly + 1) * sizeof(*only));
+
+			if (!only) {
+				fputs("ura-trace: out of memory\n", stderr);
+				goto usage;
+			}
+			o->only = only;
+			o->only[o->nonly++] = optarg;
+			if (optarg[0] != '/') {
+				fprintf(stderr, "ura-trace: --only '%s' must be an absolute path\n",
+					optarg);
+				goto usage;
+			}
+			break;
+		}
 		case 'C':
 			merge_opts = true;
 			errno = 0;
@@ -231,6 +274,26 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 	if (optind < argc)
 		o->argv = &argv[optind];
 
+	if (o->watch_dir) {
+		/* learning: a daemon of its own, with the options that make sense always on */
+		if (o->pack || o->argv || o->merge || live_opts || o->json) {
+			fputs("ura-trace: --watch takes no --pack, COMMAND, --merge, --system, "
+			      "--input, --duration, --until-idle, --cold, --read-ahead-kb, --root, "
+			      "--buffer-size, --events, --json or --probe\n", stderr);
+			goto usage;
+		}
+		if (!o->watch_dir[0]) {
+			fputs("ura-trace: empty file name\n", stderr);
+			goto usage;
+		}
+		if (!window_given)
+			o->window_ns = LEARN_WINDOW_NS;
+		return 1;
+	}
+	if (window_given || o->nonly) {
+		fputs("ura-trace: --window and --only need --watch\n", stderr);
+		goto usage;
+	}
 	if (!o->pack) {
 		fputs("ura-trace: no pack given (--pack FILE)\n", stderr);
 		goto usage;
@@ -258,7 +321,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		return 1;
 	}
 	if (merge_opts) {
-		fputs("ura-trace: --min-confidence and --keep-runs need --merge\n", stderr);
+		fputs("ura-trace: --min-confidence and --keep-runs need --merge or --watch\n", stderr);
 		goto usage;
 	}
 	if ((o->argv != NULL) + o->system + (o->input != NULL) != 1) {
@@ -284,6 +347,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 	}
 	return 1;
 usage:
+	trace_options_free(o);
 	fputs("Try 'ura-trace --help' for more information.\n", stderr);
 	return -EINVAL;
 }

@@ -30,9 +30,22 @@ struct trace_options {
 	int probe;			/* --probe: 0 auto, 1 always, -1 never */
 	int verbosity;			/* -v adds one, -q subtracts one */
 	bool merge;			/* --merge: argv holds the packs to merge */
-	double min_confidence;		/* --min-confidence C, with --merge */
+	const char *watch_dir;		/* --watch DIR: learn the programs exec'd, into DIR */
+	uint64_t window_ns;		/* --window SEC (LEARN_WINDOW_NS if not given) */
+	const char **only;		/* --only EXE (repeatable): the programs to learn, or NULL */
+	size_t nonly;
+	double min_confidence;		/* --min-confidence C, with --merge or --watch (0: default) */
 	unsigned keep_runs;		/* --keep-runs N, 0 if not given (64) */
 };
+
+/*
+ * The default --window: the start of the programs measured (bench/learn-window.sh,
+ * README) had used 99% of its pages well within it.
+ */
+#define LEARN_WINDOW_NS		(10ull * 1000 * 1000 * 1000)
+
+/** trace_options_free() - what trace_parse_args() allocated (the --only list) */
+void trace_options_free(struct trace_options *o);
 
 /** trace_usage() - print --help to @f */
 void trace_usage(FILE *f);

@@ -788,9 +788,10 @@ out:
 	return r;
 }
 
-int assemble_pack(const struct assemble_opts *o, const struct trace_demand *d,
-		  const struct mount_table *mt, const struct rakb_state *ra,
-		  struct trace_summary *sum)
+/* Gather and build; then write @o->pack, or hand the builder over (@ret, when not NULL). */
+static int assemble(const struct assemble_opts *o, const struct trace_demand *d,
+		    const struct mount_table *mt, const struct rakb_state *ra,
+		    struct trace_summary *sum, struct ura_pack_builder **ret)
 {
 	struct assembly a = { .o = o, .demand = d, .mt = mt, .ra = ra, .sum = sum };
 	struct ura_pack_builder *b = NULL;
@@ -823,6 +824,11 @@ int assemble_pack(const struct assemble_opts *o, const struct trace_demand *d,
 	r = build(&a, b);
 	if (r < 0)
 		goto out;
+	if (ret) {
+		*ret = b;
+		b = NULL;
+		goto out;
+	}
 	r = ura_pack_builder_write(b, o->pack, 0644);
 	if (r < 0) {
 		if (r == -E2BIG)
@@ -853,4 +859,18 @@ out:
 	free(a.pack_abs);
 	ura_pack_builder_free(b);
 	return r;
+}
+
+int assemble_pack(const struct assemble_opts *o, const struct trace_demand *d,
+		  const struct mount_table *mt, const struct rakb_state *ra,
+		  struct trace_summary *sum)
+{
+	return assemble(o, d, mt, ra, sum, NULL);
+}
+
+int assemble_build(const struct assemble_opts *o, const struct trace_demand *d,
+		   const struct mount_table *mt, const struct rakb_state *ra,
+		   struct trace_summary *sum, struct ura_pack_builder **ret)
+{
+	return assemble(o, d, mt, ra, sum, ret);
 }

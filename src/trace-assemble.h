@@ -44,6 +44,20 @@ int assemble_pack(const struct assemble_opts *o, const struct trace_demand *d,
 		  const struct mount_table *mt, const struct rakb_state *ra,
 		  struct trace_summary *sum);
 
+struct ura_pack_builder;
+
+/**
+ * assemble_build() - as assemble_pack(), but hand the built pack over instead of writing it
+ * @ret: on success the builder, with everything added (free with ura_pack_builder_free())
+ *
+ * @o->pack is still the path the pack will be written to: that file is left
+ * out of the pack. @sum->pack_written stays false.
+ * Return: 0 or -errno (logged).
+ */
+int assemble_build(const struct assemble_opts *o, const struct trace_demand *d,
+		   const struct mount_table *mt, const struct rakb_state *ra,
+		   struct trace_summary *sum, struct ura_pack_builder **ret);
+
 /**
  * assemble_keep_resident() - keep of @ranges only the pages of @path now in the page cache
  * @size: the file's size (pages past it are dropped)

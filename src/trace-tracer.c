@@ -23,6 +23,7 @@
 #define TRACEFS_DIR		"/sys/kernel/tracing"
 #define TRACEFS_MAGIC_NR	0x74726163
 #define INSTANCE_PREFIX		"ura-"
+#define EXEC_SUFFIX		"-exec"		/* learning's exec instance: "ura-<pid>-exec" */
 
 /* Sub-buffers read from one CPU's ring buffer, and the record being looked at. */
 struct cpu_stream {
@@ -49,6 +50,7 @@ struct tracer {
 	bool enabled[TRACE_NR_EVENTS];
 	bool instance_created;
 	int pin_fd;			/* keeps the instance busy while it is ours */
+	int poll_fd;			/* trace_pipe, for tracer_poll_fd(), or -1 */
 	char pid_filter[40];		/* "common_pid != N" where set_event_notrace_pid is missing */
 	uint64_t start_ns;
 	uint64_t missed;		/* from sub-buffer headers */
@@ -130,7 +132,8 @@ static int orphan_cb(const char *name, void *ctx)
 		return 0;
 	errno = 0;
 	pid = strtol(name + strlen(INSTANCE_PREFIX), &end, 10);
-	if (errno || *end || pid <= 0 || end == name + strlen(INSTANCE_PREFIX))
+	if (errno || (*end && strcmp(end, EXEC_SUFFIX) != 0) || pid <= 0 ||
+	    end == name + strlen(INSTANCE_PREFIX))
 		return 0;
 	if (pid != getpid() && pid_is_ura_trace((pid_t)pid))
 		return 0;
@@ -222,8 +225,28 @@ static pid_t outer_pid(pid_t pid, const char *file)
  */
 #define PF_USER_FILTER	"!(error_code & 2)"
 
+/* sched events of learning: the exec instance's one, or the task trees' two */
+static int enable_sched(struct tracer *t, const char *name)
+{
+	if (!tep_find_event_by_name(t->tep, "sched", name))
+		return -ENODEV;
+	if (tracefs_event_enable(t->inst, "sched", name) < 0)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
 static int setup_events(struct tracer *t, const struct tracer_opts *o)
 {
+	if (o->exec_only)
+		return enable_sched(t, "sched_process_exec");
+	if (o->task_events) {
+		int r = enable_sched(t, "sched_process_fork");
+
+		if (r >= 0)
+			r = enable_sched(t, "sched_process_exit");
+		if (r < 0)
+			return r;
+	}
 	for (int i = 0; i < TRACE_NR_EVENTS; i++) {
 		struct tep_event *ev = tep_find_event_by_name(t->tep, trace_event_specs[i].system,
 							     trace_event_specs[i].name);
@@ -267,7 +290,7 @@ static int setup_events(struct tracer *t, const struct tracer_opts *o)
 
 int tracer_new(const struct tracer_opts *o, struct tracer **ret)
 {
-	const char *systems[] = { "filemap", "exceptions", NULL };
+	const char *systems[] = { "filemap", "exceptions", NULL, NULL };
 	char *dir = NULL, *pin = NULL;
 	struct tracer *t;
 	char buf[64];
@@ -280,7 +303,11 @@ int tracer_new(const struct tracer_opts *o, struct tracer **ret)
 	if (!t)
 		return -ENOMEM;
 	t->pin_fd = -1;
-	snprintf(t->name, sizeof(t->name), INSTANCE_PREFIX "%d", (int)getpid());
+	t->poll_fd = -1;
+	snprintf(t->name, sizeof(t->name), INSTANCE_PREFIX "%d%s", (int)getpid(),
+		 o->exec_only ? EXEC_SUFFIX : "");
+	if (o->exec_only || o->task_events)
+		systems[2] = "sched";
 
 	t->tep = tracefs_local_events_system(NULL, systems);
 	if (!t->tep) {
@@ -383,6 +410,8 @@ void tracer_free(struct tracer *t)
 	free(t->streams);
 	if (t->pin_fd >= 0)
 		close(t->pin_fd);
+	if (t->poll_fd >= 0)
+		close(t->poll_fd);
 	if (t->inst) {
 		tracefs_trace_off(t->inst);
 		if (t->instance_created && tracefs_instance_destroy(t->inst) < 0)
@@ -427,6 +456,63 @@ int tracer_follow_pid(struct tracer *t, pid_t pid, int pidfd)
 	}
 	snprintf(buf, sizeof(buf), "%d", (int)pid);
 	return write_file(t, "set_event_pid", buf);
+}
+
+int tracer_set_pids(struct tracer *t, const int *pids, size_t n)
+{
+	char *buf, *p;
+	int r;
+
+	if (tracefs_option_enable(t->inst, TRACEFS_OPTION_EVENT_FORK) < 0)
+		return errno ? -errno : -EIO;
+	/*
+	 * An empty set_event_pid means every task: "0" (the idle tasks, which
+	 * neither fork nor touch the page cache) means none.
+	 */
+	if (n == 0)
+		return write_file(t, "set_event_pid", "0");
+	buf = malloc(n * 12 + 1);
+	if (!buf)
+		return -ENOMEM;
+	p = buf;
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "%d ", pids[i]);
+	r = write_file(t, "set_event_pid", buf);
+	free(buf);
+	return r;
+}
+
+int tracer_add_pid(struct tracer *t, int pid)
+{
+	char buf[16];
+
+	if (tracefs_option_enable(t->inst, TRACEFS_OPTION_EVENT_FORK) < 0)
+		return errno ? -errno : -EIO;
+	snprintf(buf, sizeof(buf), "%d", pid);
+	if (tracefs_instance_file_append(t->inst, "set_event_pid", buf) < 0)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+int tracer_set_filter(struct tracer *t, const char *system, const char *event, const char *filter)
+{
+	if (tracefs_event_file_write(t->inst, system, event, "filter", filter) < 0)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+int tracer_poll_fd(struct tracer *t)
+{
+	char *path;
+
+	if (t->poll_fd >= 0)
+		return t->poll_fd;
+	path = tracefs_instance_get_file(t->inst, "trace_pipe");
+	if (!path)
+		return -ENOMEM;
+	t->poll_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	tracefs_put_tracing_file(path);
+	return t->poll_fd >= 0 ? t->poll_fd : -errno;
 }
 
 /*

@@ -19,6 +19,9 @@ struct tracer_opts {
 	unsigned buffer_kb;	/* ring buffer per CPU, 0 for a size picked from CPUs and memory */
 	bool access_events;	/* enable the optional filemap access events that exist */
 	bool fault_addresses;	/* also enable exceptions:page_fault_user where it exists */
+	bool task_events;	/* also sched:sched_process_fork and _exit (learning's task trees) */
+	bool exec_only;		/* instance "ura-<pid>-exec" with sched:sched_process_exec only,
+				 * of every process (learning's exec detection) */
 };
 
 /* Called for each record read; return <0 to stop reading (that value is returned). */
@@ -77,6 +80,33 @@ struct tep_handle *tracer_tep(const struct tracer *t);
  * Return: 0 or -errno.
  */
 int tracer_follow_pid(struct tracer *t, pid_t pid, int pidfd);
+
+/**
+ * tracer_set_pids() - record only these tasks and, through event-fork, their descendants
+ * @pids: pids as the kernel's top pid namespace numbers them (trace events give those)
+ * @n: their number; 0 records no task at all
+ *
+ * Replaces the instance's set_event_pid. The kernel drops a task from it when
+ * the task exits, and adds the tasks it forks.
+ * Return: 0 or -errno.
+ */
+int tracer_set_pids(struct tracer *t, const int *pids, size_t n);
+
+/**
+ * tracer_add_pid() - record task @pid too (and its descendants); 0 or -errno
+ */
+int tracer_add_pid(struct tracer *t, int pid);
+
+/** tracer_set_filter() - write the filter of event @system:@event in the instance; 0 or -errno */
+int tracer_set_filter(struct tracer *t, const char *system, const char *event, const char *filter);
+
+/**
+ * tracer_poll_fd() - a descriptor that polls readable when the buffers hold events
+ *
+ * The instance's trace_pipe, opened once and never read (the records are read
+ * with tracer_read()); owned by @t. Return: the fd or -errno.
+ */
+int tracer_poll_fd(struct tracer *t);
 
 /**
  * tracer_start() - open the per-CPU readers and turn tracing on in the instance

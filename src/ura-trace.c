@@ -7,6 +7,7 @@
 
 #include "cli-trace.h"
 #include "exit-codes.h"
+#include "learn-run.h"
 #include "log.h"
 #include "trace-merge.h"
 #include "trace-run.h"
@@ -83,6 +84,20 @@ int main(int argc, char *argv[])
 	}
 	tracer_setup_logging(o.verbosity);
 
+	if (o.watch_dir) {
+		bool unavailable = false;
+
+		r = learn_run(&o, &unavailable);
+		trace_options_free(&o);
+		if (r == -EPERM && !unavailable)
+			return EXIT_NOPERM;
+		if (r < 0 && unavailable) {
+			log_err("cannot trace: %s", r == -ENOENT ? "no tracefs" :
+				r == -ENODEV ? "a needed event is missing" : strerror(-r));
+			return r == -ENOENT || r == -ENODEV ? EXIT_UNAVAILABLE : EXIT_NOPERM;
+		}
+		return r < 0 ? EXIT_FAIL : EXIT_OK;
+	}
 	r = trace_run(&o, &sum);
 	if (r < 0) {
 		/* reported by trace_run(), except what has an exit code of its own */

@@ -7,7 +7,7 @@ if ! command -v systemd-analyze >/dev/null; then
 	echo "1..0 # SKIP systemd-analyze is missing (apt-get install systemd)"
 	exit 0
 fi
-plan 11
+plan 14
 U="$TOP/systemd"
 # verify needs the ExecStart binaries: point /usr/sbin at the build tree
 mkdir -p "$T/units"
@@ -31,5 +31,11 @@ ok "ura-trace-boot.service: system-wide, stops when the boot is idle" \
 	grep -E "^ExecStart=/usr/sbin/ura-trace --system .*--until-idle [0-9]+ .*--pack /var/lib/ura/boot.pack" "$B"
 ok "ura-trace-boot.service: traces at read_ahead_kb 4" \
 	grep -E "^ExecStart=/usr/sbin/ura-trace .*--read-ahead-kb 4 " "$B"
+W="$U/ura-trace-watch.service"
+ok "ura-trace-watch.service: learns into /var/lib/ura/programs" \
+	grep -E "^ExecStart=/usr/sbin/ura-trace --watch /var/lib/ura/programs( |$)" "$W"
+ok "ura-trace-watch.service: installed for multi-user.target (enabled by hand only)" \
+	grep -Fx "WantedBy=multi-user.target" "$W"
+ok "ura-trace-watch.service: needs no replay daemon" sh -c '! grep -E "^(Requires|BindsTo|Wants)=.*ura-replay" "$1"' - "$W"
 ok "the tools the units run exist" test -x "$TOP/ura-replay" -a -x "$TOP/ura-trace"
 done_testing
