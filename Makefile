@@ -63,12 +63,13 @@ TRACE_OBJS := src/ura-trace.o src/trace-run.o src/trace-session.o src/trace-trac
 	src/trace-root.o src/rakb.o src/residency.o src/safeopen.o src/mountinfo.o src/resolve.o \
 	src/pageset.o src/fileid.o src/blockdev.o src/trace-measure.o src/devcache.o \
 	src/devprobe.o src/devmodel.o src/cgroup.o src/pack-merge.o src/trace-merge.o src/pack-errors.o \
-	src/learn-run.o src/learn-window.o src/learn-events.o src/learn-merge.o src/pack-name.o
+	src/learn-run.o src/learn-window.o src/learn-events.o src/learn-merge.o src/pack-name.o \
+	src/pathescape.o
 REPLAY_OBJS := src/ura-replay.o src/replay.o src/replay-plan.o src/replay-devices.o \
 	src/replay-mounts.o src/replay-files.o src/replay-budget.o src/replay-inflight.o \
 	src/replay-report.o src/safeopen.o src/fileid.o src/residency.o src/schedule.o \
 	src/devmodel.o src/devprobe.o src/devcache.o src/cgroup.o src/mountinfo.o src/blockdev.o \
-	src/pack-errors.o
+	src/pack-errors.o src/replay-watch.o src/replay-exec.o src/replay-packs.o src/pack-name.o src/pathescape.o
 
 # Objects that need the tracing libraries' headers.
 TRACING_OBJS := src/ura-trace.o src/trace-run.o src/trace-session.o src/trace-tracer.o \
@@ -88,7 +89,7 @@ UNIT_DEPS := src/log.o src/util.o src/dump.o src/mountinfo.o src/resolve.o src/p
 	src/replay-budget.o src/replay-inflight.o src/replay-report.o src/safeopen.o src/fileid.o \
 	src/residency.o src/schedule.o src/devmodel.o src/devprobe.o src/devcache.o src/cgroup.o \
 	src/blockdev.o src/cli-trace.o src/cli-replay.o src/cli-dump.o src/pack-merge.o \
-	src/pack-name.o src/learn-window.o
+	src/pack-name.o src/learn-window.o src/pathescape.o src/replay-packs.o src/pack-errors.o
 FUZZ_TARGETS := tests/fuzz/fuzz-pack tests/fuzz/fuzz-mountinfo
 
 all: $(LIB_A) $(LIB_SO) $(PROGS) pkgconfig/libura.pc
@@ -218,7 +219,8 @@ fuzz:
 	done
 
 # Benchmarks, run by hand as root (bench/*.sh build what they need with `make bench`).
-BENCH_PROGS := bench/resolve-bench bench/naive-replay bench/pack-bench bench/demand-models
+BENCH_PROGS := bench/resolve-bench bench/naive-replay bench/pack-bench bench/demand-models \
+	bench/exec-sources
 .PHONY: bench
 bench: $(BENCH_PROGS)
 
@@ -227,6 +229,10 @@ bench/resolve-bench: bench/resolve-bench.o src/resolve.o src/safeopen.o src/moun
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
 
 bench/demand-models: bench/demand-models.o src/trace-demand.o src/pageset.o $(LIB_A)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+bench/exec-sources: bench/exec-sources.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
 

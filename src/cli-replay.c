@@ -12,8 +12,10 @@ void replay_usage(FILE *f)
 {
 	fputs("Usage:\n"
 	      " ura-replay [options] PACK\n"
+	      " ura-replay [options] --watch DIR\n"
 	      "\n"
-	      "Prefetch the pages a pack lists into the page cache.\n"
+	      "Prefetch the pages a pack lists into the page cache; or, with --watch,\n"
+	      "those of DIR's pack of each program when it is executed.\n"
 	      "\n"
 	      "Options:\n"
 	      " -a, --all               also read speculative pages (never used when traced)\n"
@@ -36,6 +38,9 @@ void replay_usage(FILE *f)
 	      " -B, --bandwidth SIZE    cost model: bytes per second (measured)\n"
 	      " -F, --fadvise MODE      advice on the replay's files: random or none\n"
 	      " -S, --mark-stale FILE   create FILE when the pack should be recorded again\n"
+	      " -W, --watch DIR         at each exec of EXE, replay DIR/$(systemd-escape\n"
+	      "                         --path EXE).pack; run until SIGTERM\n"
+	      " -x, --max-replays N     --watch: replays at once (default 2)\n"
 	      " -v, --verbose           say more\n"
 	      " -q, --quiet             print errors only\n"
 	      "\n"
@@ -126,18 +131,21 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 		{ "bandwidth", required_argument, NULL, 'B' },
 		{ "fadvise", required_argument, NULL, 'F' },
 		{ "mark-stale", required_argument, NULL, 'S' },
+		{ "watch", required_argument, NULL, 'W' },
+		{ "max-replays", required_argument, NULL, 'x' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool probe_given = false;
 	uint64_t v;
 	int c;
 
 	replay_options_init(o);
 	optind = 0;	/* full reset: tests call this more than once */
-	while ((c = getopt_long(argc, argv, "awdnJj:p:l:i:r:s:R:P:c:m:M:C:B:F:S:vqhV", longopts,
+	while ((c = getopt_long(argc, argv, "awdnJj:p:l:i:r:s:R:P:c:m:M:C:B:F:S:W:x:vqhV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -232,6 +240,7 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 			}
 			break;
 		case 'P':
+			probe_given = true;
 			if (strcmp(optarg, "auto") == 0)
 				o->probe = REPLAY_PROBE_AUTO;
 			else if (strcmp(optarg, "always") == 0)
@@ -293,6 +302,20 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 			}
 			o->mark_stale = optarg;
 			break;
+		case 'W':
+			if (!*optarg) {
+				bad_arg("pack directory", optarg, "a directory");
+				goto usage;
+			}
+			o->watch_dir = optarg;
+			break;
+		case 'x':
+			if (parse_u64(optarg, &v) < 0 || v < 1 || v > 64) {
+				bad_arg("replay count", optarg, "1 to 64");
+				goto usage;
+			}
+			o->max_replays = (unsigned)v;
+			break;
 		case 'v':
 			o->verbosity++;
 			break;
@@ -308,6 +331,21 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 		default:
 			goto usage;
 		}
+	}
+	if (o->watch_dir) {
+		if (optind != argc) {
+			fputs("ura-replay: --watch takes no pack\n", stderr);
+			goto usage;
+		}
+		if (o->wait || o->daemon || o->json || o->mark_stale) {
+			fputs("ura-replay: --watch excludes --wait, --daemon, --json and --mark-stale\n",
+			      stderr);
+			goto usage;
+		}
+		/* a probe reads the device for seconds while programs start: only when asked */
+		if (!probe_given)
+			o->probe = REPLAY_PROBE_NEVER;
+		return 1;
 	}
 	if (optind != argc - 1) {
 		fputs(optind >= argc ? "ura-replay: no pack given\n" :

@@ -15,6 +15,7 @@
 
 /* Defaults, chosen by the measurements in bench/ (see README) */
 #define REPLAY_DEFAULT_JOBS		2
+#define REPLAY_DEFAULT_MAX_REPLAYS	2			/* --watch: replays at once */
 #define REPLAY_DEFAULT_IOPRIO		REPLAY_IOPRIO(REPLAY_IOPRIO_BE, 4)
 #define REPLAY_DEFAULT_LEAD_NS		0ull			/* no pacing */
 #define REPLAY_DEFAULT_QUEUE_NS		50000000ull		/* 50 ms of device time queued */
@@ -59,6 +60,9 @@ struct replay_options {
 	uint64_t request_ns;		/* cost model: cost of a request; 0: by device type */
 	uint64_t bandwidth;		/* cost model: bytes per second; 0: by device type */
 	int verbosity;			/* -v count minus -q count */
+	const char *watch_dir;		/* --watch: replay DIR's pack of each program exec'd */
+	unsigned max_replays;		/* --watch: replays at once, >= 1 */
+	const bool *cancel;		/* when set (atomic), stop issuing: the replay returns soon */
 };
 
 /** replay_options_init() - fill @o with the defaults */

@@ -53,6 +53,7 @@ void replay_options_init(struct replay_options *o)
 		.queue_ns = REPLAY_DEFAULT_QUEUE_NS,
 		.rotational = -1,
 		.min_available_pct = REPLAY_DEFAULT_AVAIL_PCT,
+		.max_replays = REPLAY_DEFAULT_MAX_REPLAYS,
 	};
 }
 
@@ -129,7 +130,8 @@ static void do_request(struct engine *c, size_t i)
 	uint64_t len = q->len, have = 0, n;
 	int fd = -1, r;
 
-	if (replay_budget_stopped(&c->budget)) {
+	if (replay_budget_stopped(&c->budget) ||
+	    (c->o->cancel && __atomic_load_n(c->o->cancel, __ATOMIC_RELAXED))) {
 		stat_add(&c->st.skipped_bytes, len);
 		goto out;
 	}

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "pack-errors.h"
 #include "replay-report.h"
+#include "replay-watch.h"
 #include "replay.h"
 #include "util.h"
 
@@ -92,6 +93,18 @@ static int open_pack(const char *path, struct ura_pack **ret)
 	return pack_exit_code(r);
 }
 
+static int watch(const struct replay_options *o)
+{
+	int r = replay_watch(o);
+
+	if (r == 0)
+		return EXIT_OK;
+	log_err("cannot watch execs: %s", strerror(-r));
+	if (r == -EPERM)
+		return EXIT_NOPERM;
+	return r == -ENOSYS || r == -EINVAL || r == -ENODEV ? EXIT_UNAVAILABLE : EXIT_FAIL;
+}
+
 int main(int argc, char *argv[])
 {
 	struct replay_options o;
@@ -110,6 +123,8 @@ int main(int argc, char *argv[])
 	if (r <= 0)
 		return r == 0 ? EXIT_OK : EXIT_USAGE;
 	log_set_level(LOG_LVL_INFO + o.verbosity);
+	if (o.watch_dir)
+		return watch(&o);
 
 	if (o.daemon) {
 		notify = detach();

@@ -7,7 +7,7 @@ if ! command -v systemd-analyze >/dev/null; then
 	echo "1..0 # SKIP systemd-analyze is missing (apt-get install systemd)"
 	exit 0
 fi
-plan 14
+plan 19
 U="$TOP/systemd"
 # verify needs the ExecStart binaries: point /usr/sbin at the build tree
 mkdir -p "$T/units"
@@ -37,5 +37,16 @@ ok "ura-trace-watch.service: learns into /var/lib/ura/programs" \
 ok "ura-trace-watch.service: installed for multi-user.target (enabled by hand only)" \
 	grep -Fx "WantedBy=multi-user.target" "$W"
 ok "ura-trace-watch.service: needs no replay daemon" sh -c '! grep -E "^(Requires|BindsTo|Wants)=.*ura-replay" "$1"' - "$W"
+RW="$U/ura-replay-watch.service"
+ok "ura-replay-watch.service: runs ura-replay --watch on the programs' packs" \
+	grep -E "^ExecStart=/usr/sbin/ura-replay --watch /var/lib/ura/programs$" "$RW"
+ok "ura-replay-watch.service: a long-running daemon (Type=simple), stopped within 5 s" \
+	sh -c 'grep -Fx "Type=simple" "$1" && grep -Fx "TimeoutStopSec=5" "$1"' - "$RW"
+ok "ura-replay-watch.service: needs no other ura unit" \
+	sh -c '! grep -E "^(Requires|Wants|BindsTo|Requisite|After|Before)=.*ura-" "$1"' - "$RW"
+ok "ura-replay-watch.service: enabled only by hand (multi-user.target, not at boot's start)" \
+	sh -c 'grep -Fx "WantedBy=multi-user.target" "$1" && ! grep -F sysinit.target "$1"' - "$RW"
+ok "ura-replay-watch.service: ura.disable skips it" \
+	grep -Fx "ConditionKernelCommandLine=!ura.disable" "$RW"
 ok "the tools the units run exist" test -x "$TOP/ura-replay" -a -x "$TOP/ura-trace"
 done_testing

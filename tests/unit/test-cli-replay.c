@@ -299,6 +299,39 @@ START_TEST(test_mark_stale)
 }
 END_TEST
 
+START_TEST(test_watch)
+{
+	struct replay_options o;
+
+	ck_assert_int_eq(PARSE(&o, "p"), 1);
+	ck_assert_ptr_null(o.watch_dir);
+	ck_assert_uint_eq(o.max_replays, REPLAY_DEFAULT_MAX_REPLAYS);
+	ck_assert_int_eq(PARSE(&o, "-W", "/var/lib/ura/programs"), 1);
+	ck_assert_str_eq(o.watch_dir, "/var/lib/ura/programs");
+	ck_assert_ptr_null(o.pack);
+	ck_assert_int_eq(o.probe, REPLAY_PROBE_NEVER);	/* no probe unless asked */
+	ck_assert_int_eq(PARSE(&o, "--watch", "/d", "--probe", "auto"), 1);
+	ck_assert_str_eq(o.watch_dir, "/d");
+	ck_assert_int_eq(o.probe, REPLAY_PROBE_AUTO);
+	ck_assert_int_eq(PARSE(&o, "--watch=/e", "-x", "5"), 1);
+	ck_assert_str_eq(o.watch_dir, "/e");
+	ck_assert_uint_eq(o.max_replays, 5);
+	ck_assert_int_eq(PARSE(&o, "--watch=/e", "--max-replays", "1"), 1);
+	ck_assert_uint_eq(o.max_replays, 1);
+	ck_assert_int_eq(PARSE(&o, "--watch=/e", "--max-replays=64"), 1);
+	ck_assert_uint_eq(o.max_replays, 64);
+	quiet();
+	ck_assert_int_eq(PARSE(&o, "--watch="), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--watch=/e", "p.pack"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--watch=/e", "--max-replays=0"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--watch=/e", "--max-replays=65"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--watch=/e", "--wait"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--watch=/e", "--daemon"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--watch=/e", "--json"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--watch=/e", "--mark-stale=/f"), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_verbosity_help_version)
 {
 	struct replay_options o;
@@ -346,6 +379,7 @@ static Suite *cli_replay_suite(void)
 	tcase_add_test(tc, test_cost_model);
 	tcase_add_test(tc, test_fadvise);
 	tcase_add_test(tc, test_mark_stale);
+	tcase_add_test(tc, test_watch);
 	tcase_add_test(tc, test_verbosity_help_version);
 	tcase_add_test(tc, test_usage_errors);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The exec source of ura-replay --watch: a fanotify group with FAN_OPEN_EXEC
+ * on every filesystem, each event an open descriptor of the file being
+ * executed, named by readlink(/proc/self/fd/N). Chosen by measurement
+ * (bench/exec-sources.c, README): the event comes as the kernel opens the file,
+ * before the exec completes, and names the file itself (a script too, and no
+ * /proc/PID race when the program exits at once); no tracing library needed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "mountinfo.h"
+#include "replay-exec.h"
+
+/* Filesystems nothing is executed from: not marked. */
+static bool exec_less_fs(const char *fstype)
+{
+	static const char *const types[] = {
+		"proc", "sysfs", "cgroup", "cgroup2", "tracefs", "debugfs", "devpts", "securityfs",
+		"bpf", "pstore", "configfs", "mqueue", "fusectl", "binfmt_misc", "efivarfs",
+		"autofs", "nsfs", "rpc_pipefs", "hugetlbfs", "selinuxfs", "devtmpfs",
+	};
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcmp(fstype, types[i]) == 0)
+			return true;
+	return false;
+}
+
+static int mark_all(struct replay_exec *s)
+{
+	struct mount_table t = { 0 };
+	unsigned marked = 0;
+	int r;
+
+	r = mountinfo_read("/proc/self/mountinfo", &t);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < t.count; i++) {
+		const struct mount_entry *e = &t.entries[i];
+		bool seen = false;
+
+		if (exec_less_fs(e->fstype))
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = t.entries[j].major == e->major && t.entries[j].minor == e->minor &&
+			       !exec_less_fs(t.entries[j].fstype);
+		if (seen)
+			continue;	/* the filesystem's mark covers all its mounts */
+		if (fanotify_mark(s->fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN_EXEC, AT_FDCWD,
+				  e->mount_point) == 0 ||
+		    fanotify_mark(s->fd, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN_EXEC, AT_FDCWD,
+				  e->mount_point) == 0)
+			marked++;
+		else
+			log_debug("cannot watch execs on '%s' (%s): %s, skipping", e->mount_point,
+				  e->fstype, strerror(errno));
+	}
+	mountinfo_free(&t);
+	s->marked = marked;
+	return marked ? 0 : -ENODEV;
+}
+
+int replay_exec_open(struct replay_exec *ret)
+{
+	struct replay_exec s = { .fd = -1, .mounts_fd = -1 };
+	int r;
+
+	s.fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK,
+			     O_RDONLY | O_CLOEXEC | O_LARGEFILE | O_NOATIME);
+	if (s.fd < 0 && errno == EPERM)
+		s.fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK,
+				     O_RDONLY | O_CLOEXEC | O_LARGEFILE);
+	if (s.fd < 0)
+		return -errno;
+	/* the watch first, then the table: a mount between the two is not missed */
+	s.mounts_fd = mountinfo_watch();
+	if (s.mounts_fd < 0)
+		log_debug("cannot watch the mount table: %s", strerror(-s.mounts_fd));
+	r = mark_all(&s);
+	if (r < 0) {
+		replay_exec_close(&s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+int replay_exec_mounts_changed(struct replay_exec *s)
+{
+	int fd;
+
+	/* a fresh watch descriptor: the old one stays flagged once a change was seen */
+	fd = mountinfo_watch();
+	if (fd >= 0) {
+		if (s->mounts_fd >= 0)
+			close(s->mounts_fd);
+		s->mounts_fd = fd;
+	}
+	return mark_all(s);
+}
+
+int replay_exec_read(struct replay_exec *s, replay_exec_fn fn, void *userdata)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+	int count = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = read(s->fd, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? count : -errno;
+		}
+		if (n == 0)
+			return count;
+		for (struct fanotify_event_metadata *m = (struct fanotify_event_metadata *)buf;
+		     FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
+			char link[64], path[PATH_MAX];
+			ssize_t k;
+
+			if (m->vers != FANOTIFY_METADATA_VERSION)
+				return -EPROTO;
+			if (m->mask & FAN_Q_OVERFLOW)
+				s->overflows++;
+			if (m->fd < 0)
+				continue;
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", m->fd);
+			k = readlink(link, path, sizeof(path) - 1);
+			close(m->fd);
+			if (k <= 0 || path[0] != '/')
+				continue;	/* not reachable from our root */
+			path[k] = '\0';
+			count++;
+			fn(path, (pid_t)m->pid, userdata);
+		}
+	}
+}
+
+void replay_exec_close(struct replay_exec *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->mounts_fd >= 0)
+		close(s->mounts_fd);
+	s->fd = s->mounts_fd = -1;
+}

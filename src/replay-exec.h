@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The exec source of ura-replay --watch: fanotify FAN_OPEN_EXEC on every filesystem */
+#ifndef URA_REPLAY_EXEC_H
+#define URA_REPLAY_EXEC_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct replay_exec {
+	int fd;			/* the fanotify group, -1 when closed */
+	int mounts_fd;		/* /proc/self/mountinfo, POLLPRI when mounts change */
+	unsigned marked;	/* filesystems marked at the last look */
+	uint64_t overflows;	/* FAN_Q_OVERFLOW seen: events were lost */
+};
+
+/* Called for each file opened for execution: its absolute path and the pid that execs it. */
+typedef void (*replay_exec_fn)(const char *path, pid_t pid, void *userdata);
+
+/**
+ * replay_exec_open() - start listening to every exec() on the system
+ * @ret: filled on success; close with replay_exec_close()
+ *
+ * Marks every filesystem mounted (but those where nothing is executed: proc,
+ * sysfs, cgroup, tracefs, ...) with FAN_OPEN_EXEC, a notification (never a
+ * permission event: the exec never waits for us). Needs CAP_SYS_ADMIN.
+ * Return: 0, -EPERM (not root), -ENOSYS or -EINVAL (no fanotify or no
+ * FAN_OPEN_EXEC: Linux < 5.0), -ENODEV (no filesystem could be marked), -errno.
+ */
+int replay_exec_open(struct replay_exec *ret);
+
+/**
+ * replay_exec_mounts_changed() - mark the filesystems mounted since; call when
+ * @s->mounts_fd polls POLLPRI. Return: 0 or -errno (the old marks stay).
+ */
+int replay_exec_mounts_changed(struct replay_exec *s);
+
+/**
+ * replay_exec_read() - hand the queued exec events to @fn, without blocking
+ * Return: the events handed, or -errno. A queue overflow is counted in
+ * @s->overflows (and the lost events are gone).
+ */
+int replay_exec_read(struct replay_exec *s, replay_exec_fn fn, void *userdata);
+
+/** replay_exec_close() - accepts a closed or zeroed-and-fd=-1 @s */
+void replay_exec_close(struct replay_exec *s);
+
+#endif
