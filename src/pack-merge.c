@@ -133,7 +133,7 @@ static int order_runs(struct merger *m)
 
 	for (size_t i = 0; i < m->n; i++)
 		total += m->in[i].nruns = ura_pack_runs(m->in[i].pack);
-	runs = calloc(total, sizeof(*runs));
+	runs = calloc(total + 1, sizeof(*runs));
 	if (!runs)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->n; i++)
@@ -168,7 +168,7 @@ static int newest(uint64_t mask)
 /* Filesystems are the same when their mount points are, and their UUIDs when both have one. */
 static bool same_fs(const struct ura_pack_fs *a, const struct ura_pack_fs *b)
 {
-	if (strcmp(a->mount_point, b->mount_point) != 0)
+	if (!a->mount_point || !b->mount_point || strcmp(a->mount_point, b->mount_point) != 0)
 		return false;
 	if ((a->flags & b->flags & URA_PACK_FS_HAS_UUID) && memcmp(a->uuid, b->uuid, 16) != 0)
 		return false;
@@ -338,9 +338,9 @@ typedef int (*emit_fn)(struct merger *m, const void *key, const struct piece *p)
  */
 static int sweep(struct merger *m, struct segs *s, size_t need, emit_fn emit, const void *key)
 {
-	uint64_t *bound = malloc(2 * s->n * sizeof(*bound));
-	size_t *active = malloc(s->n * sizeof(*active));
-	struct timed *times = malloc(s->n * sizeof(*times));
+	uint64_t *bound = calloc(2 * s->n + 1, sizeof(*bound));
+	size_t *active = calloc(s->n + 1, sizeof(*active));
+	struct timed *times = calloc(s->n + 1, sizeof(*times));
 	size_t nb = 0, na = 0, next = 0;
 	struct piece cur = { 0 };
 	bool have = false;

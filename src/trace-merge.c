@@ -19,7 +19,7 @@ int trace_merge(const struct trace_options *o, struct merge_stats *stats)
 
 	while (o->argv[n])
 		n++;
-	in = calloc(n, sizeof(*in));
+	in = calloc(n + 1, sizeof(struct ura_pack *));
 	if (!in) {
 		log_err("cannot merge: %s", strerror(ENOMEM));
 		return EXIT_FAIL;
