@@ -48,6 +48,7 @@ struct learner {
 	unsigned info_flags;
 	int error;			/* first fatal -errno of a callback */
 	uint64_t lost;			/* lost events reported so far */
+	uint64_t lost_checked_ns;	/* when the stats files were last read */
 };
 
 /* The exec'd path made absolute (relative to the task's cwd); false if it cannot be. */
@@ -336,7 +337,7 @@ static int loop(struct learner *l, int sigfd, int mount_watch)
 		struct pollfd p[2] = { { .fd = sigfd, .events = POLLIN },
 				       { .fd = exec_fd, .events = POLLIN } };
 		long n;
-		uint64_t lost;
+		uint64_t lost, now;
 		int r;
 
 		if (poll(p, 2, l->ws.n ? POLL_MS : -1) < 0 && errno != EINTR)
@@ -366,13 +367,21 @@ static int loop(struct learner *l, int sigfd, int mount_watch)
 				return r;
 			}
 		}
-		lost = tracer_lost_events(l->pages_t) + tracer_lost_events(l->exec_t);
-		if (lost > l->lost) {
-			log_warn("%" PRIu64 " events lost: the trace buffers overflowed, runs being "
-				 "learned are incomplete", lost - l->lost);
-			l->lost = lost;
+		now = now_monotonic_ns();
+		/*
+		 * Four stats files per read: once a poll period, not on each exec's
+		 * wakeup (an exec-heavy workload wakes us thousands of times a second)
+		 */
+		if (now - l->lost_checked_ns >= POLL_MS * 1000000ull) {
+			l->lost_checked_ns = now;
+			lost = tracer_lost_events(l->pages_t) + tracer_lost_events(l->exec_t);
+			if (lost > l->lost) {
+				log_warn("%" PRIu64 " events lost: the trace buffers overflowed, runs "
+					 "being learned are incomplete", lost - l->lost);
+				l->lost = lost;
+			}
 		}
-		r = close_due(l, now_monotonic_ns());
+		r = close_due(l, now);
 		if (r < 0)
 			return r;
 	}
