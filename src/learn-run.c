@@ -95,6 +95,14 @@ static void on_exec(struct learner *l, const struct task_event *ev)
 
 	if (ev->pid <= 0 || !absolute_exe(ev, exe, sizeof(exe)) || !wanted(l, exe))
 		return;
+	/* the file itself, symlinks resolved, as ura-replay --watch names it (fanotify) */
+	{
+		char *real = realpath(exe, NULL);
+
+		if (real && strlen(real) < sizeof(exe))
+			strcpy(exe, real);
+		free(real);
+	}
 	r = windows_open(&l->ws, exe, ev->pid, ev->ts, l->o->window_ns, &w);
 	if (r == -EBUSY || r == -ENOSPC) {
 		log_debug("not learning '%s' (pid %d): %s", exe, ev->pid,
@@ -186,8 +194,13 @@ static void learn_window_done(struct learner *l, struct learn_window *w, uint64_
 	if (r < 0)
 		goto out;	/* logged */
 	r = ura_pack_open(path, &old);
-	if (r < 0 && r != -ENOENT)
-		log_warn("cannot read pack '%s': %s, replacing it", path, strerror(-r));
+	if (r == -EBADMSG) {
+		log_warn("pack '%s' is corrupt (%s), replacing it", path, ura_pack_error());
+	} else if (r < 0 && r != -ENOENT) {
+		/* a newer format, too large, unreadable: keep it, learn nothing into it */
+		log_warn("cannot read pack '%s': %s, skipping this run", path, strerror(-r));
+		goto out;
+	}
 
 	/* PACK_MERGE: the program's pack so far + this run -> the pack to write */
 	r = learn_merge(old, run, &mo, &out);
@@ -249,7 +262,7 @@ static void filter_execs(struct learner *l)
 	int r;
 
 	for (size_t i = 0; i < l->o->nonly; i++)
-		size += 2 * (strlen(l->o->only[i]) + strlen(l->only_real[i]) + 32);
+		size += 2 * (strlen(l->o->only[i]) + strlen(l->only_real[i])) + 2 * 48;
 	f = malloc(size);
 	if (!f)
 		return;
@@ -264,8 +277,10 @@ static void filter_execs(struct learner *l)
 				free(f);	/* cannot be said in a glob: no filter */
 				return;
 			}
-			p += sprintf(p, "%sfilename ~ \"*/%s\" || filename == \"%s\"",
-				     p == f ? "" : " || ", base, base);
+			/* 36 bytes and the name twice: the 48 a name was given above */
+			p += snprintf(p, size - (size_t)(p - f),
+				      "%sfilename ~ \"*/%s\" || filename == \"%s\"",
+				      p == f ? "" : " || ", base, base);
 		}
 	}
 	r = tracer_set_filter(l->exec_t, "sched", "sched_process_exec", f);

@@ -455,13 +455,42 @@ int ura_pack_open_fd(int fd, struct ura_pack **ret)
 	return parse_owned(buf, got, ret);
 }
 
+int pack_open_regular(const char *path)
+{
+	char proc[64];
+	struct stat st;
+	int pfd, fd;
+
+	/* look first: a device or a FIFO is never opened (a watchdog starts, a tape rewinds) */
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st) < 0) {
+		fd = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fd = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		goto out;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 && errno == ENOENT)	/* no /proc (early boot): by path, as looked at */
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+	if (fd < 0)
+		fd = -errno;
+out:
+	close(pfd);
+	return fd;
+}
+
 int ura_pack_open(const char *path, struct ura_pack **ret)
 {
 	int fd, r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = pack_open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	r = ura_pack_open_fd(fd, ret);
 	close(fd);
 	return r;

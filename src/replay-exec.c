@@ -34,7 +34,11 @@ static bool exec_less_fs(const char *fstype)
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		if (strcmp(fstype, types[i]) == 0)
 			return true;
-	return false;
+	/*
+	 * FUSE: the kernel opens each event's file inside our read(), and a hung
+	 * or hostile user FUSE server would block the daemon there.
+	 */
+	return strncmp(fstype, "fuse", 4) == 0;
 }
 
 static int mark_all(struct replay_exec *s)
@@ -130,8 +134,13 @@ int replay_exec_read(struct replay_exec *s, replay_exec_fn fn, void *userdata)
 			char link[64], path[PATH_MAX];
 			ssize_t k;
 
-			if (m->vers != FANOTIFY_METADATA_VERSION)
+			if (m->vers != FANOTIFY_METADATA_VERSION) {
+				/* close the descriptors of the events left in the buffer */
+				for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n))
+					if (m->vers == FANOTIFY_METADATA_VERSION && m->fd >= 0)
+						close(m->fd);
 				return -EPROTO;
+			}
 			if (m->mask & FAN_Q_OVERFLOW)
 				s->overflows++;
 			if (m->fd < 0)

@@ -217,7 +217,10 @@ int replay_watch(const struct replay_options *o)
 		if (p[1].revents) {
 			int k = replay_exec_read(&src, on_exec, w);
 
-			if (k < 0) {
+			if (k == -EMFILE || k == -ENFILE || k == -ENOMEM) {
+				/* the kernel could not make an event's descriptor: it comes back */
+				log_warn("cannot read exec events: %s, skipping", strerror(-k));
+			} else if (k < 0) {
 				log_err("cannot read exec events: %s", strerror(-k));
 				r = k;
 				break;

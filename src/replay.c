@@ -19,6 +19,7 @@
 #include <inttypes.h>
 
 #include "log.h"
+#include "pack-internal.h"
 #include "replay-budget.h"
 #include "replay-files.h"
 #include "replay-inflight.h"
@@ -69,9 +70,9 @@ int replay_open_pack(const char *path, struct ura_pack **ret)
 	struct stat st;
 	int fd, r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = pack_open_regular(path);	/* never a device or FIFO, even through a symlink */
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
 		goto out;

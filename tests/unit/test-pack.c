@@ -557,6 +557,35 @@ START_TEST(test_open_errors)
 }
 END_TEST
 
+/* A FIFO is never opened, not even through a symlink: a writer waiting on it stays blocked. */
+START_TEST(test_open_never_opens_fifo)
+{
+	struct ura_pack *p = NULL;
+	char *fifo, *link;
+	int status, fd;
+	pid_t pid;
+
+	ck_assert_int_ge(asprintf(&fifo, "%s/fifo2", tmpdir), 0);
+	ck_assert_int_ge(asprintf(&link, "%s/fifo2.pack", tmpdir), 0);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_int_eq(symlink(fifo, link), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(open(fifo, O_WRONLY | O_CLOEXEC) >= 0 ? 0 : 1);	/* waits for a reader */
+	usleep(100 * 1000);	/* the writer is waiting in open() by now */
+	ck_assert_int_eq(ura_pack_open(link, &p), -EINVAL);
+	ck_assert_int_eq(ura_pack_open(fifo, &p), -EINVAL);
+	usleep(100 * 1000);
+	ck_assert_int_eq(waitpid(pid, &status, WNOHANG), 0);	/* still waiting: never opened */
+	fd = open(fifo, O_RDONLY | O_CLOEXEC);		/* let it go */
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	close(fd);
+	free(fifo);
+	free(link);
+}
+END_TEST
+
 START_TEST(test_open_fd)
 {
 	struct ura_pack *p = NULL;
@@ -799,6 +828,7 @@ static Suite *pack_suite(void)
 	tcase_add_checked_fixture(io, setup, teardown);
 	tcase_add_test(io, test_round_trip_many);
 	tcase_add_test(io, test_open_errors);
+	tcase_add_test(io, test_open_never_opens_fifo);
 	tcase_add_test(io, test_open_fd);
 	tcase_add_test(io, test_write_fails_fsize);
 	tcase_add_test(io, test_write_fails_readonly_dir);
