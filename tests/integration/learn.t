@@ -36,8 +36,9 @@ OTHER=$PACKS/$(systemd-escape --path "$M/bin/other").pack
 
 timeout 60 "$URA_TRACE" --watch "$PACKS" --window 2 --only "$M/bin/app" -v 2>"$T/daemon.log" &
 DAEMON=$!
-# started: its exec instance is there
-for _ in $(seq 50); do
+# started: its exec instance is there (slow under ASan: setting up an instance parses every event
+# format)
+for _ in $(seq 300); do
 	grep -F "learning" "$T/daemon.log" >/dev/null && break
 	sleep 0.1
 done
