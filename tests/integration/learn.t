@@ -17,7 +17,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 9
+plan 10
 
 # the program: a script on the scratch filesystem that reads its data file; and another one
 mkdir -p "$M/bin" "$M/data"
@@ -69,6 +69,9 @@ pack_ranges "$PACK" "$M/data/app.dat" >"$T/app.ranges" 2>&1
 ok "the pack holds the data file's 40 pages, demanded" sh -c '
 	pages=$(awk "\$3 == 1 { n += \$2 } END { print n + 0 }" "$1")
 	[ "$pages" -ge 40 ] || { echo "demanded pages: $pages"; cat "$1"; exit 1; } >&2' - "$T/app.ranges"
+ok "the pack merges the three runs (not the last one alone)" sh -c '
+	"$1" --json "$2" | python3 -c "import json, sys; sys.exit(json.load(sys.stdin)[\"runs\"] != 3)"' \
+	- "$URA_DUMP" "$PACK"
 ok "a program not named with --only is not learned" sh -c '
 	[ ! -e "$1" ] && ! grep -F "learned '"'"'$2" "$3"' - "$OTHER" "$M/bin/other" "$T/daemon.log"
 
