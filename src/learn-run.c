@@ -99,8 +99,10 @@ static void on_exec(struct learner *l, const struct task_event *ev)
 	{
 		char *real = realpath(exe, NULL);
 
-		if (real && strlen(real) < sizeof(exe))
-			strcpy(exe, real);
+		size_t len = real ? strlen(real) : sizeof(exe);
+
+		if (len < sizeof(exe))
+			memcpy(exe, real, len + 1);
 		free(real);
 	}
 	r = windows_open(&l->ws, exe, ev->pid, ev->ts, l->o->window_ns, &w);
@@ -262,7 +264,7 @@ static void filter_execs(struct learner *l)
 	int r;
 
 	for (size_t i = 0; i < l->o->nonly; i++)
-		size += 2 * (strlen(l->o->only[i]) + strlen(l->only_real[i])) + 2 * 48;
+		size += 2 * (strlen(l->o->only[i]) + strlen(l->only_real[i])) + (size_t)2 * 48;
 	f = malloc(size);
 	if (!f)
 		return;
