@@ -197,21 +197,6 @@ static bool fs_uuid(const char *mount_dir, unsigned major, unsigned minor, uint8
 	return found;
 }
 
-/* The inode generation of @path, which must still be inode @ino. */
-static bool file_generation(const char *path, uint64_t ino, uint32_t *ret)
-{
-	struct stat st;
-	bool ok;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return false;
-	ok = fstat(fd, &st) == 0 && st.st_ino == ino && fileid_generation(fd, ret) == 0;
-	close(fd);
-	return ok;
-}
-
 /* The filesystem record for (@kdev, @mount_point), made on first use. */
 static int fs_slot(struct assembly *a, uint32_t kdev, const struct mount_entry *me,
 		   const char *mount_point, size_t *ret)
@@ -288,16 +273,14 @@ static int push_range(struct pageset_range **out, size_t *n, size_t *cap,
 	return 0;
 }
 
-long assemble_keep_resident(const char *path, uint64_t size, struct pageset_range **ranges,
-			    size_t *n)
+long assemble_keep_resident(int fd, uint64_t size, struct pageset_range **ranges, size_t *n)
 {
 	struct pageset_range *out = NULL;
 	unsigned char *flags = NULL;
 	size_t nout = 0, cap = 0;
 	long kept = 0;
-	int fd, r = 0;
+	int r = 0;
 
-	fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 	for (size_t i = 0; i < *n && r == 0; i++) {
 		const struct pageset_range *rg = &(*ranges)[i];
 		unsigned char *f;
@@ -328,8 +311,6 @@ long assemble_keep_resident(const char *path, uint64_t size, struct pageset_rang
 	}
 	free(out);
 	free(flags);
-	if (fd >= 0)
-		close(fd);
 	return r < 0 ? r : kept;
 }
 /*
@@ -342,15 +323,22 @@ static int gather_file(struct assembly *a, const struct pageset_file *traced, si
 {
 	struct found_file file = { .fs = fs, .stx = *stx };
 	struct found_file *m;
-	int r;
+	struct stat st;
+	int fd, r;
 
+	/* opened once, for its residency and its generation; still the inode named */
+	fd = open(full, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_ino != stx->stx_ino)) {
+		close(fd);
+		fd = -1;
+	}
 	r = pageset_file_ranges(a->demand->pages, traced,
 				(stx->stx_size + URA_PACK_PAGE_SIZE - 1) / URA_PACK_PAGE_SIZE,
 				a->range_flags, &file.ranges, &file.nranges);
 	if (r < 0)
 		return r;
 	if (resident) {
-		long kept = assemble_keep_resident(full, stx->stx_size, &file.ranges,
+		long kept = assemble_keep_resident(fd, stx->stx_size, &file.ranges,
 						   &file.nranges);
 
 		if (kept < 0) {
@@ -362,7 +350,7 @@ static int gather_file(struct assembly *a, const struct pageset_file *traced, si
 		r = 0;
 		goto out;
 	}
-	file.has_generation = file_generation(full, stx->stx_ino, &file.generation);
+	file.has_generation = fd >= 0 && fileid_generation(fd, &file.generation) == 0;
 	m = realloc(a->files, (a->nfiles + 1) * sizeof(*m));
 	file.path = strdup(path);
 	if (!m || !file.path) {
@@ -373,8 +361,12 @@ static int gather_file(struct assembly *a, const struct pageset_file *traced, si
 	}
 	a->files = m;
 	a->files[a->nfiles++] = file;
+	if (fd >= 0)
+		close(fd);
 	return 1;
 out:
+	if (fd >= 0)
+		close(fd);
 	free(file.path);
 	free(file.ranges);
 	return r;

@@ -59,16 +59,16 @@ int assemble_build(const struct assemble_opts *o, const struct trace_demand *d,
 		   struct trace_summary *sum, struct ura_pack_builder **ret);
 
 /**
- * assemble_keep_resident() - keep of @ranges only the pages of @path now in the page cache
+ * assemble_keep_resident() - keep of @ranges only the pages of the file @fd now in the page cache
+ * @fd: the file, open for reading, or -1 when it could not be opened
  * @size: the file's size (pages past it are dropped)
  * @ranges: malloc()ed, in page order; replaced on success
  * @n: its length; updated
  *
- * A range whose pages cannot be looked at (say, the file cannot be opened) is
- * kept whole.
+ * A range whose pages cannot be looked at (@fd < 0, mincore refused) is kept
+ * whole.
  * Return: the pages kept, or -ENOMEM.
  */
-long assemble_keep_resident(const char *path, uint64_t size, struct pageset_range **ranges,
-			    size_t *n);
+long assemble_keep_resident(int fd, uint64_t size, struct pageset_range **ranges, size_t *n);
 
 #endif

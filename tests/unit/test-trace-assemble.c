@@ -46,6 +46,17 @@ static struct pageset_range *ranges_of(const struct pageset_range *r, size_t n)
 	return m;
 }
 
+/* assemble_keep_resident() on the file at @path, opened as gather_file() opens it */
+static long keep_resident(const char *path, uint64_t size, struct pageset_range **r, size_t *n)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	long kept = assemble_keep_resident(fd, size, r, n);
+
+	if (fd >= 0)
+		close(fd);
+	return kept;
+}
+
 START_TEST(test_resident_pages_kept)
 {
 	const struct pageset_range in[] = {
@@ -55,7 +66,7 @@ START_TEST(test_resident_pages_kept)
 	struct pageset_range *r = ranges_of(in, 2);
 	size_t n = 2;
 
-	ck_assert_int_eq(assemble_keep_resident(file, 8 * URA_PACK_PAGE_SIZE, &r, &n), 8);
+	ck_assert_int_eq(keep_resident(file, 8 * URA_PACK_PAGE_SIZE, &r, &n), 8);
 	ck_assert_uint_eq(n, 2);		/* pages put back together, kinds and times kept */
 	ck_assert_uint_eq(r[0].first_page, 0);
 	ck_assert_uint_eq(r[0].page_count, 3);
@@ -74,7 +85,7 @@ START_TEST(test_pages_past_the_end_dropped)
 	struct pageset_range *r = ranges_of(in, 1);
 	size_t n = 1;
 
-	ck_assert_int_eq(assemble_keep_resident(file, 8 * URA_PACK_PAGE_SIZE, &r, &n), 2);
+	ck_assert_int_eq(keep_resident(file, 8 * URA_PACK_PAGE_SIZE, &r, &n), 2);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_uint_eq(r[0].first_page, 6);
 	ck_assert_uint_eq(r[0].page_count, 2);
@@ -95,7 +106,7 @@ START_TEST(test_evicted_pages_dropped)
 	fdatasync(fd);
 	posix_fadvise(fd, 2 * URA_PACK_PAGE_SIZE, 4 * URA_PACK_PAGE_SIZE, POSIX_FADV_DONTNEED);
 	close(fd);
-	kept = assemble_keep_resident(file, 8 * URA_PACK_PAGE_SIZE, &r, &n);
+	kept = keep_resident(file, 8 * URA_PACK_PAGE_SIZE, &r, &n);
 	if (kept == 8) {
 		/* a filesystem that cannot drop pages (tmpfs): nothing to see here */
 		free(r);
@@ -120,7 +131,7 @@ START_TEST(test_unreadable_file_kept_whole)
 	size_t n = 2;
 
 	ck_assert_int_ne(asprintf(&missing, "%s/missing", dir), -1);
-	ck_assert_int_eq(assemble_keep_resident(missing, 0, &r, &n), 5);
+	ck_assert_int_eq(keep_resident(missing, 0, &r, &n), 5);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_uint_eq(r[1].first_page, 10);
 	free(missing);
@@ -133,7 +144,7 @@ START_TEST(test_empty)
 	struct pageset_range *r = NULL;
 	size_t n = 0;
 
-	ck_assert_int_eq(assemble_keep_resident(file, 8 * URA_PACK_PAGE_SIZE, &r, &n), 0);
+	ck_assert_int_eq(keep_resident(file, 8 * URA_PACK_PAGE_SIZE, &r, &n), 0);
 	ck_assert_uint_eq(n, 0);
 	free(r);
 }
