@@ -57,7 +57,8 @@ LIB_SO := libura.so.$(LIB_SOVERSION)
 COMMON_OBJS := src/log.o src/util.o
 
 # Per tool: main() (option parsing) plus the modules it wires together.
-DUMP_OBJS := src/ura-dump.o src/dump.o src/pack-errors.o
+DUMP_OBJS := src/ura-dump.o src/dump.o src/dump-ra.o src/pack-errors.o src/ra-emulate.o \
+	src/ra-advise.o src/devmodel.o src/devcache.o src/devprobe.o src/blockdev.o src/cgroup.o
 TRACE_OBJS := src/ura-trace.o src/trace-run.o src/trace-session.o src/trace-tracer.o \
 	src/trace-events.o src/trace-demand.o src/trace-dat.o src/trace-assemble.o src/trace-btrfs.o \
 	src/trace-root.o src/rakb.o src/residency.o src/safeopen.o src/mountinfo.o src/resolve.o \
@@ -89,7 +90,8 @@ UNIT_DEPS := src/log.o src/util.o src/dump.o src/mountinfo.o src/resolve.o src/p
 	src/replay-budget.o src/replay-inflight.o src/replay-report.o src/safeopen.o src/fileid.o \
 	src/residency.o src/schedule.o src/devmodel.o src/devprobe.o src/devcache.o src/cgroup.o \
 	src/blockdev.o src/cli-trace.o src/cli-replay.o src/cli-dump.o src/pack-merge.o \
-	src/pack-name.o src/learn-window.o src/pathescape.o src/replay-packs.o src/pack-errors.o
+	src/pack-name.o src/learn-window.o src/pathescape.o src/replay-packs.o src/pack-errors.o \
+	src/ra-emulate.o src/ra-advise.o src/dump-ra.o
 FUZZ_TARGETS := tests/fuzz/fuzz-pack tests/fuzz/fuzz-mountinfo
 
 all: $(LIB_A) $(LIB_SO) $(PROGS) pkgconfig/libura.pc
@@ -153,6 +155,8 @@ tests/unit/%.o: tests/unit/%.c .build-flags
 
 # Without libFuzzer each fuzz target gets a main() that replays its corpus.
 tests/fuzz/fuzz-pack: tests/fuzz/fuzz-pack.o tests/fuzz/fuzz-main.o src/dump.o src/util.o \
+		src/ra-emulate.o src/ra-advise.o src/devmodel.o src/devcache.o src/devprobe.o src/blockdev.o \
+		src/cgroup.o \
 		src/log.o $(LIB_A)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
@@ -175,7 +179,8 @@ check: all tests/unit/runner $(FUZZ_TARGETS)
 	$(Q)URA_TEST_SAN='$(SAN)' prove -f tests/tools/*.t
 
 # test helpers: small programs the integration tests run (built by `make test-helpers`)
-TEST_HELPERS := tests/integration/helpers/evict tests/integration/helpers/touch-pages
+TEST_HELPERS := tests/integration/helpers/evict tests/integration/helpers/touch-pages \
+	tests/integration/helpers/ra-workload
 
 $(TEST_HELPERS): tests/integration/helpers/%: tests/integration/helpers/%.c
 	$(call msg,CC,$@)

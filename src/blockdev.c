@@ -285,6 +285,25 @@ int blockdev_disk(unsigned major, unsigned minor, unsigned *ret_major, unsigned 
 	return 0;
 }
 
+int blockdev_name(unsigned major, unsigned minor, char *buf, size_t size)
+{
+	char path[64], target[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), SYS_DEV_BLOCK "/%u:%u", major, minor);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (!*base || strlen(base) >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf, base, strlen(base) + 1);
+	return 0;
+}
+
 int blockdev_size(unsigned major, unsigned minor, uint64_t *ret)
 {
 	char path[64], text[64];

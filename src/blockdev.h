@@ -27,6 +27,9 @@ int blockdev_max_sectors_kb(unsigned major, unsigned minor, unsigned *ret);
  */
 int blockdev_identity(unsigned major, unsigned minor, char *buf, size_t size);
 
+/* blockdev_name() - the kernel's name of MAJ:MIN ("sda", "loop0"), from sysfs; 0 or -errno */
+int blockdev_name(unsigned major, unsigned minor, char *buf, size_t size);
+
 /* blockdev_size() - the device's size in bytes, from sysfs; 0 or -errno */
 int blockdev_size(unsigned major, unsigned minor, uint64_t *ret);
 

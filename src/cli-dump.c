@@ -2,7 +2,10 @@
 /* ura-dump's command line */
 #include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "cli-dump.h"
 
@@ -17,6 +20,11 @@ void dump_usage(FILE *f)
 	      " -s, --sort KEY     order of files: access (default), path or size\n"
 	      " -S, --stats        print totals only\n"
 	      " -J, --json         print everything as JSON (schema in ura-dump(8))\n"
+	      " -A, --ra-advise    the read_ahead_kb that reads least for the traced run\n"
+	      "     --device DEV   its costs: DEV's measured model (a /dev node or MAJ:MIN)\n"
+	      "     --request-us N its costs: N microseconds a request ...\n"
+	      "     --mbps N       ... and N MB/s (10^6 bytes)\n"
+	      "     --ra-log FILE  write the emulated readahead decisions at the trace's window\n"
 	      " -v, --verbose      say more\n"
 	      " -q, --quiet        print errors only\n"
 	      "\n"
@@ -26,12 +34,54 @@ void dump_usage(FILE *f)
 	      "See ura-dump(8).\n", f);
 }
 
+static int parse_positive(const char *s, uint64_t *ret)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || !v || *s == '-' || v > UINT32_MAX)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/* --device: MAJ:MIN, or a block device node (looked at, never opened) */
+static int parse_device(const char *s, struct dump_options *o)
+{
+	struct stat st;
+	char tail;
+
+	if (sscanf(s, "%u:%u%c", &o->model.major, &o->model.minor, &tail) == 2) {
+		o->model.have_dev = true;
+		return 0;
+	}
+	if (stat(s, &st) < 0) {
+		fprintf(stderr, "ura-dump: cannot look at device '%s': %s\n", s, strerror(errno));
+		return -EINVAL;
+	}
+	if (!S_ISBLK(st.st_mode)) {
+		fprintf(stderr, "ura-dump: '%s' is not a block device\n", s);
+		return -EINVAL;
+	}
+	o->model.major = major(st.st_rdev);
+	o->model.minor = minor(st.st_rdev);
+	o->model.have_dev = true;
+	return 0;
+}
+
 int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 {
 	static const struct option longopts[] = {
 		{ "sort", required_argument, NULL, 's' },
 		{ "stats", no_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "ra-advise", no_argument, NULL, 'A' },
+		{ "device", required_argument, NULL, 'D' },
+		{ "request-us", required_argument, NULL, 'R' },
+		{ "mbps", required_argument, NULL, 'M' },
+		{ "ra-log", required_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -42,7 +92,7 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 
 	*o = (struct dump_options){ .format = DUMP_TEXT, .sort = DUMP_SORT_ACCESS };
 	optind = 0;	/* full reset: tests call this more than once */
-	while ((c = getopt_long(argc, argv, "s:SJvqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:SJAvqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (strcmp(optarg, "access") == 0)
@@ -63,6 +113,31 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 		case 'J':
 			json = 1;
 			break;
+		case 'A':
+			o->ra_advise = true;
+			break;
+		case 'D':
+			if (parse_device(optarg, o) < 0)
+				goto usage;
+			break;
+		case 'R':
+		case 'M': {
+			uint64_t v;
+
+			if (parse_positive(optarg, &v) < 0) {
+				fprintf(stderr, "ura-dump: bad --%s '%s': a positive number\n",
+					c == 'R' ? "request-us" : "mbps", optarg);
+				goto usage;
+			}
+			if (c == 'R')
+				o->model.request_ns = v * 1000;
+			else
+				o->model.bandwidth = v * 1000000;
+			break;
+		}
+		case 'L':
+			o->ra_log = optarg;
+			break;
 		case 'v':
 			o->verbosity++;
 			break;
@@ -78,6 +153,16 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 		default:
 			goto usage;
 		}
+	}
+	if (o->ra_advise && stats) {
+		fputs("ura-dump: --ra-advise and --stats exclude each other\n", stderr);
+		goto usage;
+	}
+	if (!o->ra_advise && (o->model.have_dev || o->model.request_ns || o->model.bandwidth ||
+			      o->ra_log)) {
+		fputs("ura-dump: --device, --request-us, --mbps and --ra-log go with --ra-advise\n",
+		      stderr);
+		goto usage;
 	}
 	if (json && stats) {
 		fputs("ura-dump: --json and --stats exclude each other (the JSON holds the totals)\n",

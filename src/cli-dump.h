@@ -6,12 +6,16 @@
 #include <stdio.h>
 
 #include "dump.h"
+#include "ra-advise.h"
 
 struct dump_options {
 	const char *pack;
 	enum dump_format format;
 	enum dump_sort sort;
 	int verbosity;		/* -v adds one, -q subtracts one */
+	bool ra_advise;		/* --ra-advise */
+	struct ra_model_opts model;	/* --device, --request-us, --mbps */
+	const char *ra_log;	/* --ra-log FILE: the emulated decisions at the trace's window */
 };
 
 void dump_usage(FILE *f);

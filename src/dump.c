@@ -252,6 +252,112 @@ static void text_header(FILE *f, const struct ura_pack *pack, const char *name)
 	fputc('\n', f);
 }
 
+/* part/whole in %, or "-" with nothing to divide */
+static void ratio(FILE *f, uint64_t part, uint64_t whole)
+{
+	if (whole)
+		fprintf(f, "%5.1f%%", 100.0 * (double)part / (double)whole);
+	else
+		fputs("     -", f);
+}
+
+static void json_ratio(FILE *f, uint64_t part, uint64_t whole)
+{
+	if (whole)
+		fprintf(f, "%.4f", (double)part / (double)whole);
+	else
+		fputs("null", f);
+}
+
+/* Pages added and demanded per file, from the ranges. */
+static int added_by_file(const struct ura_pack *pack, uint64_t **ret_added, uint64_t **ret_demanded)
+{
+	size_t nf = ura_pack_file_count(pack);
+	uint64_t *added = calloc(nf ? nf : 1, sizeof(*added));
+	uint64_t *demanded = calloc(nf ? nf : 1, sizeof(*demanded));
+
+	if (!added || !demanded) {
+		free(added);
+		free(demanded);
+		return -ENOMEM;
+	}
+	for (size_t i = 0, n = ura_pack_range_count(pack); i < n; i++) {
+		struct ura_pack_range r;
+
+		if (ura_pack_get_range(pack, i, &r) < 0 || r.file_index >= nf)
+			continue;
+		added[r.file_index] += r.page_count;
+		if (r.flags & URA_PACK_RANGE_DEMANDED)
+			demanded[r.file_index] += r.page_count;
+	}
+	*ret_added = added;
+	*ret_demanded = demanded;
+	return 0;
+}
+
+/*
+ * Per file: pages added, demanded, speculative, and with an access log the
+ * readahead hit ratio (pages read beyond those asked for that were used) and
+ * the page-cache hit ratio (pages asked for found cached), in pack order.
+ */
+static int stats_hits(FILE *f, const struct ura_pack *pack, const struct dump_hits *hits)
+{
+	uint64_t *added, *demanded;
+	int r = added_by_file(pack, &added, &demanded);
+
+	if (r < 0)
+		return r;
+	if (hits) {
+		fprintf(f, "readahead hit: ");
+		ratio(f, hits->total.ra_used, hits->total.ra_pages);
+		fprintf(f, " of %" PRIu64 " pages read ahead were used; page-cache hit: ",
+			hits->total.ra_pages);
+		ratio(f, hits->total.hits, hits->total.accessed);
+		fprintf(f, " of %" PRIu64 " pages asked for (emulated at %" PRIu32 " KiB)\n",
+			hits->total.accessed, hits->window_kb);
+	} else {
+		fputs("readahead hit: unknown (the pack has no access log)\n", f);
+	}
+	fputs("\n   added demanded speculative ra hit cache hit  file\n", f);
+	for (size_t i = 0, n = ura_pack_file_count(pack); i < n; i++) {
+		struct ura_pack_file file;
+		struct ura_pack_fs fs;
+		char *path;
+
+		if (!added[i] || ura_pack_get_file(pack, i, &file) < 0 ||
+		    ura_pack_get_fs(pack, file.fs_index, &fs) < 0)
+			continue;
+		fprintf(f, "%8" PRIu64 " %8" PRIu64 " %11" PRIu64 " ", added[i], demanded[i],
+			added[i] - demanded[i]);
+		ratio(f, hits ? hits->per_file[i].ra_used : 0, hits ? hits->per_file[i].ra_pages : 0);
+		fputs("    ", f);
+		ratio(f, hits ? hits->per_file[i].hits : 0, hits ? hits->per_file[i].accessed : 0);
+		fputs("  ", f);
+		path = path_join(fs.mount_point, file.path);
+		print_escaped(f, path ? path : file.path);
+		free(path);
+		fputc('\n', f);
+	}
+	free(added);
+	free(demanded);
+	return 0;
+}
+
+static void json_hits(FILE *f, uint64_t added, uint64_t demanded, const struct ra_counts *c)
+{
+	fprintf(f, "{\"pages_added\": %" PRIu64 ", \"demanded\": %" PRIu64 ", \"speculative\": %"
+		PRIu64, added, demanded, added - demanded);
+	if (c) {
+		fprintf(f, ", \"readahead_pages\": %" PRIu64 ", \"readahead_used\": %" PRIu64
+			", \"readahead_hit_ratio\": ", c->ra_pages, c->ra_used);
+		json_ratio(f, c->ra_used, c->ra_pages);
+		fprintf(f, ", \"accessed\": %" PRIu64 ", \"cache_hits\": %" PRIu64
+			", \"page_cache_hit_ratio\": ", c->accessed, c->hits);
+		json_ratio(f, c->hits, c->accessed);
+	}
+	fputc('}', f);
+}
+
 static void stats(FILE *f, const struct ura_pack *pack, const char *name)
 {
 	struct ura_pack_info info;
@@ -338,12 +444,14 @@ static void json_fs(FILE *f, const struct ura_pack *pack, size_t i)
 	fprintf(f, ", \"read_ahead_kb\": %u}", fs.read_ahead_kb);
 }
 
-static void json_file(FILE *f, const struct by_file *g, size_t i, bool first)
+static void json_file(FILE *f, const struct by_file *g, size_t i, bool first,
+		      const struct dump_hits *hits)
 {
 	struct ura_pack_file file;
 	struct ura_pack_fs fs;
 	size_t n;
 	const uint32_t *idx = file_ranges(g, i, &n);
+	uint64_t added = 0, demanded = 0;
 	char *path;
 
 	ura_pack_get_file(g->pack, i, &file);
@@ -373,11 +481,17 @@ static void json_file(FILE *f, const struct by_file *g, size_t i, bool first)
 			k == 0 ? "" : ", ", rg.first_page * URA_PACK_PAGE_SIZE,
 			(uint64_t)rg.page_count * URA_PACK_PAGE_SIZE, rg.first_access_ns,
 			rg.flags & URA_PACK_RANGE_DEMANDED ? "true" : "false", support, mask);
+		added += rg.page_count;
+		if (rg.flags & URA_PACK_RANGE_DEMANDED)
+			demanded += rg.page_count;
 	}
-	fputs("]}", f);
+	fputs("], \"hits\": ", f);
+	json_hits(f, added, demanded, hits ? &hits->per_file[i] : NULL);
+	fputc('}', f);
 }
 
-static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g)
+static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g,
+		 const struct dump_hits *hits)
 {
 	struct ura_pack_info info;
 	struct dump_totals t;
@@ -416,7 +530,7 @@ static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g)
 		json_fs(f, pack, i);
 	fputs("\n  ],\n  \"files\": [", f);
 	for (size_t k = 0; k < g->nfiles; k++)
-		json_file(f, g, g->order[k], k == 0);
+		json_file(f, g, g->order[k], k == 0, hits);
 	fputs("\n  ],\n  \"metadata\": [", f);
 	for (size_t i = 0; i < ura_pack_meta_count(pack); i++) {
 		struct ura_pack_meta m;
@@ -458,24 +572,32 @@ static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g)
 	}
 	fprintf(f, "\n  ],\n  \"totals\": {\"files\": %" PRIu64 ", \"ranges\": %" PRIu64
 		", \"bytes\": %" PRIu64 ", \"demanded_bytes\": %" PRIu64
-		", \"metadata_ranges\": %" PRIu64 ", \"metadata_bytes\": %" PRIu64 "}\n}\n",
+		", \"metadata_ranges\": %" PRIu64 ", \"metadata_bytes\": %" PRIu64 ", \"hits\": ",
 		t.files, t.ranges, t.bytes, t.demanded_bytes, t.metadata_ranges, t.metadata_bytes);
+	json_hits(f, t.bytes / URA_PACK_PAGE_SIZE, t.demanded_bytes / URA_PACK_PAGE_SIZE,
+		  hits ? &hits->total : NULL);
+	if (hits)
+		fprintf(f, ", \"hit_window_kb\": %" PRIu32, hits->window_kb);
+	fputs("}\n}\n", f);
 }
 
 int dump_pack(FILE *f, const struct ura_pack *pack, const char *name, enum dump_format format,
-	      enum dump_sort sort)
+	      enum dump_sort sort, const struct dump_hits *hits)
 {
 	struct by_file g = { 0 };
 	int r;
 
 	if (format == DUMP_STATS) {
 		stats(f, pack, name);
+		r = stats_hits(f, pack, hits);
+		if (r < 0)
+			return r;
 	} else {
 		r = group_by_file(pack, sort, &g);
 		if (r < 0)
 			return r;
 		if (format == DUMP_JSON)
-			json(f, pack, &g);
+			json(f, pack, &g, hits);
 		else
 			text(f, pack, name, &g);
 		by_file_free(&g);

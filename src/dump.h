@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ra-emulate.h"
 #include "ura/pack.h"
 
 enum dump_sort {
@@ -27,12 +28,20 @@ struct dump_totals {
 /* Sum the pack's tables. */
 void dump_totals(const struct ura_pack *pack, struct dump_totals *ret);
 
+/* Hit ratios from the readahead emulation at the trace's own window (ra_advise_hits()). */
+struct dump_hits {
+	const struct ra_counts *per_file;	/* by file index */
+	struct ra_counts total;
+	uint32_t window_kb;
+};
+
 /*
  * dump_pack() - write @pack to @f
  * @name: the pack's file name, shown in the text and stats views
+ * @hits: NULL when the pack has no access log: the stats and JSON then leave the ratios out
  * Return: 0, or -ENOMEM, or -EIO when writing @f failed.
  */
 int dump_pack(FILE *f, const struct ura_pack *pack, const char *name, enum dump_format format,
-	      enum dump_sort sort);
+	      enum dump_sort sort, const struct dump_hits *hits);
 
 #endif

@@ -7,14 +7,55 @@
 
 #include "cli-dump.h"
 #include "dump.h"
+#include "dump-ra.h"
 #include "exit-codes.h"
 #include "log.h"
 #include "pack-errors.h"
+
+static int advise(const struct dump_options *o, const struct ura_pack *pack)
+{
+	struct ra_advice a;
+	struct ra_device dev;
+	struct ura_pack_fs fs = { 0 };
+	FILE *log = NULL;
+	int r;
+
+	if (!ura_pack_access_count(pack)) {
+		log_err("pack '%s' has no access log: trace the program again with this "
+			"version of ura-trace (merged packs have none)", o->pack);
+		return EXIT_DATAERR;
+	}
+	if (o->ra_log) {
+		log = fopen(o->ra_log, "we");
+		if (!log) {
+			log_err("cannot write '%s': %s", o->ra_log, strerror(errno));
+			return EXIT_FAIL;
+		}
+	}
+	(void)ura_pack_get_fs(pack, ra_advise_fs(pack, NULL), &fs);
+	ra_advise_model(&fs, &o->model, &dev);
+	r = ra_advise(pack, &dev.model, log, &a);
+	if (log && fclose(log) != 0 && r == 0)
+		log_warn("cannot write '%s': %s", o->ra_log, strerror(errno));
+	if (r < 0) {
+		log_err("cannot emulate readahead for '%s': %s", o->pack, strerror(-r));
+		return EXIT_FAIL;
+	}
+	r = dump_ra_advice(stdout, pack, o->pack, &a, &dev, o->format == DUMP_JSON, o->verbosity);
+	ra_advice_free(&a);
+	if (r < 0) {
+		log_err("cannot write output: %s", strerror(-r));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
 
 int main(int argc, char *argv[])
 {
 	struct dump_options o;
 	struct ura_pack *pack = NULL;
+	struct ra_counts *per_file = NULL;
+	struct dump_hits hits = { 0 };
 	int r;
 
 	r = dump_parse_args(argc, argv, &o);
@@ -27,7 +68,16 @@ int main(int argc, char *argv[])
 		log_err("cannot read pack '%s': %s", o.pack, pack_strerror(r));
 		return pack_exit_code(r);
 	}
-	r = dump_pack(stdout, pack, o.pack, o.format, o.sort);
+	if (o.ra_advise) {
+		r = advise(&o, pack);
+		ura_pack_free(pack);
+		return r;
+	}
+	if (o.format != DUMP_TEXT &&
+	    ra_advise_hits(pack, &per_file, &hits.total, &hits.window_kb) == 0)
+		hits.per_file = per_file;
+	r = dump_pack(stdout, pack, o.pack, o.format, o.sort, hits.per_file ? &hits : NULL);
+	free(per_file);
 	ura_pack_free(pack);
 	if (r < 0) {
 		log_err("cannot write output: %s", strerror(-r));

@@ -7,6 +7,7 @@
 #include "crc32c.h"
 #include "dump.h"
 #include "pack-internal.h"
+#include "ra-advise.h"
 #include "ura/pack.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -33,9 +34,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ura_pack_parse(copy, size, &p) == 0) {
 		null = fopen("/dev/null", "we");
 		if (null) {
-			dump_pack(null, p, "fuzz", DUMP_TEXT, DUMP_SORT_PATH);
-			dump_pack(null, p, "fuzz", DUMP_JSON, DUMP_SORT_SIZE);
-			dump_pack(null, p, "fuzz", DUMP_STATS, DUMP_SORT_ACCESS);
+			struct dump_hits hits = { 0 };
+			struct ra_counts *per_file = NULL;
+			struct devmodel model;
+			struct ra_advice a;
+
+			dump_pack(null, p, "fuzz", DUMP_TEXT, DUMP_SORT_PATH, NULL);
+			if (ra_advise_hits(p, &per_file, &hits.total, &hits.window_kb) == 0)
+				hits.per_file = per_file;
+			dump_pack(null, p, "fuzz", DUMP_JSON, DUMP_SORT_SIZE, per_file ? &hits : NULL);
+			dump_pack(null, p, "fuzz", DUMP_STATS, DUMP_SORT_ACCESS, per_file ? &hits : NULL);
+			free(per_file);
+			/* the advisor: every window, with the emulation's decisions logged */
+			devmodel_from_costs(&model, 500000, 20000000, false, DEVMODEL_OPTIONS);
+			if (ra_advise(p, &model, null, &a) == 0)
+				ra_advice_free(&a);
 			fclose(null);
 		}
 		ura_pack_free(p);

@@ -32,7 +32,7 @@ need_tools() {
 
 need_helpers() {
 	[ -x "$HELPERS/evict" ] && [ -x "$HELPERS/touch-pages" ] && [ -x "$HELPERS/mkpack" ] &&
-		[ -x "$HELPERS/mkhostile" ] ||
+		[ -x "$HELPERS/mkhostile" ] && [ -x "$HELPERS/ra-workload" ] ||
 		make -s -C "$TOP" test-helpers >&2 ||
 		skip_all "cannot build the test helpers"
 }

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ura-dump --ra-advise: the advisor's table, its two picks and how to apply them, as text or JSON */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "dump-ra.h"
+#include "util.h"
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static bool measured(const struct devmodel *m)
+{
+	return m->source == DEVMODEL_PROBE || m->source == DEVMODEL_CACHE ||
+	       m->source == DEVMODEL_OPTIONS;
+}
+
+/* Emulated pages read at the trace's window against the pages the trace saw added, in %. */
+static double check_error(const struct ra_advice *a)
+{
+	if (a->at_trace >= a->n || !a->trace_added_pages)
+		return 0.0;
+	return 100.0 * ((double)a->row[a->at_trace].c.pages_read - (double)a->trace_added_pages) /
+	       (double)a->trace_added_pages;
+}
+
+static void text_apply(FILE *f, const struct ra_advice *a, const struct ra_device *dev)
+{
+	uint32_t kb = a->row[a->recommended].window_kb;
+	const char *name = *dev->name ? dev->name : "DISK";
+
+	fputs("\nTo apply it (until the next boot, then for good):\n", f);
+	fprintf(f, "  blockdev --setra %" PRIu32 " /dev/%s\n", kb * 2, name);
+	fprintf(f, "  echo %" PRIu32 " > /sys/block/%s/queue/read_ahead_kb\n", kb, name);
+	fputs("  # /etc/udev/rules.d/60-read-ahead.rules:\n", f);
+	fprintf(f, "  ACTION==\"add|change\", SUBSYSTEM==\"block\", KERNEL==\"%s\", "
+		"ATTR{queue/read_ahead_kb}=\"%" PRIu32 "\"\n", name, kb);
+	if (!*dev->name)
+		fputs("  (the pack's device is not on this machine: put its name for DISK)\n", f);
+}
+
+static void text(FILE *f, const struct ura_pack *pack, const char *name,
+		 const struct ra_advice *a, const struct ra_device *dev, int verbosity)
+{
+	const struct ra_advice_row *rec = &a->row[a->recommended], *copt = &a->row[a->copt];
+
+	fprintf(f, "read_ahead_kb advice from pack %s: %zu accesses%s\n", name,
+		ura_pack_access_count(pack), a->truncated ? " (the log was cut short)" : "");
+	fprintf(f, "filesystem:   %s (%s, dev %u:%u)\n", a->fs.mount_point,
+		*a->fs.fstype ? a->fs.fstype : "unknown type", a->fs.major, a->fs.minor);
+	fprintf(f, "device:       %s%s, %s model: %.3f ms a request, %.1f MB/s\n",
+		*dev->name ? "/dev/" : "", *dev->name ? dev->name : "not on this machine",
+		devmodel_source_name(dev->model.source),
+		(double)devmodel_request_ns(&dev->model) / 1e6,
+		(double)devmodel_bandwidth(&dev->model) / 1e6);
+	if (a->trace_kb)
+		fprintf(f, "traced with:  read_ahead_kb %" PRIu32 "\n", a->trace_kb);
+	else
+		fputs("traced with:  read_ahead_kb unknown\n", f);
+	if (a->at_trace < a->n)
+		fprintf(f, "emulation:    %" PRIu64 " pages read at %" PRIu32 " KiB; the trace saw %"
+			PRIu64 " added (%+.1f%%)\n", a->row[a->at_trace].c.pages_read, a->trace_kb,
+			a->trace_added_pages, check_error(a));
+	fprintf(f, "metadata:     %" PRIu64 " requests, %" PRIu64 " pages at every window\n\n",
+		a->meta.requests, a->meta.pages_read);
+	fputs("  window   requests(F)  pages read  unused(G)  ra hit  cache hit   est. I/O\n", f);
+	for (size_t i = 0; i < a->n; i++) {
+		const struct ra_advice_row *r = &a->row[i];
+
+		fprintf(f, "%6" PRIu32 " KiB %12" PRIu64 " %11" PRIu64 " %10" PRIu64 " %6.1f%% %9.1f%%"
+			" %8.3f s%s%s%s\n", r->window_kb, r->c.requests, r->c.pages_read, r->c.unused,
+			pct(r->c.ra_used, r->c.ra_pages), pct(r->c.hits, r->c.accessed),
+			(double)r->time_ns / 1e9, i == a->recommended ? "  <- least time" : "",
+			i == a->copt ? "  <- least F^2+G^2" : "", i == a->at_trace ? "  (trace)" : "");
+	}
+	fprintf(f, "\nrecommended:  %" PRIu32 " KiB (least estimated I/O time: %.3f s",
+		rec->window_kb, (double)rec->time_ns / 1e9);
+	if (a->at_trace < a->n)
+		fprintf(f, ", against %.3f s at the trace's %" PRIu32 " KiB",
+			(double)a->row[a->at_trace].time_ns / 1e9, a->trace_kb);
+	fputs(")\n", f);
+	fprintf(f, "by F^2+G^2:   %" PRIu32 " KiB (paper 000's rule: requests and waste alike, "
+		"blind to the device)\n", copt->window_kb);
+	if (measured(&dev->model))
+		fputs("Trust the first: it weighs each request and each page by what this device "
+		      "costs.\n", f);
+	else
+		fputs("Both are rough: the device's costs are a guess (measure them with --device, "
+		      "or give --request-us and --mbps); the first is still the one to try.\n", f);
+	text_apply(f, a, dev);
+	if (verbosity > 0) {
+		fputs("\nper file (requests and unused pages at the recommended and the trace's "
+		      "window):\n", f);
+		for (size_t i = 0; i < a->nfiles; i++) {
+			const struct ra_counts *at = &a->per_file[i * a->n + a->recommended];
+			const struct ra_counts *tr = a->at_trace < a->n ?
+						     &a->per_file[i * a->n + a->at_trace] : at;
+			struct ura_pack_file pf;
+
+			if (!at->pages_read && !tr->pages_read)
+				continue;
+			if (ura_pack_get_file(pack, i, &pf) < 0 || pf.fs_index != a->fs_index)
+				continue;
+			fprintf(f, "  F %6" PRIu64 " / %6" PRIu64 "  G %7" PRIu64 " / %7" PRIu64 "  %s\n",
+				at->requests, tr->requests, at->unused, tr->unused, pf.path);
+		}
+	}
+}
+
+static void json_counts_array(FILE *f, const char *key, const struct ra_advice *a, size_t file,
+			      size_t field)
+{
+	fprintf(f, ", \"%s\": [", key);
+	for (size_t w = 0; w < a->n; w++) {
+		const struct ra_counts *c = &a->per_file[file * a->n + w];
+		uint64_t v = field == 0 ? c->requests : field == 1 ? c->pages_read : c->unused;
+
+		fprintf(f, "%s%" PRIu64, w ? ", " : "", v);
+	}
+	fputc(']', f);
+}
+
+static void json(FILE *f, const struct ura_pack *pack, const struct ra_advice *a,
+		 const struct ra_device *dev)
+{
+	fputs("{\n  \"filesystem\": {\"mount_point\": ", f);
+	json_string(f, a->fs.mount_point);
+	fprintf(f, ", \"dev\": \"%u:%u\"},\n  \"device\": {\"name\": ", a->fs.major, a->fs.minor);
+	json_string(f, dev->name);
+	fprintf(f, ", \"dev\": \"%u:%u\", \"model\": \"%s\", \"request_us\": %.1f, \"mbps\": %.1f},\n",
+		dev->major, dev->minor, devmodel_source_name(dev->model.source),
+		(double)devmodel_request_ns(&dev->model) / 1e3,
+		(double)devmodel_bandwidth(&dev->model) / 1e6);
+	fprintf(f, "  \"accesses\": %zu,\n  \"truncated\": %s,\n", ura_pack_access_count(pack),
+		a->truncated ? "true" : "false");
+	fprintf(f, "  \"trace_kb\": %" PRIu32 ",\n  \"recommended_kb\": %" PRIu32
+		",\n  \"copt_kb\": %" PRIu32 ",\n  \"trust\": \"%s\",\n", a->trace_kb,
+		a->row[a->recommended].window_kb, a->row[a->copt].window_kb,
+		measured(&dev->model) ? "time" : "guess");
+	fprintf(f, "  \"trace_added_pages\": %" PRIu64 ",\n  \"metadata\": {\"requests\": %" PRIu64
+		", \"pages\": %" PRIu64 ", \"time_ns\": %" PRIu64 "},\n", a->trace_added_pages,
+		a->meta.requests, a->meta.pages_read, a->meta.io_ns);
+	fputs("  \"windows\": [", f);
+	for (size_t i = 0; i < a->n; i++) {
+		const struct ra_advice_row *r = &a->row[i];
+
+		fprintf(f, "%s\n    {\"window_kb\": %" PRIu32 ", \"F\": %" PRIu64 ", \"G\": %" PRIu64
+			", \"requests\": %" PRIu64 ", \"pages_read\": %" PRIu64 ", \"unused\": %" PRIu64
+			", \"readahead_pages\": %" PRIu64 ", \"readahead_used\": %" PRIu64
+			", \"accessed\": %" PRIu64 ", \"hits\": %" PRIu64 ", \"copt\": %.0f"
+			", \"time_ns\": %" PRIu64 "}", i ? "," : "", r->window_kb, r->c.requests,
+			r->c.unused, r->c.requests,
+			r->c.pages_read, r->c.unused, r->c.ra_pages, r->c.ra_used, r->c.accessed,
+			r->c.hits, r->copt, r->time_ns);
+	}
+	fputs("\n  ],\n  \"files\": [", f);
+	for (size_t i = 0, k = 0; i < a->nfiles; i++) {
+		struct ura_pack_file pf;
+		struct ura_pack_fs fs;
+		bool any = false;
+		char *path;
+
+		for (size_t w = 0; w < a->n; w++)
+			any |= a->per_file[i * a->n + w].pages_read > 0;
+		if (!any || ura_pack_get_file(pack, i, &pf) < 0 || pf.fs_index != a->fs_index ||
+		    ura_pack_get_fs(pack, pf.fs_index, &fs) < 0)
+			continue;
+		path = path_join(fs.mount_point, pf.path);
+		fprintf(f, "%s\n    {\"path\": ", k++ ? "," : "");
+		json_string(f, path ? path : pf.path);
+		free(path);
+		json_counts_array(f, "requests", a, i, 0);
+		json_counts_array(f, "pages_read", a, i, 1);
+		json_counts_array(f, "unused", a, i, 2);
+		fputc('}', f);
+	}
+	fputs("\n  ]\n}\n", f);
+}
+
+int dump_ra_advice(FILE *f, const struct ura_pack *pack, const char *name,
+		   const struct ra_advice *a, const struct ra_device *dev, bool as_json,
+		   int verbosity)
+{
+	if (as_json)
+		json(f, pack, a, dev);
+	else
+		text(f, pack, name, a, dev, verbosity);
+	return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
+}
