@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The readahead emulation and the advisor on packs built here (no kernel needed) */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "devmodel.h"
@@ -11,17 +12,21 @@
 
 /*
  * A pack of one file of FILE_PAGES pages on a filesystem traced at @trace_kb,
- * every page added and demanded, and the accesses @a (file 0).
+ * every page added, and the accesses @a (file 0); the pages used are all of
+ * them, or with @only_accessed those the accesses asked for.
  */
-static struct ura_pack *make_pack(const struct ura_pack_access *a, size_t n, uint32_t trace_kb)
+static struct ura_pack *make_pack(const struct ura_pack_access *a, size_t n, uint32_t trace_kb,
+				  bool only_accessed)
 {
 	struct ura_pack_fs fs = { .major = 7, .minor = 0, .mount_point = "/", .fstype = "ext4",
 				  .source = "", .read_ahead_kb = trace_kb };
 	struct ura_pack_ra_fs ra = { .max_sectors_kb = 1280, .fault_around_pages = 16 };
 	struct ura_pack_file f = { .fs_index = 0, .path = "f", .path_len = 1, .ino = 12,
 				   .size = FILE_PAGES * URA_PACK_PAGE_SIZE };
-	struct ura_pack_range r = { .file_index = 0, .flags = URA_PACK_RANGE_DEMANDED,
-				    .first_page = 0, .page_count = FILE_PAGES };
+	struct ura_pack_range r = { .file_index = 0,
+				    .flags = only_accessed ? 0 : URA_PACK_RANGE_DEMANDED,
+				    .first_page = 0, .page_count = FILE_PAGES,
+				    .first_access_ns = 1000000 };
 	struct ura_pack_builder *b;
 	struct ura_pack *p;
 	void *data;
@@ -32,8 +37,16 @@ static struct ura_pack *make_pack(const struct ura_pack_access *a, size_t n, uin
 	ck_assert_int_eq(ura_pack_builder_set_ra_fs(b, 0, &ra), 0);
 	ck_assert_int_eq(ura_pack_builder_add_file(b, &f, NULL), 0);
 	ck_assert_int_eq(ura_pack_builder_add_range(b, &r), 0);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		struct ura_pack_range used = { .file_index = 0, .flags = URA_PACK_RANGE_DEMANDED,
+					       .first_page = a[i].first,
+					       .page_count = (uint32_t)(a[i].last - a[i].first + 1),
+					       .first_access_ns = a[i].time_ns };
+
 		ck_assert_int_eq(ura_pack_builder_add_access(b, &a[i]), 0);
+		if (only_accessed)
+			ck_assert_int_eq(ura_pack_builder_add_range(b, &used), 0);
+	}
 	ck_assert_int_eq(ura_pack_builder_serialize(b, &data, &len), 0);
 	ck_assert_int_eq(ura_pack_parse(data, len, &p), 0);
 	free(data);
@@ -61,7 +74,7 @@ static struct ura_pack *sequential_pack(void)
 
 	for (uint64_t i = 0; i < FILE_PAGES; i++)
 		a[i] = read_of(i, i, i);
-	return make_pack(a, FILE_PAGES, 128);
+	return make_pack(a, FILE_PAGES, 128, false);
 }
 
 /* scattered faults: one every 37 pages */
@@ -72,7 +85,7 @@ static struct ura_pack *scattered_pack(void)
 
 	for (uint64_t p = 5; p < FILE_PAGES; p += 37)
 		a[n] = fault_at(p, n), n++;
-	return make_pack(a, n, 128);
+	return make_pack(a, n, 128, true);
 }
 
 static void run(struct ura_pack *p, uint32_t kb, struct ra_counts *ret)
@@ -122,6 +135,8 @@ START_TEST(test_scattered_faults)
 	ck_assert_uint_eq(c4.pages_read, FILE_PAGES / 37 + 1);
 	ck_assert_uint_eq(c4.requests, FILE_PAGES / 37 + 1);
 	ck_assert_uint_gt(c128.pages_read, 20 * c4.pages_read);
+	ck_assert_uint_eq(c4.unused, 0);
+	ck_assert_uint_eq(c128.unused, c128.pages_read - c4.pages_read);
 	ura_pack_free(p);
 }
 END_TEST
@@ -191,7 +206,7 @@ END_TEST
 
 START_TEST(test_no_log)
 {
-	struct ura_pack *p = make_pack(NULL, 0, 128);
+	struct ura_pack *p = make_pack(NULL, 0, 128, false);
 	struct ra_emulation *e = NULL;
 	struct ra_advice a;
 
