@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 #define URA_PACK_VERSION_MAJOR 1
-#define URA_PACK_VERSION_MINOR 1	/* 1.1: packs merged from several runs */
+#define URA_PACK_VERSION_MINOR 1	/* 1.1: packs merged from several runs; the access log */
 
 /* Runs a merged pack can name: one bit each in a u64 run mask. */
 #define URA_PACK_MAX_RUNS 64
@@ -49,9 +49,9 @@ extern "C" {
 
 /* struct ura_pack_access.flags */
 #define URA_PACK_ACCESS_EXEC		(1u << 0)	/* instruction fetch: an executable mapping */
-#define URA_PACK_ACCESS_NO_AROUND	(1u << 1)	/* write or COW fault: no fault-around */
+#define URA_PACK_ACCESS_NO_AROUND	(1u << 1)	/* no fault-around: write or COW fault (or not seen) */
 #define URA_PACK_ACCESS_MISSED		(1u << 2)	/* fault-around did not map it: filemap_fault ran */
-#define URA_PACK_ACCESS_GUESSED		(1u << 3)	/* no fault address: first is a guess in the window */
+#define URA_PACK_ACCESS_GUESSED		(1u << 3)	/* page unknown: first is the window's first page */
 
 /* struct ura_pack_ra_fs.flags */
 #define URA_PACK_RA_FS_LARGE_FOLIOS	(1u << 0)	/* the trace saw folios larger than a page */
@@ -116,7 +116,8 @@ struct ura_pack_info {
 /*
  * One demand access of the traced run, in time order (the optional access log
  * of format 1.1): what the kernel's readahead saw, so that it can be replayed
- * through an emulation of it for other windows (ura-dump --ra-advise).
+ * through an emulation of it for other windows (ura-dump --ra-advise). How
+ * ura-trace makes them from trace events: ura-trace(8), ACCESS LOG.
  */
 struct ura_pack_access {
 	uint64_t time_ns;		/* since the trace began */
@@ -263,19 +264,29 @@ URA_API int ura_pack_get_pending(const struct ura_pack *pack, size_t index,
 				 struct ura_pack_range *ret, uint32_t *ret_support, uint64_t *ret_mask);
 
 /**
- * ura_pack_access_count(), ura_pack_get_access() - the access log, in time order
+ * ura_pack_access_count() - records in the access log (format 1.1)
+ * ura_pack_get_access() - decode one
+ * @index: 0 .. count - 1, in time order
+ * @ret: filled on success; around_first and around_last are 0 unless @ret is a
+ *	FAULT without URA_PACK_ACCESS_NO_AROUND
  *
- * Return: the count (0 for packs without: merged packs, older traces); 0 or
- * -ERANGE when @index is past the end.
+ * The log is the demand accesses of one trace to the files of the pack, in the
+ * order the kernel saw them. Records are decoded on each call; reading them in
+ * order decodes each once (a cursor per thread), any other order costs up to
+ * 32 record decodes a call. Safe to call from several threads.
+ *
+ * Return: the count (0 for packs without: merged packs, older traces, traces
+ * made without access events); 0, or -ERANGE when @index is past the end.
  */
 URA_API size_t ura_pack_access_count(const struct ura_pack *pack);
 URA_API int ura_pack_get_access(const struct ura_pack *pack, size_t index,
 				struct ura_pack_access *ret);
 
 /**
- * ura_pack_get_ra_fs() - readahead facts of filesystem @fs_index
+ * ura_pack_get_ra_fs() - readahead facts of filesystem @fs_index (format 1.1)
  *
- * Return: 0, -ENODATA when the pack has none for it, -ERANGE past the fs table.
+ * Return: 0, -ENODATA when the pack has none for it (packs without an access
+ * log), -ERANGE past the filesystem table.
  */
 URA_API int ura_pack_get_ra_fs(const struct ura_pack *pack, size_t fs_index,
 			       struct ura_pack_ra_fs *ret);
@@ -362,15 +373,30 @@ URA_API int ura_pack_builder_add_pending(struct ura_pack_builder *b, const struc
 					 uint64_t runs_mask);
 
 /**
- * ura_pack_builder_add_access() - append to the access log (in time order)
+ * ura_pack_builder_add_access() - append to the access log, in time order
+ * @a: an access to a file added; the window is read only for a FAULT without
+ *	URA_PACK_ACCESS_NO_AROUND
  *
- * Return: 0, -EINVAL (a file index not added yet, an unknown kind, last <
- * first) or -ENOMEM.
+ * A builder with an access log (or readahead facts) writes a version 1.1 pack
+ * with the optional sections ACCESS (and RA_FS), which readers that do not know
+ * them skip. A record takes 3 to 37 bytes in the pack (ura-pack(5)), mostly 4 to 12.
+ *
+ * Return: 0, -EINVAL (a file not added yet, an unknown kind or flag, fault
+ * flags on a READ, GUESSED with NO_AROUND, a time earlier than the previous
+ * record's, last < first, pages past 2^51, a FAULT of more than one page or
+ * outside its window, a window of 2^20 pages or more), -E2BIG (2^32 records),
+ * -ENOMEM.
  */
 URA_API int ura_pack_builder_add_access(struct ura_pack_builder *b,
 					const struct ura_pack_access *a);
 
-/** ura_pack_builder_set_ra_fs() - readahead facts of a filesystem added. Return: 0, -EINVAL, -ENOMEM. */
+/**
+ * ura_pack_builder_set_ra_fs() - readahead facts of filesystem @fs_index (added before)
+ *
+ * Setting them again replaces them.
+ * Return: 0, -EINVAL (an unknown filesystem or flag, 2^20 fault-around pages
+ * or more), -ENOMEM.
+ */
 URA_API int ura_pack_builder_set_ra_fs(struct ura_pack_builder *b, uint32_t fs_index,
 				       const struct ura_pack_ra_fs *r);
 
