@@ -135,7 +135,7 @@ static int pagemap_grow(struct pagemap *m)
 {
 	struct pagemap bigger = { .cap = m->cap ? m->cap * 2 : 1024 };
 
-	bigger.slot = calloc(bigger.cap, sizeof(*bigger.slot));
+	bigger.slot = calloc(bigger.cap, sizeof(struct chunk *));
 	if (!bigger.slot)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->cap; i++)
@@ -157,14 +157,14 @@ static struct chunk *chunk_of(struct pagemap *m, uint32_t file, uint64_t page, b
 
 	if (m->last && m->last->file == file && m->last->index == index)
 		return m->last;
-	if (m->cap) {
+	if (m->cap && m->slot) {
 		i = chunk_slot(m, file, index);
 		if (m->slot[i])
 			return m->last = m->slot[i];
 	}
 	if (!create)
 		return NULL;
-	if ((m->n + 1) * 2 > m->cap && pagemap_grow(m) < 0)
+	if (((m->n + 1) * 2 > m->cap || !m->slot) && pagemap_grow(m) < 0)
 		goto nomem;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -210,7 +210,7 @@ static int pagemap_copy(const struct pagemap *from, struct pagemap *ret)
 		*ret = m;
 		return 0;
 	}
-	m.slot = calloc(m.cap, sizeof(*m.slot));
+	m.slot = calloc(m.cap, sizeof(struct chunk *));
 	if (!m.slot)
 		return -ENOMEM;
 	for (size_t i = 0; i < m.cap; i++) {

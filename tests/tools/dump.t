@@ -43,7 +43,8 @@ assert d["metadata"][0] == {"device": "8:1", "fs": 0, "offset": 1048576, "length
                             "first_access_ns": 5, "support": 1, "run_mask": 1}
 assert d["runs"] == 1 and d["run_list"] == [{"created_ns": d["created_ns"], "duration_ns": 1500000000}]
 assert d["metadata"][1]["fs"] is None
-t = d["totals"]
+t = dict(d["totals"])
+assert t.pop("hits") == {"pages_added": 124, "demanded": 91, "speculative": 33}, d["totals"]
 assert t == {"files": 4, "ranges": 6, "bytes": 124 * 4096, "demanded_bytes": 91 * 4096,
              "metadata_ranges": 2, "metadata_bytes": 12288}, t
 assert d["filesystems"][1]["minor"] == 1048575
