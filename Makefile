@@ -48,7 +48,7 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 # libura: the pack format only; needs no tracing library.
-LIB_OBJS := src/pack.o src/pack-build.o src/pack-index.o src/crc32c.o
+LIB_OBJS := src/pack.o src/pack-build.o src/pack-index.o src/pack-access.o src/crc32c.o
 LIB_PIC_OBJS := $(LIB_OBJS:.o=.pic.o)
 LIB_A := libura.a
 LIB_SO := libura.so.$(LIB_SOVERSION)
@@ -214,7 +214,7 @@ fuzz:
 	$(Q)for t in pack mountinfo; do \
 		$(FUZZ_CC) $(filter-out -MMD -MP -fvisibility=hidden,$(ALL_CFLAGS)) -fsanitize=fuzzer,address,undefined \
 			-o tests/fuzz/fuzz-$$t-libfuzzer tests/fuzz/fuzz-$$t.c \
-			$$(case $$t in pack) echo src/pack.c src/pack-build.c src/pack-index.c src/crc32c.c src/dump.c src/util.c src/log.c;; \
+			$$(case $$t in pack) echo src/pack.c src/pack-build.c src/pack-index.c src/pack-access.c src/crc32c.c src/dump.c src/util.c src/log.c;; \
 			mountinfo) echo src/mountinfo.c src/util.c src/log.c;; esac) || exit 1; \
 	done
 

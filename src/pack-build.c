@@ -15,6 +15,7 @@
 
 #include "ura/pack.h"
 #include "crc32c.h"
+#include "pack-access.h"
 #include "pack-internal.h"
 
 struct vec {
@@ -36,6 +37,10 @@ struct ura_pack_builder {
 	struct vec fs, files, ranges, meta;	/* of on-disk records, already encoded */
 	struct vec runs;			/* run records (1.1), newest first */
 	struct vec pending;			/* pending range records (1.1) */
+	struct vec access;			/* the access log (1.1), already coded: bytes */
+	uint32_t access_count;
+	struct pack_access_state access_st;	/* what the next access is coded against */
+	struct vec ra_fs;			/* readahead facts (1.1), by filesystem */
 	struct vec strings;			/* bytes */
 	struct {
 		int64_t created_ns;
@@ -96,6 +101,8 @@ int ura_pack_builder_new(struct ura_pack_builder **ret)
 	b->meta.size = META_MEM_SIZE;
 	b->runs.size = RUN_REC_SIZE;
 	b->pending.size = PEND_REC_SIZE;
+	b->access.size = 1;
+	b->ra_fs.size = RAFS_REC_SIZE;
 	b->strings.size = 1;
 	nul = vec_push(&b->strings, 1);	/* offset 0 is the empty string */
 	if (!nul) {
@@ -116,6 +123,8 @@ void ura_pack_builder_free(struct ura_pack_builder *b)
 	free(b->meta.items);
 	free(b->runs.items);
 	free(b->pending.items);
+	free(b->access.items);
+	free(b->ra_fs.items);
 	free(b->strings.items);
 	free(b);
 }
@@ -352,6 +361,58 @@ int ura_pack_builder_add_meta(struct ura_pack_builder *b, const struct ura_pack_
 	put_le64(rec + META_OFFSET, m->offset);
 	put_le64(rec + META_LENGTH, m->length);
 	put_le64(rec + META_TIME, m->first_access_ns);
+	return 0;
+}
+
+int ura_pack_builder_add_access(struct ura_pack_builder *b, const struct ura_pack_access *a)
+{
+	uint8_t rec[ACCESS_REC_MAX], *dst;
+	struct pack_access_state st = b->access_st;
+	const char *why = pack_access_problem(a, &st, b->files.count);
+	size_t n;
+
+	if (why)
+		return fail(b, -EINVAL, why);
+	if (b->access_count == UINT32_MAX)
+		return fail(b, -E2BIG, "access log over 2^32 records");
+	n = pack_access_encode(&st, a, rec);
+	dst = vec_push(&b->access, n);
+	if (!dst)
+		return -ENOMEM;
+	memcpy(dst, rec, n);
+	b->access_st = st;
+	b->access_count++;
+	return 0;
+}
+
+int ura_pack_builder_set_ra_fs(struct ura_pack_builder *b, uint32_t fs_index,
+			       const struct ura_pack_ra_fs *r)
+{
+	uint8_t *items, *rec;
+	size_t i;
+
+	if (fs_index >= b->fs.count)
+		return fail(b, -EINVAL, "readahead facts of an unknown filesystem (fs_index)");
+	if (r->flags & ~RA_FS_FLAGS_KNOWN)
+		return fail(b, -EINVAL, "readahead facts with unknown flags");
+	if (r->fault_around_pages >= ACCESS_MAX_AROUND)
+		return fail(b, -EINVAL, "fault-around window of 2^20 pages or more");
+	/* kept in filesystem order, as written: few filesystems, so a list */
+	items = b->ra_fs.items;
+	for (i = 0; i < b->ra_fs.count && get_le32(items + i * RAFS_REC_SIZE + RAFS_FS) < fs_index;)
+		i++;
+	if (i == b->ra_fs.count || get_le32(items + i * RAFS_REC_SIZE + RAFS_FS) != fs_index) {
+		if (!vec_push(&b->ra_fs, 1))
+			return -ENOMEM;
+		items = b->ra_fs.items;
+		memmove(items + (i + 1) * RAFS_REC_SIZE, items + i * RAFS_REC_SIZE,
+			(b->ra_fs.count - 1 - i) * RAFS_REC_SIZE);
+	}
+	rec = items + i * RAFS_REC_SIZE;
+	put_le32(rec + RAFS_FS, fs_index);
+	put_le32(rec + RAFS_MAX_SECTORS_KB, r->max_sectors_kb);
+	put_le32(rec + RAFS_FAULT_AROUND, r->fault_around_pages);
+	put_le32(rec + RAFS_FLAGS, r->flags);
 	return 0;
 }
 
@@ -742,9 +803,10 @@ static void put_support(uint8_t *dst, const struct out_section *t, uint64_t all)
 }
 
 /*
- * The sections of version 1.0 are REQUIRED; those of 1.1 (runs and support)
- * are not, so a 1.0 reader skips them and reads a merged pack as one run. A
- * builder without runs writes exactly a 1.0 pack.
+ * The sections of version 1.0 are REQUIRED; those of 1.1 (runs and support,
+ * the access log and readahead facts) are not, so a 1.0 reader skips them and
+ * reads a merged pack as one run, a traced pack without its access log. A
+ * builder with none of them writes exactly a 1.0 pack.
  */
 int ura_pack_builder_serialize(struct ura_pack_builder *b, void **ret_data, size_t *ret_len)
 {
@@ -768,13 +830,25 @@ int ura_pack_builder_serialize(struct ura_pack_builder *b, void **ret_data, size
 		  META_MEM_MASK, 0 },
 		{ SEC_PENDING, 0, PEND_REC_SIZE, b->pending.items, b->pending.count, PEND_REC_SIZE,
 		  0, 0 },
+		/* a byte array: its header, then the records as coded (filled below) */
+		{ SEC_ACCESS, 0, 1, NULL, ACCESS_HDR_SIZE + b->access.count, 1, 0, 0 },
+		{ SEC_RA_FS, 0, RAFS_REC_SIZE, b->ra_fs.items, b->ra_fs.count, RAFS_REC_SIZE, 0,
+		  0 },
 	};
-	const size_t ntables = merged ? 9 : 5;
-	const uint32_t nsec = (uint32_t)ntables + 1;	/* and the trace info */
+	const size_t ntotal = sizeof(t) / sizeof(t[0]);
+	struct out_section *sel[sizeof(t) / sizeof(t[0])];
+	size_t ntables = 0;
+	uint32_t nsec;
 	uint8_t *buf, *info;
 	size_t off, len, secoff = HDR_V1_SIZE;
 	int r;
 
+	for (size_t i = 0; i < ntotal; i++)
+		if (i < 5 || (merged && t[i].type >= SEC_RUNS && t[i].type <= SEC_PENDING) ||
+		    (t[i].type == SEC_ACCESS && b->access_count) ||
+		    (t[i].type == SEC_RA_FS && b->ra_fs.count))
+			sel[ntables++] = &t[i];
+	nsec = (uint32_t)ntables + 1;	/* and the trace info */
 	r = drop_overlaps(&b->ranges);
 	if (r == -E2BIG)
 		return fail(b, r, "too many ranges");
@@ -788,10 +862,12 @@ int ura_pack_builder_serialize(struct ura_pack_builder *b, void **ret_data, size
 
 	off = secoff + (size_t)nsec * SEC_ENT_SIZE;
 	for (size_t i = 0; i < ntables; i++) {
-		if (t[i].count > UINT32_MAX)
+		if (sel[i]->count > UINT32_MAX)
 			return fail(b, -E2BIG, "a table over 2^32 records");
-		t[i].off = off;
-		off = align8(off + t[i].count * t[i].rec_size);
+		if (sel[i]->count * sel[i]->rec_size > PACK_MAX_FILE_SIZE)
+			return fail(b, -E2BIG, "pack over 1 GiB");
+		sel[i]->off = off;
+		off = align8(off + sel[i]->count * sel[i]->rec_size);
 	}
 	len = off + INFO_REC_SIZE;
 	if (len > PACK_MAX_FILE_SIZE)
@@ -802,7 +878,7 @@ int ura_pack_builder_serialize(struct ura_pack_builder *b, void **ret_data, size
 
 	memcpy(buf + HDR_MAGIC, PACK_MAGIC, PACK_MAGIC_LEN);
 	put_le16(buf + HDR_MAJOR, URA_PACK_VERSION_MAJOR);
-	put_le16(buf + HDR_MINOR, merged ? 1 : 0);
+	put_le16(buf + HDR_MINOR, ntables > 5 ? 1 : 0);
 	put_le32(buf + HDR_SIZE, HDR_V1_SIZE);
 	put_le32(buf + HDR_NSECTIONS, nsec);
 	put_le64(buf + HDR_FILE_SIZE, len);
@@ -810,16 +886,21 @@ int ura_pack_builder_serialize(struct ura_pack_builder *b, void **ret_data, size
 	put_le64(buf + HDR_CREATED, (uint64_t)b->info.created_ns);
 
 	for (size_t i = 0; i < ntables; i++) {
-		uint8_t *dst = buf + t[i].off;
+		const struct out_section *s = sel[i];
+		uint8_t *dst = buf + s->off;
 
-		put_section(buf + secoff + i * SEC_ENT_SIZE, t[i].type, t[i].flags, t[i].off,
-			    (uint32_t)t[i].count, t[i].rec_size);
-		if (t[i].mask_at)
-			put_support(dst, &t[i], all);
-		else
-			for (size_t k = 0; k < t[i].count; k++)
-				memcpy(dst + k * t[i].rec_size, t[i].items + k * t[i].stride,
-				       t[i].rec_size);
+		put_section(buf + secoff + i * SEC_ENT_SIZE, s->type, s->flags, s->off,
+			    (uint32_t)s->count, s->rec_size);
+		if (s->type == SEC_ACCESS) {
+			put_le32(dst + ACCESS_HDR_COUNT, b->access_count);
+			memcpy(dst + ACCESS_HDR_SIZE, b->access.items, b->access.count);
+		} else if (s->mask_at) {
+			put_support(dst, s, all);
+		} else {
+			for (size_t k = 0; k < s->count; k++)
+				memcpy(dst + k * s->rec_size, s->items + k * s->stride,
+				       s->rec_size);
+		}
 	}
 	put_section(buf + secoff + ntables * SEC_ENT_SIZE, SEC_TRACE_INFO, SEC_FLAG_REQUIRED, off,
 		    1, INFO_REC_SIZE);

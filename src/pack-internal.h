@@ -51,7 +51,10 @@ enum {
 	SEC_RANGE_SUPPORT = 8,
 	SEC_META_SUPPORT = 9,
 	SEC_PENDING = 10,
-	SEC_MAX_KNOWN = SEC_PENDING,
+	/* 1.1: the access log of one trace and its filesystems' readahead facts; not REQUIRED */
+	SEC_ACCESS = 11,
+	SEC_RA_FS = 12,
+	SEC_MAX_KNOWN = SEC_RA_FS,
 };
 
 /* Filesystem record */
@@ -123,6 +126,13 @@ enum {
 #define PEND_TIME		24	/* u64 */
 #define PEND_MASK		32	/* u64 */
 #define PEND_REC_SIZE		40
+
+/* Readahead facts of a filesystem (1.1), by fs_index, each filesystem at most once */
+#define RAFS_FS			0	/* u32 index into the filesystem table, increasing */
+#define RAFS_MAX_SECTORS_KB	4	/* u32 the device's largest request, 0 unknown */
+#define RAFS_FAULT_AROUND	8	/* u32 pages one fault maps around it, 0 unknown */
+#define RAFS_FLAGS		12	/* u32 URA_PACK_RA_FS_* */
+#define RAFS_REC_SIZE		16
 
 #define PACK_MAX_RUNS		64	/* one bit each in a u64 mask */
 

@@ -12,6 +12,7 @@
 
 #include "ura/pack.h"
 #include "crc32c.h"
+#include "pack-access.h"
 #include "pack-internal.h"
 
 struct section {
@@ -30,6 +31,10 @@ struct ura_pack {
 	struct section fs, files, ranges, meta;
 	const uint8_t *info;	/* trace info record or NULL */
 	struct section runs, range_sup, meta_sup, pending;	/* 1.1; count 0 when absent */
+	const uint8_t *access;	/* 1.1: the access log section, or NULL */
+	uint64_t access_size;
+	struct pack_access_log log;	/* its records, checked */
+	struct section ra_fs;	/* 1.1: readahead facts by filesystem */
 };
 
 static __thread const char *last_error = "no error";
@@ -182,7 +187,7 @@ static int load_section(struct ura_pack *p, const uint8_t *e, uint32_t *seen)
 		[SEC_RANGES] = RANGE_REC_SIZE, [SEC_METADATA] = META_REC_SIZE,
 		[SEC_TRACE_INFO] = INFO_REC_SIZE, [SEC_RUNS] = RUN_REC_SIZE,
 		[SEC_RANGE_SUPPORT] = SUP_REC_SIZE, [SEC_META_SUPPORT] = SUP_REC_SIZE,
-		[SEC_PENDING] = PEND_REC_SIZE,
+		[SEC_PENDING] = PEND_REC_SIZE, [SEC_ACCESS] = 1, [SEC_RA_FS] = RAFS_REC_SIZE,
 	};
 	struct section *s = NULL;
 
@@ -198,7 +203,7 @@ static int load_section(struct ura_pack *p, const uint8_t *e, uint32_t *seen)
 	if (*seen & (1u << type))
 		return bad("duplicate section");
 	*seen |= 1u << type;
-	if (esize < min_size[type] || (type == SEC_STRINGS && esize != 1))
+	if (esize < min_size[type] || ((type == SEC_STRINGS || type == SEC_ACCESS) && esize != 1))
 		return bad("section entry size too small");
 	if ((uint64_t)count * esize != size)
 		return bad("section size does not match its count");
@@ -237,6 +242,13 @@ static int load_section(struct ura_pack *p, const uint8_t *e, uint32_t *seen)
 	case SEC_PENDING:
 		s = &p->pending;
 		break;
+	case SEC_ACCESS:
+		p->access = p->data + off;
+		p->access_size = size;
+		return 0;
+	case SEC_RA_FS:
+		s = &p->ra_fs;
+		break;
 	default:
 		return 0;
 	}
@@ -274,6 +286,37 @@ static int check_pending(const struct ura_pack *p)
 			return bad("pending range support does not match its run mask");
 	}
 	return 0;
+}
+
+/* Readahead facts (1.1): filesystems of the pack, each once, in order. */
+static int check_ra_fs(const struct ura_pack *p)
+{
+	for (uint32_t i = 0; i < p->ra_fs.count; i++) {
+		const uint8_t *r = p->ra_fs.base + (size_t)i * p->ra_fs.entry_size;
+		uint32_t fs = get_le32(r + RAFS_FS);
+
+		if (fs >= p->fs.count)
+			return bad("readahead facts of a missing filesystem");
+		if (i && fs <= get_le32(r - p->ra_fs.entry_size + RAFS_FS))
+			return bad("readahead facts not in filesystem order, or repeated");
+		if (get_le32(r + RAFS_FAULT_AROUND) >= ACCESS_MAX_AROUND)
+			return bad("fault-around window of a filesystem too large");
+	}
+	return 0;
+}
+
+/* The access log (1.1): every record checked, and marked for decoding. */
+static int check_access(struct ura_pack *p)
+{
+	const char *why = NULL;
+	int k;
+
+	if (!p->access)
+		return 0;
+	k = pack_access_load(&p->log, p->access, p->access_size, p->files.count, &why);
+	if (k == -EBADMSG)
+		return bad(why);
+	return k;
 }
 
 static int check_support(const struct ura_pack *p, const struct section *sup, uint32_t records,
@@ -371,7 +414,7 @@ static int validate(struct ura_pack *p)
 			       seen & (1u << SEC_RANGE_SUPPORT))) < 0 ||
 	    (k = check_support(p, &p->meta_sup, p->meta.count,
 			       seen & (1u << SEC_META_SUPPORT))) < 0 ||
-	    (k = check_pending(p)) < 0)
+	    (k = check_pending(p)) < 0 || (k = check_ra_fs(p)) < 0 || (k = check_access(p)) < 0)
 		return k;
 	return 0;
 }
@@ -500,6 +543,7 @@ void ura_pack_free(struct ura_pack *pack)
 {
 	if (!pack)
 		return;
+	pack_access_free(&pack->log);
 	free(pack->data);
 	free(pack);
 }
@@ -701,6 +745,44 @@ int ura_pack_get_pending(const struct ura_pack *pack, size_t index, struct ura_p
 	if (ret_mask)
 		*ret_mask = get_le64(r + PEND_MASK);
 	return 0;
+}
+
+size_t ura_pack_access_count(const struct ura_pack *pack)
+{
+	return pack->log.count;
+}
+
+int ura_pack_get_access(const struct ura_pack *pack, size_t index, struct ura_pack_access *ret)
+{
+	return pack_access_get(&pack->log, index, ret);
+}
+
+/* The records are in filesystem order: a binary search. */
+int ura_pack_get_ra_fs(const struct ura_pack *pack, size_t fs_index, struct ura_pack_ra_fs *ret)
+{
+	size_t lo = 0, hi = pack->ra_fs.count;
+
+	if (fs_index >= pack->fs.count)
+		return -ERANGE;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const uint8_t *r = record(&pack->ra_fs, mid);
+		uint32_t fs = get_le32(r + RAFS_FS);
+
+		if (fs == fs_index) {
+			*ret = (struct ura_pack_ra_fs){
+				.max_sectors_kb = get_le32(r + RAFS_MAX_SECTORS_KB),
+				.fault_around_pages = get_le32(r + RAFS_FAULT_AROUND),
+				.flags = get_le32(r + RAFS_FLAGS),
+			};
+			return 0;
+		}
+		if (fs < fs_index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -ENODATA;
 }
 
 void ura_pack_version(const struct ura_pack *pack, unsigned *major, unsigned *minor)

@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 #define URA_PACK_VERSION_MAJOR 1
-#define URA_PACK_VERSION_MINOR 1	/* 1.1: packs merged from several runs */
+#define URA_PACK_VERSION_MINOR 1	/* 1.1: packs merged from several runs; the access log */
 
 /* Runs a merged pack can name: one bit each in a u64 run mask. */
 #define URA_PACK_MAX_RUNS 64
@@ -41,6 +41,20 @@ extern "C" {
 #define URA_PACK_INFO_NO_ACCESS_EVENTS	(1u << 0)	/* kernel had no access events: all demanded */
 #define URA_PACK_INFO_SYSTEM		(1u << 1)	/* system-wide trace (boot) */
 #define URA_PACK_INFO_COLD		(1u << 2)	/* page cache was dropped before tracing */
+#define URA_PACK_INFO_ACCESS_TRUNCATED	(1u << 3)	/* the access log stopped at its limit */
+
+/* struct ura_pack_access.kind */
+#define URA_PACK_ACCESS_READ		1u	/* read(): one filemap_get_pages over first..last */
+#define URA_PACK_ACCESS_FAULT		2u	/* a page fault on page first (== last) of a mapping */
+
+/* struct ura_pack_access.flags */
+#define URA_PACK_ACCESS_EXEC		(1u << 0)	/* instruction fetch: an executable mapping */
+#define URA_PACK_ACCESS_NO_AROUND	(1u << 1)	/* no fault-around: write or COW fault (or not seen) */
+#define URA_PACK_ACCESS_MISSED		(1u << 2)	/* fault-around did not map it: filemap_fault ran */
+#define URA_PACK_ACCESS_GUESSED		(1u << 3)	/* page unknown: first is the window's first page */
+
+/* struct ura_pack_ra_fs.flags */
+#define URA_PACK_RA_FS_LARGE_FOLIOS	(1u << 0)	/* the trace saw folios larger than a page */
 
 /* A filesystem the pack refers to. Strings are NUL-terminated and owned by the pack. */
 struct ura_pack_fs {
@@ -97,6 +111,30 @@ struct ura_pack_info {
 	uint32_t read_ahead_kb;		/* forced with --read-ahead-kb, 0 if the device default */
 	const char *kernel_release;	/* uname -r ("" if unknown) */
 	const char *command;		/* the traced command line, or "" */
+};
+
+/*
+ * One demand access of the traced run, in time order (the optional access log
+ * of format 1.1): what the kernel's readahead saw, so that it can be replayed
+ * through an emulation of it for other windows (ura-dump --ra-advise). How
+ * ura-trace makes them from trace events: ura-trace(8), ACCESS LOG.
+ */
+struct ura_pack_access {
+	uint64_t time_ns;		/* since the trace began */
+	uint32_t file_index;		/* index into the file table */
+	uint32_t stream;		/* accesses sharing readahead state (an open file): the task */
+	uint32_t kind;			/* URA_PACK_ACCESS_READ or _FAULT */
+	uint32_t flags;			/* URA_PACK_ACCESS_* */
+	uint64_t first, last;		/* pages asked for, inclusive (a fault: one page) */
+	uint64_t around_first;		/* FAULT without NO_AROUND: the fault-around window, */
+	uint64_t around_last;		/* pages of the file, inclusive */
+};
+
+/* What a filesystem's device and the kernel did for readahead during the trace. */
+struct ura_pack_ra_fs {
+	uint32_t max_sectors_kb;	/* largest request of the device, 0 unknown */
+	uint32_t fault_around_pages;	/* pages one fault maps around it, 0 unknown */
+	uint32_t flags;			/* URA_PACK_RA_FS_* */
 };
 
 struct ura_pack;
@@ -225,6 +263,34 @@ URA_API size_t ura_pack_pending_count(const struct ura_pack *pack);
 URA_API int ura_pack_get_pending(const struct ura_pack *pack, size_t index,
 				 struct ura_pack_range *ret, uint32_t *ret_support, uint64_t *ret_mask);
 
+/**
+ * ura_pack_access_count() - records in the access log (format 1.1)
+ * ura_pack_get_access() - decode one
+ * @index: 0 .. count - 1, in time order
+ * @ret: filled on success; around_first and around_last are 0 unless @ret is a
+ *	FAULT without URA_PACK_ACCESS_NO_AROUND
+ *
+ * The log is the demand accesses of one trace to the files of the pack, in the
+ * order the kernel saw them. Records are decoded on each call; reading them in
+ * order decodes each once (a cursor per thread), any other order costs up to
+ * 32 record decodes a call. Safe to call from several threads.
+ *
+ * Return: the count (0 for packs without: merged packs, older traces, traces
+ * made without access events); 0, or -ERANGE when @index is past the end.
+ */
+URA_API size_t ura_pack_access_count(const struct ura_pack *pack);
+URA_API int ura_pack_get_access(const struct ura_pack *pack, size_t index,
+				struct ura_pack_access *ret);
+
+/**
+ * ura_pack_get_ra_fs() - readahead facts of filesystem @fs_index (format 1.1)
+ *
+ * Return: 0, -ENODATA when the pack has none for it (packs without an access
+ * log), -ERANGE past the filesystem table.
+ */
+URA_API int ura_pack_get_ra_fs(const struct ura_pack *pack, size_t fs_index,
+			       struct ura_pack_ra_fs *ret);
+
 /** ura_pack_version() - format version of a parsed pack */
 URA_API void ura_pack_version(const struct ura_pack *pack, unsigned *major, unsigned *minor);
 
@@ -275,7 +341,8 @@ URA_API int ura_pack_builder_add_meta(struct ura_pack_builder *b, const struct u
  *
  * Runs are numbered in the order added: the first is run 0 and must be the
  * newest. A builder with runs writes a version 1.1 pack with the run table and
- * the support of every range; one without writes version 1.0, as before.
+ * the support of every range; one without (nor an access log or readahead
+ * facts) writes version 1.0, as before.
  * Return: 0, -E2BIG (more than URA_PACK_MAX_RUNS runs), -ENOMEM.
  */
 URA_API int ura_pack_builder_add_run(struct ura_pack_builder *b, int64_t created_ns,
@@ -305,6 +372,34 @@ URA_API int ura_pack_builder_add_meta_runs(struct ura_pack_builder *b,
  */
 URA_API int ura_pack_builder_add_pending(struct ura_pack_builder *b, const struct ura_pack_range *r,
 					 uint64_t runs_mask);
+
+/**
+ * ura_pack_builder_add_access() - append to the access log, in time order
+ * @a: an access to a file added; the window is read only for a FAULT without
+ *	URA_PACK_ACCESS_NO_AROUND
+ *
+ * A builder with an access log (or readahead facts) writes a version 1.1 pack
+ * with the optional sections ACCESS (and RA_FS), which readers that do not know
+ * them skip. A record takes 3 to 37 bytes in the pack (ura-pack(5)), mostly 4 to 12.
+ *
+ * Return: 0, -EINVAL (a file not added yet, an unknown kind or flag, fault
+ * flags on a READ, GUESSED with NO_AROUND, a time earlier than the previous
+ * record's, last < first, pages past 2^51, a FAULT of more than one page or
+ * outside its window, a window of 2^20 pages or more), -E2BIG (2^32 records),
+ * -ENOMEM.
+ */
+URA_API int ura_pack_builder_add_access(struct ura_pack_builder *b,
+					const struct ura_pack_access *a);
+
+/**
+ * ura_pack_builder_set_ra_fs() - readahead facts of filesystem @fs_index (added before)
+ *
+ * Setting them again replaces them.
+ * Return: 0, -EINVAL (an unknown filesystem or flag, 2^20 fault-around pages
+ * or more), -ENOMEM.
+ */
+URA_API int ura_pack_builder_set_ra_fs(struct ura_pack_builder *b, uint32_t fs_index,
+				       const struct ura_pack_ra_fs *r);
 
 /**
  * ura_pack_builder_error() - why a call on @b failed
