@@ -695,6 +695,7 @@ static int merge_info(struct merger *m)
 			ura_pack_get_run(m->in[newest_input].pack, j, &info.created_ns,
 					 &info.duration_ns);
 	info.lost_events = 0;
+	info.flags &= ~URA_PACK_INFO_ACCESS_TRUNCATED;	/* no access log: runs cannot share one */
 	for (size_t i = 0; i < m->n; i++)
 		if (m->in[i].kept) {
 			ura_pack_get_info(m->in[i].pack, &other);

@@ -61,7 +61,8 @@ size_t merge_need(double c, size_t runs);
  * range time stands for each of its runs) and it is demanded when that many
  * runs demanded it. Metadata pages are merged likewise by (filesystem, or
  * device when there is none, and offset). Trace info is the newest run's,
- * with the lost events summed.
+ * with the lost events summed. The merged pack has no access log and no
+ * readahead facts: the logs of different runs interleave nothing meaningful.
  *
  * Pages too few runs had are not lost: they go to the pack's pending ranges
  * (never replayed) with their runs, so that merging one new run at a time into

@@ -366,6 +366,49 @@ START_TEST(test_metadata_and_info)
 }
 END_TEST
 
+/* Access logs of different runs cannot be merged: the merged pack has none, nor their facts. */
+START_TEST(test_access_log_dropped)
+{
+	struct ura_pack *in[2], *p;
+	struct ura_pack_info info;
+	struct ura_pack_ra_fs ra;
+
+	for (int i = 0; i < 2; i++) {
+		struct ura_pack_builder *b = NULL;
+		void *data;
+		size_t len;
+
+		ck_assert_int_eq(ura_pack_builder_new(&b), 0);
+		ck_assert_int_eq(ura_pack_builder_add_fs(b, &(struct ura_pack_fs){
+			.mount_point = "/" }, NULL), 0);
+		ck_assert_int_eq(ura_pack_builder_add_file(b, &(struct ura_pack_file){
+			.path = "a", .size = 4096 * 100, .mtime_ns = 1 }, NULL), 0);
+		ck_assert_int_eq(ura_pack_builder_set_info(b, &(struct ura_pack_info){
+			.created_ns = i + 1, .flags = URA_PACK_INFO_ACCESS_TRUNCATED }), 0);
+		ck_assert_int_eq(ura_pack_builder_add_range(b, &(struct ura_pack_range){
+			.first_page = 0, .page_count = 4, .flags = DEM }), 0);
+		ck_assert_int_eq(ura_pack_builder_add_access(b, &(struct ura_pack_access){
+			.kind = URA_PACK_ACCESS_READ, .first = 0, .last = 3 }), 0);
+		ck_assert_int_eq(ura_pack_builder_set_ra_fs(b, 0, &(struct ura_pack_ra_fs){
+			.max_sectors_kb = 128, .fault_around_pages = 16 }), 0);
+		ck_assert_int_eq(ura_pack_builder_serialize(b, &data, &len), 0);
+		ck_assert_int_eq(ura_pack_parse(data, len, &in[i]), 0);
+		ck_assert_uint_eq(ura_pack_access_count(in[i]), 1);
+		free(data);
+		ura_pack_builder_free(b);
+	}
+	p = merge(in, 2, 0.6, 0, NULL);
+	ck_assert_uint_eq(ura_pack_runs(p), 2);
+	ck_assert_uint_eq(ura_pack_access_count(p), 0);
+	ck_assert_int_eq(ura_pack_get_ra_fs(p, 0, &ra), -ENODATA);
+	ura_pack_get_info(p, &info);
+	ck_assert_uint_eq(info.flags & URA_PACK_INFO_ACCESS_TRUNCATED, 0);
+	expect(p, "a", 0, 4, 0, 0x3, true);
+	ura_pack_free(p);
+	free_all(in, 2);
+}
+END_TEST
+
 /* 64 runs at most: a 65th forgets the oldest. */
 START_TEST(test_64_runs)
 {
@@ -469,6 +512,7 @@ static Suite *pack_merge_suite(void)
 	tcase_add_test(tc, test_keep_runs);
 	tcase_add_test(tc, test_metadata_and_info);
 	tcase_add_test(tc, test_64_runs);
+	tcase_add_test(tc, test_access_log_dropped);
 	tcase_add_test(tc, test_incremental_equals_batch);
 	suite_add_tcase(s, tc);
 	return s;
