@@ -235,6 +235,23 @@ static void text_file(FILE *f, const struct by_file *g, size_t i)
 	page_map(f, g, i, (file.size + URA_PACK_PAGE_SIZE - 1) / URA_PACK_PAGE_SIZE);
 }
 
+/* The access log's records by kind. */
+static void access_counts(const struct ura_pack *pack, size_t *ret_reads, size_t *ret_faults)
+{
+	size_t reads = 0, faults = 0;
+
+	for (size_t i = 0; i < ura_pack_access_count(pack); i++) {
+		struct ura_pack_access a;
+
+		if (ura_pack_get_access(pack, i, &a) < 0)
+			break;
+		reads += a.kind == URA_PACK_ACCESS_READ;
+		faults += a.kind == URA_PACK_ACCESS_FAULT;
+	}
+	*ret_reads = reads;
+	*ret_faults = faults;
+}
+
 static void text_header(FILE *f, const struct ura_pack *pack, const char *name)
 {
 	struct ura_pack_info info;
@@ -249,6 +266,8 @@ static void text_header(FILE *f, const struct ura_pack *pack, const char *name)
 		fprintf(f, ", merged from %zu runs", ura_pack_runs(pack));
 	if (*info.command)
 		fprintf(f, ", command '%s'", info.command);
+	if (ura_pack_access_count(pack))
+		fprintf(f, ", %zu accesses logged", ura_pack_access_count(pack));
 	fputc('\n', f);
 }
 
@@ -286,6 +305,16 @@ static void stats(FILE *f, const struct ura_pack *pack, const char *name)
 	if (ura_pack_pending_count(pack))
 		fprintf(f, "pending:      %zu ranges too few runs had (kept for later merges)\n",
 			ura_pack_pending_count(pack));
+	if (ura_pack_access_count(pack)) {
+		size_t reads, faults;
+
+		access_counts(pack, &reads, &faults);
+		fprintf(f, "access log:   %zu accesses (%zu reads, %zu faults)%s\n",
+			ura_pack_access_count(pack), reads, faults,
+			info.flags & URA_PACK_INFO_ACCESS_TRUNCATED ? ", truncated at its limit" : "");
+	} else {
+		fputs("access log:   none\n", f);
+	}
 	fprintf(f, "lost events:  %" PRIu64 "\n", info.lost_events);
 	fprintf(f, "unresolved:   %" PRIu64 " inodes, %.1f MiB\n", info.unresolved_inodes,
 		mib(info.unresolved_bytes));
@@ -317,6 +346,7 @@ static void text(FILE *f, const struct ura_pack *pack, const char *name, const s
 
 static void json_fs(FILE *f, const struct ura_pack *pack, size_t i)
 {
+	struct ura_pack_ra_fs ra;
 	struct ura_pack_fs fs;
 
 	ura_pack_get_fs(pack, i, &fs);
@@ -335,7 +365,14 @@ static void json_fs(FILE *f, const struct ura_pack *pack, size_t i)
 	} else {
 		fputs("null", f);
 	}
-	fprintf(f, ", \"read_ahead_kb\": %u}", fs.read_ahead_kb);
+	fprintf(f, ", \"read_ahead_kb\": %u, \"ra\": ", fs.read_ahead_kb);
+	if (ura_pack_get_ra_fs(pack, i, &ra) == 0)
+		fprintf(f, "{\"max_sectors_kb\": %u, \"fault_around_pages\": %u, "
+			"\"large_folios\": %s}", ra.max_sectors_kb, ra.fault_around_pages,
+			ra.flags & URA_PACK_RA_FS_LARGE_FOLIOS ? "true" : "false");
+	else
+		fputs("null", f);
+	fputc('}', f);
 }
 
 static void json_file(FILE *f, const struct by_file *g, size_t i, bool first)
@@ -352,9 +389,9 @@ static void json_file(FILE *f, const struct by_file *g, size_t i, bool first)
 	fprintf(f, "%s\n    {\"path\": ", first ? "" : ",");
 	json_string(f, path ? path : file.path);
 	free(path);
-	fprintf(f, ", \"fs\": %u, \"dev\": \"%u:%u\", \"ino\": %" PRIu64 ", \"size\": %" PRIu64
-		", \"mtime_ns\": %" PRId64, file.fs_index, fs.major, fs.minor, file.ino, file.size,
-		file.mtime_ns);
+	fprintf(f, ", \"index\": %zu, \"fs\": %u, \"dev\": \"%u:%u\", \"ino\": %" PRIu64
+		", \"size\": %" PRIu64 ", \"mtime_ns\": %" PRId64, i, file.fs_index, fs.major,
+		fs.minor, file.ino, file.size, file.mtime_ns);
 	if (file.flags & URA_PACK_FILE_HAS_GENERATION)
 		fprintf(f, ", \"generation\": %" PRIu64, file.generation);
 	if (file.flags & URA_PACK_FILE_HAS_BTIME)
@@ -374,6 +411,31 @@ static void json_file(FILE *f, const struct by_file *g, size_t i, bool first)
 			(uint64_t)rg.page_count * URA_PACK_PAGE_SIZE, rg.first_access_ns,
 			rg.flags & URA_PACK_RANGE_DEMANDED ? "true" : "false", support, mask);
 	}
+	fputs("]}", f);
+}
+
+/* One record of the access log: {"time_ns", "file", "stream", "kind", "first", "last", ...}. */
+static void json_access(FILE *f, const struct ura_pack_access *a, bool first)
+{
+	static const struct {
+		uint32_t flag;
+		const char *name;
+	} flags[] = {
+		{ URA_PACK_ACCESS_EXEC, "exec" }, { URA_PACK_ACCESS_NO_AROUND, "no_around" },
+		{ URA_PACK_ACCESS_MISSED, "missed" }, { URA_PACK_ACCESS_GUESSED, "guessed" },
+	};
+
+	fprintf(f, "%s\n    {\"time_ns\": %" PRIu64 ", \"file\": %u, \"stream\": %u, "
+		"\"kind\": \"%s\", \"first\": %" PRIu64 ", \"last\": %" PRIu64, first ? "" : ",",
+		a->time_ns, a->file_index, a->stream,
+		a->kind == URA_PACK_ACCESS_READ ? "read" : "fault", a->first, a->last);
+	if (a->kind == URA_PACK_ACCESS_FAULT && !(a->flags & URA_PACK_ACCESS_NO_AROUND))
+		fprintf(f, ", \"around_first\": %" PRIu64 ", \"around_last\": %" PRIu64,
+			a->around_first, a->around_last);
+	fputs(", \"flags\": [", f);
+	for (size_t k = 0, n = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
+		if (a->flags & flags[k].flag)
+			fprintf(f, "%s\"%s\"", n++ ? ", " : "", flags[k].name);
 	fputs("]}", f);
 }
 
@@ -406,11 +468,13 @@ static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g)
 	json_string(f, info.command);
 	fprintf(f, ", \"duration_ns\": %" PRIu64 ", \"lost_events\": %" PRIu64
 		", \"unresolved_inodes\": %" PRIu64 ", \"unresolved_bytes\": %" PRIu64
-		", \"read_ahead_kb\": %u, \"access_events\": %s, \"system\": %s, \"cold\": %s},\n",
+		", \"read_ahead_kb\": %u, \"access_events\": %s, \"system\": %s, \"cold\": %s"
+		", \"access_log_truncated\": %s},\n",
 		info.duration_ns, info.lost_events, info.unresolved_inodes, info.unresolved_bytes,
 		info.read_ahead_kb, info.flags & URA_PACK_INFO_NO_ACCESS_EVENTS ? "false" : "true",
 		info.flags & URA_PACK_INFO_SYSTEM ? "true" : "false",
-		info.flags & URA_PACK_INFO_COLD ? "true" : "false");
+		info.flags & URA_PACK_INFO_COLD ? "true" : "false",
+		info.flags & URA_PACK_INFO_ACCESS_TRUNCATED ? "true" : "false");
 	fputs("  \"filesystems\": [", f);
 	for (size_t i = 0; i < ura_pack_fs_count(pack); i++)
 		json_fs(f, pack, i);
@@ -455,6 +519,14 @@ static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g)
 			", \"run_mask\": %" PRIu64 "}", rg.first_page * URA_PACK_PAGE_SIZE,
 			(uint64_t)rg.page_count * URA_PACK_PAGE_SIZE, rg.first_access_ns,
 			rg.flags & URA_PACK_RANGE_DEMANDED ? "true" : "false", support, mask);
+	}
+	fprintf(f, "\n  ],\n  \"access_count\": %zu,\n  \"access\": [", ura_pack_access_count(pack));
+	for (size_t i = 0; i < ura_pack_access_count(pack); i++) {
+		struct ura_pack_access a;
+
+		if (ura_pack_get_access(pack, i, &a) < 0)
+			break;
+		json_access(f, &a, i == 0);
 	}
 	fprintf(f, "\n  ],\n  \"totals\": {\"files\": %" PRIu64 ", \"ranges\": %" PRIu64
 		", \"bytes\": %" PRIu64 ", \"demanded_bytes\": %" PRIu64

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/../tap.sh"
 tap_tmpdir
 G="$DATA/golden-v1.pack"
-plan 25
+plan 31
 
 run_ok "text view" timeout 10 "$URA_DUMP" "$G"
 ok "text: absolute path with size and pages" out_has "/usr/bin/python3.11 (6833392 bytes, 116 pages in pack, 84 demanded)"
@@ -48,6 +48,34 @@ assert t == {"files": 4, "ranges": 6, "bytes": 124 * 4096, "demanded_bytes": 91 
              "metadata_ranges": 2, "metadata_bytes": 12288}, t
 assert d["filesystems"][1]["minor"] == 1048575
 PY
+
+ok "json: no access log in a 1.0 pack" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["access_count"] == 0 and d["access"] == [], d["access_count"]
+assert all(fs["ra"] is None for fs in d["filesystems"])
+assert not d["trace"]["access_log_truncated"]
+' "$T/json"
+ok "stats: no access log" sh -c '"$1" --stats "$2" | grep -Fx "access log:   none" >/dev/null' - "$URA_DUMP" "$DATA/golden-v1.pack"
+
+# the access log of format 1.1 (tests/data/golden-access.pack: the golden pack and a log)
+A="$DATA/golden-access.pack"
+run_ok "stats of a pack with an access log" timeout 10 "$URA_DUMP" --stats "$A"
+ok "stats: the log in one line" out_has "access log:   10 accesses (5 reads, 5 faults)"
+ok "text: the header counts the log" sh -c '"$1" "$2" | head -1 | grep -F ", 10 accesses logged" >/dev/null' - "$URA_DUMP" "$A"
+ok "json: the log, the files' indexes and the readahead facts" sh -c '"$1" --json "$2" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"version\"] == \"1.1\" and d[\"access_count\"] == 10 == len(d[\"access\"])
+a = d[\"access\"]
+assert a[0] == {\"time_ns\": 0, \"file\": 0, \"stream\": 100, \"kind\": \"read\", \"first\": 0, \"last\": 0, \"flags\": []}, a[0]
+assert a[4] == {\"time_ns\": 5001, \"file\": 2, \"stream\": 101, \"kind\": \"fault\", \"first\": 3, \"last\": 3, \"around_first\": 0, \"around_last\": 15, \"flags\": [\"exec\", \"missed\"]}, a[4]
+assert \"around_first\" not in a[5] and a[5][\"flags\"] == [\"no_around\", \"missed\"], a[5]
+files = {f[\"index\"]: f[\"path\"] for f in d[\"files\"]}
+assert files[a[0][\"file\"]] == \"/usr/bin/python3.11\", files
+assert d[\"filesystems\"][1][\"ra\"] == {\"max_sectors_kb\": 1280, \"fault_around_pages\": 16, \"large_folios\": True}
+assert d[\"filesystems\"][0][\"ra\"][\"max_sectors_kb\"] == 512
+"' - "$URA_DUMP" "$A"
 
 status_is "missing pack exits 66" 66 "$URA_DUMP" "$T/none.pack"
 ok "missing pack error names the file" err_has "'$T/none.pack'"
