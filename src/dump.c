@@ -497,9 +497,9 @@ static void json_file(FILE *f, const struct by_file *g, size_t i, bool first,
 	fprintf(f, "%s\n    {\"path\": ", first ? "" : ",");
 	json_string(f, path ? path : file.path);
 	free(path);
-	fprintf(f, ", \"index\": %zu, \"fs\": %u, \"dev\": \"%u:%u\", \"ino\": %" PRIu64 ", \"size\": %" PRIu64
-		", \"mtime_ns\": %" PRId64, i, file.fs_index, fs.major, fs.minor, file.ino, file.size,
-		file.mtime_ns);
+	fprintf(f, ", \"index\": %zu, \"fs\": %u, \"dev\": \"%u:%u\", \"ino\": %" PRIu64
+		", \"size\": %" PRIu64 ", \"mtime_ns\": %" PRId64, i, file.fs_index, fs.major,
+		fs.minor, file.ino, file.size, file.mtime_ns);
 	if (file.flags & URA_PACK_FILE_HAS_GENERATION)
 		fprintf(f, ", \"generation\": %" PRIu64, file.generation);
 	if (file.flags & URA_PACK_FILE_HAS_BTIME)

@@ -16,12 +16,12 @@
 #define ACCESS_MARK_EVERY	32
 
 /* Where record i * ACCESS_MARK_EVERY starts, and the state it is coded against. */
-struct access_mark {
+struct pack_access_mark {
 	size_t off;
-	struct access_state st;
+	struct pack_access_state st;
 };
 
-const char *access_problem(const struct ura_pack_access *a, const struct access_state *st,
+const char *pack_access_problem(const struct ura_pack_access *a, const struct pack_access_state *st,
 			   size_t nfiles)
 {
 	if (a->kind != URA_PACK_ACCESS_READ && a->kind != URA_PACK_ACCESS_FAULT)
@@ -44,7 +44,8 @@ const char *access_problem(const struct ura_pack_access *a, const struct access_
 		return a->flags & URA_PACK_ACCESS_GUESSED ?
 		       "guessed fault page without a fault-around window" : NULL;
 	if (a->around_first > a->first || a->around_last < a->last ||
-	    a->around_last >= PACK_MAX_PAGE || a->around_last - a->around_first >= ACCESS_MAX_AROUND)
+	    a->around_last >= PACK_MAX_PAGE ||
+	    a->around_last - a->around_first >= ACCESS_MAX_AROUND)
 		return "fault-around window not around its page, or too large";
 	return NULL;
 }
@@ -99,7 +100,8 @@ static bool has_window(const struct ura_pack_access *a)
 	return a->kind == URA_PACK_ACCESS_FAULT && !(a->flags & URA_PACK_ACCESS_NO_AROUND);
 }
 
-size_t access_encode(struct access_state *st, const struct ura_pack_access *a, uint8_t *buf)
+size_t pack_access_encode(struct pack_access_state *st, const struct ura_pack_access *a,
+			  uint8_t *buf)
 {
 	bool file = a->file_index != st->file, stream = a->stream != st->stream;
 	size_t n = 1;
@@ -119,13 +121,13 @@ size_t access_encode(struct access_state *st, const struct ura_pack_access *a, u
 		n += put_varint(buf + n, a->first - a->around_first);
 		n += put_varint(buf + n, a->around_last - a->last);
 	}
-	*st = (struct access_state){ .time = a->time_ns, .next = a->last + 1,
+	*st = (struct pack_access_state){ .time = a->time_ns, .next = a->last + 1,
 				     .file = a->file_index, .stream = a->stream };
 	return n;
 }
 
 /* Decode the record at *@off after @st; on success *@off and @st move past it. */
-static int decode(const uint8_t *p, size_t len, size_t *off, struct access_state *st,
+static int decode(const uint8_t *p, size_t len, size_t *off, struct pack_access_state *st,
 		  size_t nfiles, struct ura_pack_access *ret, const char **why)
 {
 	struct ura_pack_access a = { 0 };
@@ -183,24 +185,24 @@ static int decode(const uint8_t *p, size_t len, size_t *off, struct access_state
 		a.around_first = a.first - v;
 		a.around_last = a.last + w;
 	}
-	problem = access_problem(&a, st, nfiles);
+	problem = pack_access_problem(&a, st, nfiles);
 	if (problem) {
 		*why = problem;
 		return -EBADMSG;
 	}
-	*st = (struct access_state){ .time = a.time_ns, .next = a.last + 1,
+	*st = (struct pack_access_state){ .time = a.time_ns, .next = a.last + 1,
 				     .file = a.file_index, .stream = a.stream };
 	if (ret)
 		*ret = a;
 	return 0;
 }
 
-int access_log_load(struct access_log *log, const uint8_t *section, uint64_t size, size_t nfiles,
-		    const char **why)
+int pack_access_load(struct pack_access_log *log, const uint8_t *section, uint64_t size,
+		     size_t nfiles, const char **why)
 {
 	static uint64_t serials;
-	struct access_state st = { 0 };
-	struct access_mark *marks;
+	struct pack_access_state st = { 0 };
+	struct pack_access_mark *marks;
 	uint32_t count;
 	size_t off = 0, len;
 	int r;
@@ -220,7 +222,7 @@ int access_log_load(struct access_log *log, const uint8_t *section, uint64_t siz
 		return -ENOMEM;
 	for (uint32_t i = 0; i < count; i++) {
 		if (i % ACCESS_MARK_EVERY == 0)
-			marks[i / ACCESS_MARK_EVERY] = (struct access_mark){ .off = off, .st = st };
+			marks[i / ACCESS_MARK_EVERY] = (struct pack_access_mark){ off, st };
 		r = decode(section + ACCESS_HDR_SIZE, len, &off, &st, nfiles, NULL, why);
 		if (r < 0) {
 			free(marks);
@@ -232,20 +234,21 @@ int access_log_load(struct access_log *log, const uint8_t *section, uint64_t siz
 		*why = "access log longer than its records";
 		return -EBADMSG;
 	}
-	*log = (struct access_log){ .recs = section + ACCESS_HDR_SIZE, .len = len, .count = count,
-				    .marks = marks,
-				    .serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED) };
+	*log = (struct pack_access_log){ .recs = section + ACCESS_HDR_SIZE, .len = len,
+					 .count = count, .marks = marks,
+					 .serial = __atomic_add_fetch(&serials, 1,
+								      __ATOMIC_RELAXED) };
 	return 0;
 }
 
-void access_log_free(struct access_log *log)
+void pack_access_free(struct pack_access_log *log)
 {
 	free(log->marks);
 	log->marks = NULL;
 }
 
 /*
- * Where this thread's last access_log_get() stopped: the next record, so that
+ * Where this thread's last pack_access_get() stopped: the next record, so that
  * reading a log in order decodes each record once. Logs are told apart by
  * serial, never by address (a freed pack's address is reused).
  */
@@ -253,13 +256,13 @@ static __thread struct {
 	uint64_t serial;	/* 0: none */
 	size_t index;		/* the record at @off */
 	size_t off;
-	struct access_state st;
+	struct pack_access_state st;
 } cursor;
 
-int access_log_get(const struct access_log *log, size_t index, struct ura_pack_access *ret)
+int pack_access_get(const struct pack_access_log *log, size_t index, struct ura_pack_access *ret)
 {
-	const struct access_mark *m;
-	struct access_state st;
+	const struct pack_access_mark *m;
+	struct pack_access_state st;
 	const char *why;
 	size_t i, off;
 	int r;

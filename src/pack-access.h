@@ -17,8 +17,8 @@
 #define ACCESS_TAG_KIND		0x03u	/* URA_PACK_ACCESS_READ or _FAULT */
 #define ACCESS_TAG_FLAGS_SHIFT	2	/* bits 2-5: the URA_PACK_ACCESS_* flags */
 #define ACCESS_TAG_FLAGS	0x3cu
-#define ACCESS_TAG_FILE		0x40u	/* a file index follows; else the previous record's */
-#define ACCESS_TAG_STREAM	0x80u	/* a stream follows; else the previous record's */
+#define ACCESS_TAG_FILE		0x40u	/* a file index follows (else: the last one) */
+#define ACCESS_TAG_STREAM	0x80u	/* a stream follows (else: the last one) */
 
 #define ACCESS_FLAGS_KNOWN	(URA_PACK_ACCESS_EXEC | URA_PACK_ACCESS_NO_AROUND | \
 				 URA_PACK_ACCESS_MISSED | URA_PACK_ACCESS_GUESSED)
@@ -36,44 +36,45 @@
  * What a record leaves for the next to be coded against. Before the first:
  * time 0, file 0, stream 0, next page 0.
  */
-struct access_state {
+struct pack_access_state {
 	uint64_t time;		/* its time_ns */
 	uint64_t next;		/* its last page + 1 */
 	uint32_t file, stream;
 };
 
 /**
- * access_problem() - what is wrong with @a as the record after @st, or NULL
+ * pack_access_problem() - what is wrong with @a as the record after @st, or NULL
  * @nfiles: files in the pack
  *
  * The rules of ura-pack(5): a known kind and flags, a file of the pack, time
  * order, pages below 2^51, a fault of one page inside its window of at most
  * ACCESS_MAX_AROUND pages. The builder and the reader apply the same rules.
  */
-const char *access_problem(const struct ura_pack_access *a, const struct access_state *st,
-			   size_t nfiles);
+const char *pack_access_problem(const struct ura_pack_access *a,
+				const struct pack_access_state *st, size_t nfiles);
 
 /**
- * access_encode() - code @a, which access_problem() accepted, after @st
+ * pack_access_encode() - code @a, which pack_access_problem() accepted, after @st
  * @buf: room for ACCESS_REC_MAX bytes
  *
  * Return: the bytes written; @st then describes @a.
  */
-size_t access_encode(struct access_state *st, const struct ura_pack_access *a, uint8_t *buf);
+size_t pack_access_encode(struct pack_access_state *st, const struct ura_pack_access *a,
+			  uint8_t *buf);
 
-struct access_mark;
+struct pack_access_mark;
 
 /* The access log of a parsed pack; all zero for a pack without one. */
-struct access_log {
+struct pack_access_log {
 	const uint8_t *recs;		/* the first record, inside the pack's image */
 	size_t len;			/* bytes of records */
 	uint32_t count;
-	struct access_mark *marks;	/* where to start decoding, every ACCESS_MARK_EVERY records */
+	struct pack_access_mark *marks;	/* where to start decoding, every 32 records */
 	uint64_t serial;		/* tells logs apart for a thread's cursor */
 };
 
 /**
- * access_log_load() - check every record of an ACCESS section and index it
+ * pack_access_load() - check every record of an ACCESS section and index it
  * @section: the section's bytes (header and records), @size of them
  * @nfiles: files in the pack
  * @why: on -EBADMSG, the reason
@@ -81,19 +82,20 @@ struct access_log {
  * Return: 0, -EBADMSG or -ENOMEM. The marks take 32 bytes per 32 records, and
  * the record count is checked against the bytes before they are allocated.
  */
-int access_log_load(struct access_log *log, const uint8_t *section, uint64_t size, size_t nfiles,
-		    const char **why);
+int pack_access_load(struct pack_access_log *log, const uint8_t *section, uint64_t size,
+		     size_t nfiles, const char **why);
 
-/** access_log_free() - release the marks; a zeroed log is allowed */
-void access_log_free(struct access_log *log);
+/** pack_access_free() - release the marks; a zeroed log is allowed */
+void pack_access_free(struct pack_access_log *log);
 
 /**
- * access_log_get() - decode record @index
+ * pack_access_get() - decode record @index
  *
  * From the mark before it, or from where this thread's last call on the same
  * log stopped: reading the log in order decodes each record once.
  * Return: 0, or -ERANGE past the end.
  */
-int access_log_get(const struct access_log *log, size_t index, struct ura_pack_access *ret);
+int pack_access_get(const struct pack_access_log *log, size_t index,
+		    struct ura_pack_access *ret);
 
 #endif

@@ -39,7 +39,7 @@ struct ura_pack_builder {
 	struct vec pending;			/* pending range records (1.1) */
 	struct vec access;			/* the access log (1.1), already coded: bytes */
 	uint32_t access_count;
-	struct access_state access_st;		/* what the next access is coded against */
+	struct pack_access_state access_st;	/* what the next access is coded against */
 	struct vec ra_fs;			/* readahead facts (1.1), by filesystem */
 	struct vec strings;			/* bytes */
 	struct {
@@ -367,15 +367,15 @@ int ura_pack_builder_add_meta(struct ura_pack_builder *b, const struct ura_pack_
 int ura_pack_builder_add_access(struct ura_pack_builder *b, const struct ura_pack_access *a)
 {
 	uint8_t rec[ACCESS_REC_MAX], *dst;
-	struct access_state st = b->access_st;
-	const char *why = access_problem(a, &st, b->files.count);
+	struct pack_access_state st = b->access_st;
+	const char *why = pack_access_problem(a, &st, b->files.count);
 	size_t n;
 
 	if (why)
 		return fail(b, -EINVAL, why);
 	if (b->access_count == UINT32_MAX)
 		return fail(b, -E2BIG, "access log over 2^32 records");
-	n = access_encode(&st, a, rec);
+	n = pack_access_encode(&st, a, rec);
 	dst = vec_push(&b->access, n);
 	if (!dst)
 		return -ENOMEM;

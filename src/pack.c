@@ -33,7 +33,7 @@ struct ura_pack {
 	struct section runs, range_sup, meta_sup, pending;	/* 1.1; count 0 when absent */
 	const uint8_t *access;	/* 1.1: the access log section, or NULL */
 	uint64_t access_size;
-	struct access_log log;	/* its records, checked */
+	struct pack_access_log log;	/* its records, checked */
 	struct section ra_fs;	/* 1.1: readahead facts by filesystem */
 };
 
@@ -313,7 +313,7 @@ static int check_access(struct ura_pack *p)
 
 	if (!p->access)
 		return 0;
-	k = access_log_load(&p->log, p->access, p->access_size, p->files.count, &why);
+	k = pack_access_load(&p->log, p->access, p->access_size, p->files.count, &why);
 	if (k == -EBADMSG)
 		return bad(why);
 	return k;
@@ -543,7 +543,7 @@ void ura_pack_free(struct ura_pack *pack)
 {
 	if (!pack)
 		return;
-	access_log_free(&pack->log);
+	pack_access_free(&pack->log);
 	free(pack->data);
 	free(pack);
 }
@@ -754,7 +754,7 @@ size_t ura_pack_access_count(const struct ura_pack *pack)
 
 int ura_pack_get_access(const struct ura_pack *pack, size_t index, struct ura_pack_access *ret)
 {
-	return access_log_get(&pack->log, index, ret);
+	return pack_access_get(&pack->log, index, ret);
 }
 
 /* The records are in filesystem order: a binary search. */

@@ -341,7 +341,8 @@ URA_API int ura_pack_builder_add_meta(struct ura_pack_builder *b, const struct u
  *
  * Runs are numbered in the order added: the first is run 0 and must be the
  * newest. A builder with runs writes a version 1.1 pack with the run table and
- * the support of every range; one without writes version 1.0, as before.
+ * the support of every range; one without (nor an access log or readahead
+ * facts) writes version 1.0, as before.
  * Return: 0, -E2BIG (more than URA_PACK_MAX_RUNS runs), -ENOMEM.
  */
 URA_API int ura_pack_builder_add_run(struct ura_pack_builder *b, int64_t created_ns,
