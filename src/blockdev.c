@@ -142,6 +142,21 @@ int blockdev_max_sectors_kb(unsigned major, unsigned minor, unsigned *ret)
 	return get_queue_uint(major, minor, "max_sectors_kb", ret);
 }
 
+int blockdev_max_segments(unsigned major, unsigned minor, unsigned *ret_segments,
+			  unsigned *ret_segment_kb)
+{
+	unsigned segs, bytes;
+	int r = get_queue_uint(major, minor, "max_segments", &segs);
+
+	if (r == 0)
+		r = get_queue_uint(major, minor, "max_segment_size", &bytes);
+	if (r < 0)
+		return r;
+	*ret_segments = segs;
+	*ret_segment_kb = bytes / 1024;
+	return 0;
+}
+
 /* Open @path if it is the block device @dev; -ENODEV if it is something else. */
 static int open_checked(const char *path, dev_t dev)
 {

@@ -16,6 +16,9 @@ int blockdev_get_read_ahead_kb(unsigned major, unsigned minor, unsigned *ret);
 int blockdev_set_read_ahead_kb(unsigned major, unsigned minor, unsigned kb);
 int blockdev_is_rotational(unsigned major, unsigned minor, bool *ret);
 int blockdev_max_sectors_kb(unsigned major, unsigned minor, unsigned *ret);
+/* max_segments and max_segment_size (in KiB) */
+int blockdev_max_segments(unsigned major, unsigned minor, unsigned *ret_segments,
+			  unsigned *ret_segment_kb);
 
 /*
  * blockdev_identity() - one line that names the device across boots

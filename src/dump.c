@@ -474,8 +474,10 @@ static void json_fs(FILE *f, const struct ura_pack *pack, size_t i)
 	fprintf(f, ", \"read_ahead_kb\": %u, \"ra\": ", fs.read_ahead_kb);
 	if (ura_pack_get_ra_fs(pack, i, &ra) == 0)
 		fprintf(f, "{\"max_sectors_kb\": %u, \"fault_around_pages\": %u, "
-			"\"large_folios\": %s}", ra.max_sectors_kb, ra.fault_around_pages,
-			ra.flags & URA_PACK_RA_FS_LARGE_FOLIOS ? "true" : "false");
+			"\"large_folios\": %s, \"max_segments\": %u, \"max_segment_kb\": %u}",
+			ra.max_sectors_kb, ra.fault_around_pages,
+			ra.flags & URA_PACK_RA_FS_LARGE_FOLIOS ? "true" : "false", ra.max_segments,
+			ra.max_segment_kb);
 	else
 		fputs("null", f);
 	fputc('}', f);

@@ -413,6 +413,8 @@ int ura_pack_builder_set_ra_fs(struct ura_pack_builder *b, uint32_t fs_index,
 	put_le32(rec + RAFS_MAX_SECTORS_KB, r->max_sectors_kb);
 	put_le32(rec + RAFS_FAULT_AROUND, r->fault_around_pages);
 	put_le32(rec + RAFS_FLAGS, r->flags);
+	put_le32(rec + RAFS_MAX_SEGMENTS, r->max_segments);
+	put_le32(rec + RAFS_MAX_SEGMENT_KB, r->max_segment_kb);
 	return 0;
 }
 

@@ -132,7 +132,9 @@ enum {
 #define RAFS_MAX_SECTORS_KB	4	/* u32 the device's largest request, 0 unknown */
 #define RAFS_FAULT_AROUND	8	/* u32 pages one fault maps around it, 0 unknown */
 #define RAFS_FLAGS		12	/* u32 URA_PACK_RA_FS_* */
-#define RAFS_REC_SIZE		16
+#define RAFS_MAX_SEGMENTS	16	/* u32 memory segments a request can hold, 0 unknown */
+#define RAFS_MAX_SEGMENT_KB	20	/* u32 largest segment, 0 unknown */
+#define RAFS_REC_SIZE		24
 
 #define PACK_MAX_RUNS		64	/* one bit each in a u64 mask */
 

@@ -774,6 +774,8 @@ int ura_pack_get_ra_fs(const struct ura_pack *pack, size_t fs_index, struct ura_
 				.max_sectors_kb = get_le32(r + RAFS_MAX_SECTORS_KB),
 				.fault_around_pages = get_le32(r + RAFS_FAULT_AROUND),
 				.flags = get_le32(r + RAFS_FLAGS),
+				.max_segments = get_le32(r + RAFS_MAX_SEGMENTS),
+				.max_segment_kb = get_le32(r + RAFS_MAX_SEGMENT_KB),
 			};
 			return 0;
 		}

@@ -66,6 +66,8 @@ struct efile {
 	uint64_t ino;
 	uint32_t major, minor;
 	uint32_t request_pages;		/* max_sectors_kb in pages */
+	uint32_t max_segments;		/* segments a request holds, UINT32_MAX unknown */
+	uint32_t segment_pages;		/* pages a segment holds, 0 unknown (a whole folio) */
 	uint32_t around_pages;
 	bool large;			/* large folios */
 };
@@ -329,6 +331,8 @@ int ra_emulate_new(const struct ura_pack *pack, struct ra_emulation **ret)
 		if (!f->request_pages)
 			f->request_pages = 1;
 		f->around_pages = ra.fault_around_pages ? ra.fault_around_pages : DEFAULT_AROUND_PAGES;
+		f->max_segments = ra.max_segments ? ra.max_segments : UINT32_MAX;
+		f->segment_pages = ra.max_segment_kb / 4;
 		f->large = ra.flags & URA_PACK_RA_FS_LARGE_FOLIOS;
 	}
 	if (!within_budget(e)) {
@@ -421,6 +425,51 @@ static void log_state(struct run *r, const struct efile *f, const char *event, u
 		event, f->major, f->minor, f->ino, index);
 }
 
+static uint64_t folio_head(struct run *r, uint32_t file, uint64_t page, uint64_t *ret_pages);
+
+static void request(struct run *r, uint64_t pages, struct ra_counts *add)
+{
+	add->requests++;
+	if (r->o->model)
+		add->io_ns += devmodel_cost(r->o->model, pages * PAGE);
+}
+
+/*
+ * The requests of contiguous pages [@first, @first + @n): each folio is one
+ * memory segment (or several of the device's largest), a page of its own
+ * when it is a single page; a request ends at max_segments segments or
+ * max_sectors_kb, as the block layer splits them.
+ */
+static void split_requests(struct run *r, const struct efile *f, uint32_t file, uint64_t first,
+			   uint64_t n, struct ra_counts *add)
+{
+	uint64_t cur_pages = 0, cur_segs = 0;
+
+	for (uint64_t p = first; p < first + n; ) {
+		uint64_t len, head = folio_head(r, file, p, &len);
+		uint64_t left = head + len - p;
+
+		if (p + left > first + n)
+			left = first + n - p;
+		p += left;
+		while (left) {
+			uint64_t seg = f->segment_pages && f->segment_pages < left ? f->segment_pages : left;
+
+			if (cur_pages == f->request_pages || cur_segs == f->max_segments) {
+				request(r, cur_pages, add);
+				cur_pages = cur_segs = 0;
+			}
+			if (seg > f->request_pages - cur_pages)
+				seg = f->request_pages - cur_pages;
+			cur_pages += seg;
+			cur_segs++;
+			left -= seg;
+		}
+	}
+	if (cur_pages)
+		request(r, cur_pages, add);
+}
+
 /* read_pages(): the pages [@first, @first + @n) just added go to the device. */
 static void read_pages(struct run *r, uint32_t file, uint64_t first, uint64_t n)
 {
@@ -430,14 +479,7 @@ static void read_pages(struct run *r, uint32_t file, uint64_t first, uint64_t n)
 
 	if (!n)
 		return;
-	for (uint64_t left = n; left; ) {
-		uint64_t k = left < f->request_pages ? left : f->request_pages;
-
-		add.requests++;
-		if (r->o->model)
-			add.io_ns += devmodel_cost(r->o->model, k * PAGE);
-		left -= k;
-	}
+	split_requests(r, f, file, first, n, &add);
 	add.pages_read = n;
 	for (uint64_t p = first; p < first + n; p++) {
 		bool used = pg(r, file, p) & PG_USED;

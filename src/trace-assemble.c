@@ -58,6 +58,7 @@ struct found_fs {
 	uint32_t kdev;
 	struct ura_pack_fs rec;		/* strings point into the mount table or the root */
 	unsigned max_sectors_kb;	/* of its block device, 0 unknown (read for the access log) */
+	unsigned max_segments, max_segment_kb;	/* of its block device, 0 unknown */
 };
 
 /* A file of the pack, gathered: its name, its statx, the ranges that go in. */
@@ -231,6 +232,9 @@ static int fs_slot(struct assembly *a, uint32_t kdev, const struct mount_entry *
 	if (a->o->access && blockdev_max_sectors_kb(n->rec.major, n->rec.minor,
 						    &n->max_sectors_kb) < 0)
 		n->max_sectors_kb = 0;	/* not a block device (btrfs, NFS, ...): unknown */
+	if (a->o->access && blockdev_max_segments(n->rec.major, n->rec.minor, &n->max_segments,
+						  &n->max_segment_kb) < 0)
+		n->max_segments = n->max_segment_kb = 0;
 	*ret = a->nfs++;
 	return 0;
 }
@@ -816,6 +820,8 @@ static int build_access(struct assembly *a, struct ura_pack_builder *b, const ui
 	for (size_t i = 0; i < a->nfs && a->sum->access_records && r == 0; i++) {
 		struct ura_pack_ra_fs ra = {
 			.max_sectors_kb = a->fs[i].max_sectors_kb,
+			.max_segments = a->fs[i].max_segments,
+			.max_segment_kb = a->fs[i].max_segment_kb,
 			.fault_around_pages = access_fault_around(log),
 			.flags = access_large_folios(log, a->fs[i].kdev) ?
 				 URA_PACK_RA_FS_LARGE_FOLIOS : 0,

@@ -135,6 +135,8 @@ struct ura_pack_ra_fs {
 	uint32_t max_sectors_kb;	/* largest request of the device, 0 unknown */
 	uint32_t fault_around_pages;	/* pages one fault maps around it, 0 unknown */
 	uint32_t flags;			/* URA_PACK_RA_FS_* */
+	uint32_t max_segments;		/* memory segments a request can hold, 0 unknown */
+	uint32_t max_segment_kb;	/* largest segment, 0 unknown */
 };
 
 struct ura_pack;

@@ -33,6 +33,8 @@ head -c $((8 << 20)) /dev/urandom >"$M/maprand"
 python3 -c 'import sys; open(sys.argv[1], "wb").write(b"\xc3" * (4 << 20))' "$M/code"
 sync
 INOS=$(for f in seq rand map maprand code; do printf '%x ' "$(stat -c %i "$M/$f")"; done)
+FILTER=$(for f in seq rand map maprand code; do printf 'i_ino == %s || ' "$(stat -c %i "$M/$f")"; done)
+FILTER=${FILTER% || }
 
 # WINDOW: trace the workload with the device at read_ahead_kb WINDOW, the kernel's decisions
 # going to $T/kernel-WINDOW, the device's reads to $T/reads-WINDOW
@@ -42,18 +44,27 @@ trace_at() {
 	rmdir "$INST" 2>/dev/null
 	mkdir "$INST" || return 1
 	for e in "$INST"/events/readahead/*/filter; do
-		echo "$(for i in $INOS; do printf 'i_ino == 0x%s || ' "$i"; done) 0" >"$e" || return 1
+		echo "$FILTER" >"$e" || return 1
 	done
 	echo 1 >"$INST/events/readahead/enable"
 	"$HELPERS/evict" "$M/seq" "$M/rand" "$M/map" "$M/maprand" "$M/code" || return 1
 	before=$(awk '{print $1}' "/sys/block/$DEV/stat")
-	timeout 120 "$URA_TRACE" -q --pack "$T/run-$w.pack" -- "$HELPERS/ra-workload" "$M" ||
+	timeout 120 "$URA_TRACE" -q --probe never --pack "$T/run-$w.pack" -- "$HELPERS/ra-workload" "$M" ||
 		return 1
 	after=$(awk '{print $1}' "/sys/block/$DEV/stat")
-	echo $((after - before)) >"$T/reads-$w"
 	echo 0 >"$INST/events/readahead/enable"
 	cat "$INST/trace" >"$T/kernel-$w"
 	rmdir "$INST"
+	# the device's count varies by some 15% from run to run (pages physically adjacent
+	# merge into one segment): the median of the traced run and two more
+	echo $((after - before)) >"$T/reads-$w"
+	for e in 1 2; do
+		"$HELPERS/evict" "$M/seq" "$M/rand" "$M/map" "$M/maprand" "$M/code" || return 1
+		before=$(awk '{print $1}' "/sys/block/$DEV/stat")
+		"$HELPERS/ra-workload" "$M" || return 1
+		after=$(awk '{print $1}' "/sys/block/$DEV/stat")
+		echo $((after - before)) >>"$T/reads-$w"
+	done
 }
 
 for w in 128 2560; do
@@ -68,7 +79,7 @@ import json, subprocess, sys
 d = json.loads(subprocess.check_output([sys.argv[1], "--ra-advise", "--json", "--request-us", "500",
                                         "--mbps", "20", sys.argv[2]]))
 row = [r for r in d["windows"] if r["window_kb"] == d["trace_kb"]][0]
-reads = int(open(sys.argv[3]).read())
+reads = sorted(int(x) for x in open(sys.argv[3]).read().split())[1]
 f = row["requests"] + d["metadata"]["requests"]
 print("# pages read %d, added %d; requests %d (metadata %d), device %d" % (
     row["pages_read"], d["trace_added_pages"], f, d["metadata"]["requests"], reads), file=sys.stderr)

@@ -74,7 +74,7 @@ assert a[4] == {\"time_ns\": 5001, \"file\": 2, \"stream\": 101, \"kind\": \"fau
 assert \"around_first\" not in a[5] and a[5][\"flags\"] == [\"no_around\", \"missed\"], a[5]
 files = {f[\"index\"]: f[\"path\"] for f in d[\"files\"]}
 assert files[a[0][\"file\"]] == \"/usr/bin/python3.11\", files
-assert d[\"filesystems\"][1][\"ra\"] == {\"max_sectors_kb\": 1280, \"fault_around_pages\": 16, \"large_folios\": True}
+assert d[\"filesystems\"][1][\"ra\"] == {\"max_sectors_kb\": 1280, \"fault_around_pages\": 16, \"large_folios\": True, \"max_segments\": 0, \"max_segment_kb\": 0}
 assert d[\"filesystems\"][0][\"ra\"][\"max_sectors_kb\"] == 512
 "' - "$URA_DUMP" "$A"
 
