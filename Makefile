@@ -59,8 +59,8 @@ COMMON_OBJS := src/log.o src/util.o
 # Per tool: main() (option parsing) plus the modules it wires together.
 DUMP_OBJS := src/ura-dump.o src/dump.o src/pack-errors.o
 TRACE_OBJS := src/ura-trace.o src/trace-run.o src/trace-session.o src/trace-tracer.o \
-	src/trace-events.o src/trace-demand.o src/trace-dat.o src/trace-assemble.o src/trace-btrfs.o \
-	src/trace-root.o src/rakb.o src/residency.o src/safeopen.o src/mountinfo.o src/resolve.o \
+	src/trace-events.o src/trace-demand.o src/trace-access.o src/trace-dat.o src/trace-assemble.o \
+	src/trace-btrfs.o src/trace-root.o src/rakb.o src/residency.o src/safeopen.o src/mountinfo.o src/resolve.o \
 	src/pageset.o src/fileid.o src/blockdev.o src/trace-measure.o src/devcache.o \
 	src/devprobe.o src/devmodel.o src/cgroup.o src/pack-merge.o src/trace-merge.o src/pack-errors.o \
 	src/learn-run.o src/learn-window.o src/learn-events.o src/learn-merge.o src/pack-name.o \
@@ -84,8 +84,8 @@ UNITS := $(wildcard systemd/*.service systemd/*.timer)
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_OBJS := $(UNIT_SRCS:.c=.o) tests/unit/runner.o
 UNIT_DEPS := src/log.o src/util.o src/dump.o src/mountinfo.o src/resolve.o src/pageset.o \
-	src/trace-demand.o src/trace-root.o src/rakb.o src/trace-assemble.o src/trace-btrfs.o \
-	src/replay.o src/replay-plan.o src/replay-devices.o src/replay-mounts.o src/replay-files.o \
+	src/trace-demand.o src/trace-access.o src/trace-root.o src/rakb.o src/trace-assemble.o \
+	src/trace-btrfs.o src/replay.o src/replay-plan.o src/replay-devices.o src/replay-mounts.o src/replay-files.o \
 	src/replay-budget.o src/replay-inflight.o src/replay-report.o src/safeopen.o src/fileid.o \
 	src/residency.o src/schedule.o src/devmodel.o src/devprobe.o src/devcache.o src/cgroup.o \
 	src/blockdev.o src/cli-trace.o src/cli-replay.o src/cli-dump.o src/pack-merge.o \
