@@ -23,6 +23,9 @@
  */
 #define RA_KB_COLD	4
 
+/* Long options without a short form */
+enum { OPT_NO_ACCESS_LOG = 256 };
+
 void trace_usage(FILE *f)
 {
 	fputs("Usage:\n"
@@ -52,6 +55,8 @@ void trace_usage(FILE *f)
 	      " -b, --buffer-size SIZE   ring buffer per CPU (K, M, G suffixes)\n"
 	      " -e, --events LEVEL       all (default), access (no fault addresses) or\n"
 	      "                            add (page-cache additions only, cheapest)\n"
+	      "     --no-access-log      leave the access log (each read and fault, in\n"
+	      "                            order) out of the pack\n"
 	      " -P, --probe WHEN         measure the pack's devices for ura-replay: auto\n"
 	      "                            (once per device), always or never\n"
 	      " -m, --merge              merge the packs PACK... (runs of one program or\n"
@@ -115,6 +120,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		{ "window", required_argument, NULL, 'W' },
 		{ "only", required_argument, NULL, 'o' },
 		{ "events", required_argument, NULL, 'e' },
+		{ "no-access-log", no_argument, NULL, OPT_NO_ACCESS_LOG },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -132,7 +138,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 	o->min_confidence = MERGE_DEFAULT_CONFIDENCE;
 	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:R:I:b:e:P:JmC:k:w:W:o:vqhV", longopts,
 				NULL)) != -1) {
-		if (c > 0 && strchr("sdicrRIbeP", c))
+		if ((c > 0 && c < 256 && strchr("sdicrRIbeP", c)) || c == OPT_NO_ACCESS_LOG)
 			live_opts = true;	/* options of a trace, not of --merge */
 		switch (c) {
 		case 'p':
@@ -184,6 +190,9 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 					optarg);
 				goto usage;
 			}
+			break;
+		case OPT_NO_ACCESS_LOG:
+			o->no_access_log = true;
 			break;
 		case 'P':
 			if (strcmp(optarg, "auto") == 0)
@@ -279,7 +288,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		if (o->pack || o->argv || o->merge || live_opts || o->json) {
 			fputs("ura-trace: --watch takes no --pack, COMMAND, --merge, --system, "
 			      "--input, --duration, --until-idle, --cold, --read-ahead-kb, --root, "
-			      "--buffer-size, --events, --json or --probe\n", stderr);
+			      "--buffer-size, --events, --no-access-log, --json or --probe\n", stderr);
 			goto usage;
 		}
 		if (!o->watch_dir[0]) {

@@ -26,6 +26,7 @@ struct trace_options {
 	const char *input;		/* --input FILE */
 	unsigned buffer_kb;		/* --buffer-size SIZE, in KiB per CPU, 0 automatic */
 	enum trace_events events;	/* --events LEVEL */
+	bool no_access_log;		/* --no-access-log */
 	bool json;			/* --json */
 	int probe;			/* --probe: 0 auto, 1 always, -1 never */
 	int verbosity;			/* -v adds one, -q subtracts one */

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 
 #include <ura/pack.h>
 
+#include "blockdev.h"
 #include "fileid.h"
 #include "log.h"
 #include "mountinfo.h"
@@ -27,6 +29,7 @@
 #include "rakb.h"
 #include "resolve.h"
 #include "residency.h"
+#include "trace-access.h"
 #include "trace-assemble.h"
 #include "trace-btrfs.h"
 #include "trace-demand.h"
@@ -54,11 +57,14 @@ struct fsuuid2 {
 struct found_fs {
 	uint32_t kdev;
 	struct ura_pack_fs rec;		/* strings point into the mount table or the root */
+	unsigned max_sectors_kb;	/* of its block device, 0 unknown (read for the access log) */
 };
 
 /* A file of the pack, gathered: its name, its statx, the ranges that go in. */
 struct found_file {
 	size_t fs;			/* index in found_fs */
+	uint32_t traced_dev;		/* the inode traced (its accesses are logged by it) */
+	uint64_t traced_ino;
 	char *path;			/* relative to the recorded mount point, owned */
 	struct statx stx;
 	bool has_generation;
@@ -222,6 +228,9 @@ static int fs_slot(struct assembly *a, uint32_t kdev, const struct mount_entry *
 	n->rec.read_ahead_kb = rakb_during_trace(a->ra, n->rec.major, n->rec.minor);
 	if (me && fs_uuid(me->mount_point, n->rec.major, n->rec.minor, n->rec.uuid))
 		n->rec.flags |= URA_PACK_FS_HAS_UUID;
+	if (a->o->access && blockdev_max_sectors_kb(n->rec.major, n->rec.minor,
+						    &n->max_sectors_kb) < 0)
+		n->max_sectors_kb = 0;	/* not a block device (btrfs, NFS, ...): unknown */
 	*ret = a->nfs++;
 	return 0;
 }
@@ -321,7 +330,8 @@ long assemble_keep_resident(int fd, uint64_t size, struct pageset_range **ranges
 static int gather_file(struct assembly *a, const struct pageset_file *traced, size_t fs,
 		       const char *path, const struct statx *stx, const char *full, bool resident)
 {
-	struct found_file file = { .fs = fs, .stx = *stx };
+	struct found_file file = { .fs = fs, .traced_dev = traced->dev, .traced_ino = traced->ino,
+				   .stx = *stx };
 	struct found_file *m;
 	struct stat st;
 	int fd, r;
@@ -651,7 +661,7 @@ static int gather(struct assembly *a, const struct pageset_file *files, size_t n
 }
 
 static int build_file(struct assembly *a, struct ura_pack_builder *b, const struct found_file *f,
-		      const uint32_t *fs_index)
+		      const uint32_t *fs_index, uint32_t *ret_index)
 {
 	const struct statx *stx = &f->stx;
 	struct ura_pack_file file = { 0 };
@@ -669,6 +679,7 @@ static int build_file(struct assembly *a, struct ura_pack_builder *b, const stru
 	r = ura_pack_builder_add_file(b, &file, &fi);
 	if (r < 0)
 		return r;
+	*ret_index = fi;
 	a->sum->files++;
 	for (size_t i = 0; i < f->nranges; i++) {
 		const struct pageset_range *rg = &f->ranges[i];
@@ -721,6 +732,104 @@ static int build_meta(struct assembly *a, struct ura_pack_builder *b, const stru
 	return 0;
 }
 
+/* A traced inode and the pack's file named for it. */
+struct traced_key {
+	uint32_t dev;
+	uint64_t ino;
+	uint32_t index;
+};
+
+static int cmp_traced(const void *x, const void *y)
+{
+	const struct traced_key *a = x, *b = y;
+
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/*
+ * The access log: each logged file is the pack's file named for its inode
+ * (of several, on btrfs, the first); accesses to files not in the pack are
+ * dropped, and so are those the builder refuses (a window past 2^51 pages).
+ * With some accesses, each filesystem's readahead facts.
+ */
+static int build_access(struct assembly *a, struct ura_pack_builder *b, const uint32_t *fs_index,
+			const uint32_t *file_index)
+{
+	const struct access_log *log = a->o->access;
+	size_t nlog = access_file_count(log), n = access_count(log);
+	struct traced_key *keys = NULL;
+	uint32_t *map = NULL;
+	uint64_t dropped = 0, refused = 0;
+	int r = -ENOMEM;
+
+	keys = malloc((a->nfiles ? a->nfiles : 1) * sizeof(*keys));
+	map = malloc((nlog ? nlog : 1) * sizeof(*map));
+	if (!keys || !map)
+		goto out;
+	for (size_t i = 0; i < a->nfiles; i++)
+		keys[i] = (struct traced_key){ a->files[i].traced_dev, a->files[i].traced_ino,
+					       file_index[i] };
+	qsort(keys, a->nfiles, sizeof(*keys), cmp_traced);
+	for (uint32_t id = 0; id < nlog; id++) {
+		struct traced_key k = { .index = 0 }, *found;
+		size_t lo = 0, hi = a->nfiles;
+
+		access_file(log, id, &k.dev, &k.ino);
+		while (lo < hi) {	/* the first key not below (dev, ino, 0) */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (cmp_traced(&keys[mid], &k) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		found = lo < a->nfiles ? &keys[lo] : NULL;
+		map[id] = found && found->dev == k.dev && found->ino == k.ino ? found->index :
+			  URA_PACK_NO_INDEX;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct ura_pack_access acc;
+
+		access_get(log, i, &acc);
+		if (map[acc.file_index] == URA_PACK_NO_INDEX) {
+			dropped++;
+			continue;
+		}
+		acc.file_index = map[acc.file_index];
+		r = ura_pack_builder_add_access(b, &acc);
+		if (r == -EINVAL) {
+			log_debug("access %zu left out of the log: %s", i, ura_pack_builder_error(b));
+			refused++;
+			continue;
+		}
+		if (r < 0)
+			goto out;
+		a->sum->access_records++;
+	}
+	log_debug("access log: %" PRIu64 " of %zu accesses kept, %" PRIu64 " to files not in "
+		  "the pack, %" PRIu64 " refused", a->sum->access_records, n, dropped, refused);
+	r = 0;
+	for (size_t i = 0; i < a->nfs && a->sum->access_records && r == 0; i++) {
+		struct ura_pack_ra_fs ra = {
+			.max_sectors_kb = a->fs[i].max_sectors_kb,
+			.fault_around_pages = access_fault_around(log),
+			.flags = access_large_folios(log, a->fs[i].kdev) ?
+				 URA_PACK_RA_FS_LARGE_FOLIOS : 0,
+		};
+
+		r = ura_pack_builder_set_ra_fs(b, fs_index[i], &ra);
+	}
+	a->sum->access_truncated = a->sum->access_records && access_truncated(log);
+out:
+	free(keys);
+	free(map);
+	return r;
+}
+
 static char *join_argv(char **argv)
 {
 	size_t len = 1;
@@ -743,20 +852,25 @@ static int build(struct assembly *a, struct ura_pack_builder *b)
 {
 	struct ura_pack_info info = { 0 };
 	struct trace_summary *sum = a->sum;
-	uint32_t *fs_index = NULL;
+	uint32_t *fs_index = NULL, *file_index = NULL;
 	char *command = NULL;
 	struct utsname un;
 	int r = 0;
 
 	fs_index = calloc(a->nfs ? a->nfs : 1, sizeof(*fs_index));
-	if (!fs_index)
-		return -ENOMEM;
+	file_index = calloc(a->nfiles ? a->nfiles : 1, sizeof(*file_index));
+	if (!fs_index || !file_index) {
+		r = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < a->nfs && r == 0; i++)
 		r = ura_pack_builder_add_fs(b, &a->fs[i].rec, &fs_index[i]);
 	for (size_t i = 0; i < a->nfiles && r == 0; i++)
-		r = build_file(a, b, &a->files[i], fs_index);
+		r = build_file(a, b, &a->files[i], fs_index, &file_index[i]);
 	for (size_t i = 0; i < a->nmeta && r == 0; i++)
 		r = build_meta(a, b, &a->meta[i], fs_index);
+	if (r == 0 && a->o->access)
+		r = build_access(a, b, fs_index, file_index);
 	if (r < 0)
 		goto out;
 	command = join_argv(a->o->argv);
@@ -769,7 +883,7 @@ static int build(struct assembly *a, struct ura_pack_builder *b)
 	info.lost_events = sum->lost_events;
 	info.unresolved_inodes = sum->unresolved_inodes;
 	info.unresolved_bytes = sum->unresolved_bytes;
-	info.flags = a->o->info_flags;
+	info.flags = a->o->info_flags | (sum->access_truncated ? URA_PACK_INFO_ACCESS_TRUNCATED : 0);
 	info.read_ahead_kb = a->o->read_ahead_kb;
 	info.kernel_release = uname(&un) == 0 ? un.release : "";
 	info.command = command;
@@ -777,6 +891,7 @@ static int build(struct assembly *a, struct ura_pack_builder *b)
 out:
 	free(command);
 	free(fs_index);
+	free(file_index);
 	return r;
 }
 

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct access_log;
 struct mount_table;
 struct pageset_range;
 struct rakb_state;
@@ -21,6 +22,7 @@ struct assemble_opts {
 	unsigned read_ahead_kb;		/* --read-ahead-kb, for the pack's info (0: not forced) */
 	unsigned info_flags;		/* URA_PACK_INFO_* */
 	uint64_t duration_ns;		/* length of the trace */
+	const struct access_log *access;	/* the trace's access log to write, or NULL */
 };
 
 /**
@@ -35,8 +37,11 @@ struct assemble_opts {
  * First every fact is gathered: the inodes are named (resolve, btrfs
  * subvolumes), each name is checked to still be the traced inode (statx, birth
  * time against inode reuse, not the pack or ura-trace itself, below --root),
- * read_ahead_kb of each filesystem's device is read. Then the pack is built
- * from those facts and written atomically. Logs its errors (one line).
+ * read_ahead_kb of each filesystem's device is read (and max_sectors_kb with
+ * an access log). Then the pack is built from those facts and written
+ * atomically: with @o->access, the accesses to the files of the pack (those to
+ * other files are dropped) and each filesystem's readahead facts. Logs its
+ * errors (one line).
  *
  * Return: 0 or -errno.
  */

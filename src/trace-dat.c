@@ -11,6 +11,7 @@
 #include <ura/pack.h>
 
 #include "log.h"
+#include "trace-access.h"
 #include "trace-dat.h"
 #include "trace-demand.h"
 #include "trace-events.h"
@@ -20,6 +21,7 @@
 struct dat_reader {
 	struct trace_decoder *decoder;
 	struct trace_demand *demand;
+	struct access_log *access;	/* or NULL */
 	uint64_t lost;
 	struct tep_format_field *fg_func, *fg_calltime, *fg_rettime;
 	uint64_t mm_faults, mm_fault_ns;
@@ -33,7 +35,9 @@ static int dat_event_cb(struct tracecmd_input *h, struct tep_event *ev, struct t
 
 	if (trace_decoder_decode(rd->decoder, record, &e) <= 0)
 		return 0;
-	return demand_feed(rd->demand, &e) < 0 ? -1 : 0;
+	if (demand_feed(rd->demand, &e) < 0)
+		return -1;
+	return rd->access && access_feed(rd->access, &e, rd->demand->t0) < 0 ? -1 : 0;
 }
 
 /* As in a function_graph trace: count handle_mm_fault calls and their time. */
@@ -85,10 +89,10 @@ static int dat_iterate(struct tracecmd_input *h, struct dat_reader *rd)
 	return rd->demand->error;
 }
 
-int dat_read(const char *path, struct trace_demand *d, unsigned *ret_info_flags,
-	     uint64_t *ret_duration_ns, struct trace_summary *sum)
+int dat_read(const char *path, struct trace_demand *d, struct access_log *log,
+	     unsigned *ret_info_flags, uint64_t *ret_duration_ns, struct trace_summary *sum)
 {
-	struct dat_reader rd = { .demand = d };
+	struct dat_reader rd = { .demand = d, .access = log };
 	struct tracecmd_input *h = NULL;
 	unsigned info_flags = 0;
 	bool get, map;

@@ -5,12 +5,14 @@
 
 #include <stdint.h>
 
+struct access_log;
 struct trace_demand;
 struct trace_summary;
 
 /**
  * dat_read() - feed the events of the trace-cmd recording @path to @d
  * @d: an initialised demand model; its times start at the first event
+ * @log: the access log, or NULL; gets every event after @d
  * @ret_info_flags: URA_PACK_INFO_NO_ACCESS_EVENTS when the recording has no read
  *	or fault-around events (every page then counts as demanded)
  * @ret_duration_ns: from the first to the last event
@@ -22,7 +24,7 @@ struct trace_summary;
  * Return: 0, -ENOENT (no such file), -EBADMSG (not a trace.dat), -ENODEV (no
  * add_to_page_cache event in it), other -errno.
  */
-int dat_read(const char *path, struct trace_demand *d, unsigned *ret_info_flags,
-	     uint64_t *ret_duration_ns, struct trace_summary *sum);
+int dat_read(const char *path, struct trace_demand *d, struct access_log *log,
+	     unsigned *ret_info_flags, uint64_t *ret_duration_ns, struct trace_summary *sum);
 
 #endif

@@ -9,6 +9,7 @@
 #include "log.h"
 #include "mountinfo.h"
 #include "rakb.h"
+#include "trace-access.h"
 #include "trace-assemble.h"
 #include "trace-dat.h"
 #include "trace-demand.h"
@@ -16,6 +17,9 @@
 #include "trace-root.h"
 #include "trace-run.h"
 #include "trace-session.h"
+
+/* What the kernel says of fault-around (debugfs; the default when it is not there). */
+#define FAULT_AROUND_BYTES	"/sys/kernel/debug/fault_around_bytes"
 
 /* URA_TRACE_EVENTS=FILE: every event decoded, one a line, for bench/ analysis. */
 static FILE *open_event_log(void)
@@ -42,6 +46,7 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 	struct mount_table mt = { 0 };
 	struct rakb_state ra = { 0 };
 	struct trace_demand d = { 0 };
+	struct access_log *log = NULL;
 	sigset_t handled, orig;
 	bool blocked = false;
 	char *root = NULL;
@@ -65,6 +70,16 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 		goto out;
 	}
 	d.event_log = open_event_log();
+	/* the access log, unless told not to or without access events to make it of */
+	if (!o->no_access_log && o->events != TRACE_EVENTS_ADD) {
+		r = access_log_new(access_read_fault_around(FAULT_AROUND_BYTES), ACCESS_LOG_MAX,
+				   &log);
+		if (r < 0) {
+			log_err("cannot start: %s", strerror(-r));
+			goto out;
+		}
+		ao.access = log;
+	}
 
 	/*
 	 * The mounts, read once: at the start of a live trace (--read-ahead-kb
@@ -83,10 +98,10 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 			log_err("cannot read '/proc/self/mountinfo': %s", strerror(-r));
 			goto out;
 		}
-		r = session_trace(o, root, &mt, &orig, &d, &ra, &ao.info_flags, &ao.duration_ns,
-				  sum);
+		r = session_trace(o, root, &mt, &orig, &d, log, &ra, &ao.info_flags,
+				  &ao.duration_ns, sum);
 	} else {
-		r = dat_read(o->input, &d, &ao.info_flags, &ao.duration_ns, sum);
+		r = dat_read(o->input, &d, log, &ao.info_flags, &ao.duration_ns, sum);
 	}
 	if (r < 0)
 		goto out;
@@ -104,6 +119,9 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 		}
 	}
 	r = assemble_pack(&ao, &d, &mt, &ra, sum);
+	if (r == 0 && sum->access_truncated)
+		log_warn("the access log stopped at %zu accesses (its limit, or out of memory): "
+			 "the pack holds the first", access_count(log));
 	if (blocked) {		/* the pack is written: a signal may stop the probe */
 		sigprocmask(SIG_SETMASK, &orig, NULL);
 		blocked = false;
@@ -122,6 +140,7 @@ out:
 	if (d.event_log)
 		fclose(d.event_log);
 	demand_fini(&d);
+	access_log_free(log);
 	free(root);
 	return r;
 }

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "mountinfo.h"
 #include "rakb.h"
+#include "trace-access.h"
 #include "trace-demand.h"
 #include "trace-events.h"
 #include "trace-summary.h"
@@ -137,6 +138,7 @@ struct loop_state {
 	struct tracer *t;
 	const struct trace_decoder *decoder;
 	struct trace_demand *demand;
+	struct access_log *access;	/* or NULL */
 	const struct trace_options *o;
 	struct child *ch;
 	int sigfd;
@@ -146,15 +148,19 @@ struct loop_state {
 	int child_status;
 };
 
-/* A record read from the ring buffers: decode it, feed it to the demand model. */
+/* A record read from the ring buffers: decode it, feed it to the demand model and the log. */
 static int feed_record(struct tep_record *rec, void *ctx)
 {
 	struct loop_state *ls = ctx;
 	struct trace_event ev;
+	int r;
 
 	if (trace_decoder_decode(ls->decoder, rec, &ev) <= 0)
 		return 0;
-	return demand_feed(ls->demand, &ev);
+	r = demand_feed(ls->demand, &ev);
+	if (r >= 0 && ls->access)
+		r = access_feed(ls->access, &ev, ls->demand->t0);
+	return r;
 }
 
 static int drain(struct loop_state *ls)
@@ -260,8 +266,8 @@ void session_signals(sigset_t *ret)
 
 int session_trace(const struct trace_options *o, const char *root,
 		  const struct mount_table *mt, const sigset_t *child_mask,
-		  struct trace_demand *d, struct rakb_state *ra, unsigned *ret_info_flags, uint64_t *ret_duration_ns,
-		  struct trace_summary *sum)
+		  struct trace_demand *d, struct access_log *log, struct rakb_state *ra,
+		  unsigned *ret_info_flags, uint64_t *ret_duration_ns, struct trace_summary *sum)
 {
 	struct tracer_opts to = {
 		.system = o->system,
@@ -271,7 +277,7 @@ int session_trace(const struct trace_options *o, const char *root,
 		.fault_addresses = o->events == TRACE_EVENTS_ALL,
 	};
 	struct child ch = { .pid = -1, .pidfd = -1, .go_fd = -1, .err_fd = -1 };
-	struct loop_state ls = { .o = o, .demand = d, .sigfd = -1 };
+	struct loop_state ls = { .o = o, .demand = d, .access = log, .sigfd = -1 };
 	struct trace_decoder *decoder = NULL;
 	struct tracer *t = NULL;
 	sigset_t mask;

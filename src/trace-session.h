@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+struct access_log;
 struct rakb_state;
 struct trace_demand;
 
@@ -24,6 +25,7 @@ struct trace_summary;
  * @child_mask: the signal mask the command starts with (the caller's own,
  *	before it blocked session_signals())
  * @d: an initialised demand model; gets every event
+ * @log: the access log, or NULL; gets every event after @d
  * @ra: zeroed; what --read-ahead-kb forced, already restored on return, kept
  *	for the pack's records (the caller calls rakb_free())
  * @ret_info_flags: URA_PACK_INFO_* the trace calls for
@@ -39,7 +41,7 @@ struct trace_summary;
  */
 int session_trace(const struct trace_options *o, const char *root,
 		  const struct mount_table *mt, const sigset_t *child_mask,
-		  struct trace_demand *d, struct rakb_state *ra, unsigned *ret_info_flags, uint64_t *ret_duration_ns,
-		  struct trace_summary *sum);
+		  struct trace_demand *d, struct access_log *log, struct rakb_state *ra,
+		  unsigned *ret_info_flags, uint64_t *ret_duration_ns, struct trace_summary *sum);
 
 #endif

@@ -20,6 +20,8 @@ struct trace_summary {
 	uint64_t mm_faults;		/* --input: handle_mm_fault calls in a function_graph trace */
 	uint64_t mm_fault_ns;		/* --input: their total time */
 	bool access_events;		/* demand came from access events */
+	uint64_t access_records;	/* accesses in the pack's access log */
+	bool access_truncated;		/* the log stopped at its limit */
 	bool pack_written;
 	bool bad_input;			/* --input missing, not a trace.dat, or without the event */
 	bool not_root;			/* a live trace asked for by someone else than root */

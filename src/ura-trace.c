@@ -27,12 +27,14 @@ static void print_summary(FILE *f, const struct trace_summary *s, bool json)
 			",\"outside_root_files\":%" PRIu64 ",\"events\":%" PRIu64
 			",\"page_cache_additions\":%" PRIu64 ",\"pages_added\":%" PRIu64
 			",\"filemap_faults\":%" PRIu64 ",\"mm_faults\":%" PRIu64
-			",\"access_events\":%s,\"seconds\":%.3f}\n",
+			",\"access_events\":%s,\"access_log\":%" PRIu64
+			",\"access_log_truncated\":%s,\"seconds\":%.3f}\n",
 			s->files, s->ranges, s->bytes, s->demanded_bytes, s->speculative_bytes,
 			s->meta_bytes, s->meta_ranges, s->lost_events, s->unresolved_inodes,
 			s->unresolved_bytes, s->skipped_pseudo, s->outside_root, s->events,
 			s->add_events, s->added_pages, s->fault_events, s->mm_faults,
-			s->access_events ? "true" : "false", s->seconds);
+			s->access_events ? "true" : "false", s->access_records,
+			s->access_truncated ? "true" : "false", s->seconds);
 		return;
 	}
 	fprintf(f, "%s: %" PRIu64 " files, %" PRIu64 " ranges, %.1f MiB (demanded %.1f MiB, "

@@ -168,6 +168,10 @@ START_TEST(test_root_input_buffer)
 	ck_assert_int_eq(o.events, TRACE_EVENTS_ACCESS);
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "--events=all", "true"), 1);
 	ck_assert_int_eq(o.events, TRACE_EVENTS_ALL);
+	ck_assert(!o.no_access_log);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--no-access-log", "true"), 1);
+	ck_assert(o.no_access_log);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--no-access-log", "-I", "t.dat"), 1);
 
 	quiet();
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "--events=some", "true"), -EINVAL);
@@ -288,6 +292,8 @@ START_TEST(test_merge)
 	ck_assert_int_eq(PARSE(&o, "--merge", "--pack", "o", ""), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--merge", "--system", "--pack", "o", "a"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--merge", "--cold", "--pack", "o", "a"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--merge", "--no-access-log", "--pack", "o", "a"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--watch", "d", "--no-access-log"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--merge", "-I", "x", "--pack", "o", "a"), -EINVAL);
 	for (size_t i = 0; i < 6; i++) {
 		static const char *const bad[] = { "0", "-0.5", "1.01", "x", "0.5x", "" };
