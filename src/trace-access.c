@@ -289,7 +289,9 @@ static struct rec *recent_fault(struct access_log *l, const struct task *t, uint
  * window around a read fault, starting at the fault's virtual page rounded down
  * to the window size (unless the mapping starts later). So the page touched
  * is the window's first plus the fault's virtual page modulo the window size,
- * as trace-demand.c's map_window() has it.
+ * as trace-demand.c's map_window() has it. When that falls past the window,
+ * the window was clipped at the mapping's start: the page is in the window,
+ * but which is a guess (unless the window has one page).
  */
 static int on_window(struct access_log *l, struct task *t, const struct trace_event *ev,
 		     uint32_t file, uint64_t t0)
@@ -308,7 +310,7 @@ static int on_window(struct access_log *l, struct task *t, const struct trace_ev
 		flags = t->fault_exec ? URA_PACK_ACCESS_EXEC : 0;
 		if (touched <= last)
 			page = touched;
-		else
+		else if (first != last)	/* clipped at the mapping's start: a guess */
 			flags |= URA_PACK_ACCESS_GUESSED;
 		t->fault = false;	/* one fault, one window */
 	} else if ((r = recent_fault(l, t, file, ev->ts)) &&

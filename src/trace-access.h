@@ -51,7 +51,8 @@ void access_log_free(struct access_log *l);
  * - page_fault_user: remembered, for the task's next window or file fault;
  * - mm_filemap_map_pages: a FAULT on the page the remembered fault touched in
  *   the window (EXEC for an instruction fetch), or on the window's first page,
- *   GUESSED, when there is none or the page falls outside the window;
+ *   GUESSED, when there is none or the page falls outside the window (of
+ *   more than one page);
  * - mm_filemap_fault on page P: MISSED on the task's last record when that is
  *   a fault of the same file whose window holds P (its page becomes P); else a
  *   FAULT on P, MISSED, in the window the remembered fault gives, or

@@ -122,19 +122,23 @@ START_TEST(test_window_after_fault)
 	user_fault(l, 30, 100, 0x7f0000109, true);
 	map_pages(l, 31, 100, 7, 96, 100);
 	expect(l, 2, FAULT, EXEC | GUESSED, 96, 96, 96, 100);
+	/* a window of one page: that page, whatever the fault's address */
+	user_fault(l, 35, 100, 0x7f0000109, false);
+	map_pages(l, 36, 100, 7, 120, 120);
+	expect(l, 3, FAULT, 0, 120, 120, 120, 120);
 	/* no user fault: the window's first page, a guess */
 	map_pages(l, 40, 100, 7, 128, 143);
-	expect(l, 3, FAULT, GUESSED, 128, 128, 128, 143);
+	expect(l, 4, FAULT, GUESSED, 128, 128, 128, 143);
 	/* a fault too old (over 10 ms) is no evidence; one window per fault */
 	user_fault(l, 50, 100, 0x7f0000003, false);
 	map_pages(l, 50 + 10001, 100, 7, 160, 175);
-	expect(l, 4, FAULT, GUESSED, 160, 160, 160, 175);
+	expect(l, 5, FAULT, GUESSED, 160, 160, 160, 175);
 	user_fault(l, 20000, 100, 0x7f0000003, false);
 	map_pages(l, 20001, 100, 7, 192, 207);
 	map_pages(l, 20002, 100, 7, 224, 239);
-	expect(l, 5, FAULT, 0, 195, 195, 192, 207);
-	expect(l, 6, FAULT, GUESSED, 224, 224, 224, 239);
-	ck_assert_uint_eq(access_count(l), 7);
+	expect(l, 6, FAULT, 0, 195, 195, 192, 207);
+	expect(l, 7, FAULT, GUESSED, 224, 224, 224, 239);
+	ck_assert_uint_eq(access_count(l), 8);
 	access_log_free(l);
 }
 END_TEST
