@@ -90,7 +90,7 @@ UNIT_DEPS := src/log.o src/util.o src/dump.o src/mountinfo.o src/resolve.o src/p
 	src/residency.o src/schedule.o src/devmodel.o src/devprobe.o src/devcache.o src/cgroup.o \
 	src/blockdev.o src/cli-trace.o src/cli-replay.o src/cli-dump.o src/pack-merge.o \
 	src/pack-name.o src/learn-window.o src/pathescape.o src/replay-packs.o src/pack-errors.o \
-	src/markup.o
+	src/markup.o src/dump-picture.o
 FUZZ_TARGETS := tests/fuzz/fuzz-pack tests/fuzz/fuzz-mountinfo
 
 all: $(LIB_A) $(LIB_SO) $(PROGS) pkgconfig/libura.pc
