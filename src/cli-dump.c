@@ -5,11 +5,19 @@
 #include <string.h>
 
 #include "cli-dump.h"
+#include "dump-picture.h"
+#include "util.h"
+
+enum {
+	OPT_SVG = 0x100,
+	OPT_ROWS,
+};
 
 void dump_usage(FILE *f)
 {
 	fputs("Usage:\n"
 	      " ura-dump [options] PACK\n"
+	      " ura-dump --svg OUT [--rows N] PACK\n"
 	      "\n"
 	      "Show what a ura pack holds: files, pages, metadata and trace details.\n"
 	      "\n"
@@ -17,6 +25,8 @@ void dump_usage(FILE *f)
 	      " -s, --sort KEY     order of files: access (default), path or size\n"
 	      " -S, --stats        print totals only\n"
 	      " -J, --json         print everything as JSON (schema in ura-dump(8))\n"
+	      "     --svg OUT      draw the start-up in one SVG file (- for standard output)\n"
+	      "     --rows N       draw N files at most (default 150, 0: all), the rest summed\n"
 	      " -v, --verbose      say more\n"
 	      " -q, --quiet        print errors only\n"
 	      "\n"
@@ -32,19 +42,24 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 		{ "sort", required_argument, NULL, 's' },
 		{ "stats", no_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "rows", required_argument, NULL, OPT_ROWS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, json = 0, stats = 0;
+	int c, json = 0, stats = 0, sorted = 0, rows = 0;
+	uint64_t n;
 
-	*o = (struct dump_options){ .format = DUMP_TEXT, .sort = DUMP_SORT_ACCESS };
+	*o = (struct dump_options){ .format = DUMP_TEXT, .sort = DUMP_SORT_ACCESS,
+				    .rows = PICTURE_DEFAULT_ROWS };
 	optind = 0;	/* full reset: tests call this more than once */
 	while ((c = getopt_long(argc, argv, "s:SJvqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
+			sorted = 1;
 			if (strcmp(optarg, "access") == 0)
 				o->sort = DUMP_SORT_ACCESS;
 			else if (strcmp(optarg, "path") == 0)
@@ -62,6 +77,18 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 			break;
 		case 'J':
 			json = 1;
+			break;
+		case OPT_SVG:
+			o->svg = optarg;
+			break;
+		case OPT_ROWS:
+			if (parse_u64(optarg, &n) < 0 || n > UINT32_MAX) {
+				fprintf(stderr, "ura-dump: --rows wants a number of files, not '%s'\n",
+					optarg);
+				goto usage;
+			}
+			o->rows = (size_t)n;
+			rows = 1;
 			break;
 		case 'v':
 			o->verbosity++;
@@ -82,6 +109,15 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 	if (json && stats) {
 		fputs("ura-dump: --json and --stats exclude each other (the JSON holds the totals)\n",
 		      stderr);
+		goto usage;
+	}
+	if (o->svg && (json || stats || sorted)) {
+		fputs("ura-dump: --svg draws the pack in first-access order, without --json, --stats "
+		      "or --sort\n", stderr);
+		goto usage;
+	}
+	if (rows && !o->svg) {
+		fputs("ura-dump: --rows is for the picture (--svg)\n", stderr);
 		goto usage;
 	}
 	o->format = json ? DUMP_JSON : stats ? DUMP_STATS : DUMP_TEXT;

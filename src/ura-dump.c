@@ -6,15 +6,33 @@
 #include <string.h>
 
 #include "cli-dump.h"
+#include "dump-svg.h"
 #include "dump.h"
 #include "exit-codes.h"
 #include "log.h"
 #include "pack-errors.h"
 
+/* An output file named on the command line, "-" for standard output. */
+static FILE *open_out(const char *path)
+{
+	return strcmp(path, "-") == 0 ? stdout : fopen(path, "we");
+}
+
+/* Close it; @r is the writer's result. Return: 0 or -errno. */
+static int close_out(FILE *f, int r)
+{
+	if (f == stdout)
+		return r < 0 ? r : fflush(f) == 0 ? 0 : -errno;
+	if (fclose(f) != 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
 int main(int argc, char *argv[])
 {
 	struct dump_options o;
 	struct ura_pack *pack = NULL;
+	FILE *f;
 	int r;
 
 	r = dump_parse_args(argc, argv, &o);
@@ -26,6 +44,16 @@ int main(int argc, char *argv[])
 	if (r < 0) {
 		log_err("cannot read pack '%s': %s", o.pack, pack_strerror(r));
 		return pack_exit_code(r);
+	}
+	if (o.svg) {
+		f = open_out(o.svg);
+		r = f ? close_out(f, dump_svg(f, pack, o.pack, o.rows)) : -errno;
+		ura_pack_free(pack);
+		if (r < 0) {
+			log_err("cannot write '%s': %s", o.svg, strerror(-r));
+			return EXIT_FAIL;
+		}
+		return EXIT_OK;
 	}
 	r = dump_pack(stdout, pack, o.pack, o.format, o.sort);
 	ura_pack_free(pack);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "crc32c.h"
+#include "dump-svg.h"
 #include "dump.h"
 #include "pack-internal.h"
 #include "ura/pack.h"
@@ -36,6 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			dump_pack(null, p, "fuzz", DUMP_TEXT, DUMP_SORT_PATH);
 			dump_pack(null, p, "fuzz", DUMP_JSON, DUMP_SORT_SIZE);
 			dump_pack(null, p, "fuzz", DUMP_STATS, DUMP_SORT_ACCESS);
+			dump_svg(null, p, "fuzz", 2);
+			dump_svg(null, p, "fuzz", 0);
 			fclose(null);
 		}
 		ura_pack_free(p);

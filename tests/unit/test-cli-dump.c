@@ -96,6 +96,31 @@ START_TEST(test_formats)
 }
 END_TEST
 
+START_TEST(test_picture)
+{
+	struct dump_options o;
+
+	ck_assert_int_eq(PARSE(&o, "p"), 1);
+	ck_assert_ptr_null(o.svg);
+	ck_assert_uint_eq(o.rows, 150);
+	ck_assert_int_eq(PARSE(&o, "--svg", "out.svg", "p"), 1);
+	ck_assert_str_eq(o.svg, "out.svg");
+	ck_assert_int_eq(PARSE(&o, "--svg=-", "--rows=7", "p"), 1);
+	ck_assert_str_eq(o.svg, "-");
+	ck_assert_uint_eq(o.rows, 7);
+	ck_assert_int_eq(PARSE(&o, "--rows", "0", "--svg", "x", "p"), 1);
+	ck_assert_uint_eq(o.rows, 0);
+	quiet_stderr();
+	ck_assert_int_eq(PARSE(&o, "--svg", "x", "--json", "p"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--svg", "x", "--stats", "p"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--svg", "x", "--sort", "size", "p"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--rows", "3", "p"), -EINVAL);		/* no picture */
+	ck_assert_int_eq(PARSE(&o, "--rows", "-1", "--svg", "x", "p"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--rows", "4294967296", "--svg", "x", "p"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--svg"), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_verbosity)
 {
 	struct dump_options o;
@@ -135,6 +160,7 @@ static Suite *cli_dump_suite(void)
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_sort);
 	tcase_add_test(tc, test_formats);
+	tcase_add_test(tc, test_picture);
 	tcase_add_test(tc, test_verbosity);
 	tcase_add_test(tc, test_help_version_and_errors);
 	suite_add_tcase(s, tc);
