@@ -10,6 +10,7 @@
 
 enum {
 	OPT_SVG = 0x100,
+	OPT_HTML,
 	OPT_ROWS,
 };
 
@@ -17,7 +18,7 @@ void dump_usage(FILE *f)
 {
 	fputs("Usage:\n"
 	      " ura-dump [options] PACK\n"
-	      " ura-dump --svg OUT [--rows N] PACK\n"
+	      " ura-dump --svg OUT | --html OUT [--rows N] PACK\n"
 	      "\n"
 	      "Show what a ura pack holds: files, pages, metadata and trace details.\n"
 	      "\n"
@@ -26,6 +27,7 @@ void dump_usage(FILE *f)
 	      " -S, --stats        print totals only\n"
 	      " -J, --json         print everything as JSON (schema in ura-dump(8))\n"
 	      "     --svg OUT      draw the start-up in one SVG file (- for standard output)\n"
+	      "     --html OUT     the picture and tables of its files in one HTML page\n"
 	      "     --rows N       draw N files at most (default 150, 0: all), the rest summed\n"
 	      " -v, --verbose      say more\n"
 	      " -q, --quiet        print errors only\n"
@@ -43,6 +45,7 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 		{ "stats", no_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "html", required_argument, NULL, OPT_HTML },
 		{ "rows", required_argument, NULL, OPT_ROWS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -81,6 +84,9 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 		case OPT_SVG:
 			o->svg = optarg;
 			break;
+		case OPT_HTML:
+			o->html = optarg;
+			break;
 		case OPT_ROWS:
 			if (parse_u64(optarg, &n) < 0 || n > UINT32_MAX) {
 				fprintf(stderr, "ura-dump: --rows wants a number of files, not '%s'\n",
@@ -111,13 +117,17 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 		      stderr);
 		goto usage;
 	}
-	if (o->svg && (json || stats || sorted)) {
-		fputs("ura-dump: --svg draws the pack in first-access order, without --json, --stats "
-		      "or --sort\n", stderr);
+	if ((o->svg || o->html) && (json || stats || sorted)) {
+		fputs("ura-dump: --svg and --html draw the pack in first-access order, without "
+		      "--json, --stats or --sort\n", stderr);
 		goto usage;
 	}
-	if (rows && !o->svg) {
-		fputs("ura-dump: --rows is for the picture (--svg)\n", stderr);
+	if (o->svg && o->html && strcmp(o->svg, "-") == 0 && strcmp(o->html, "-") == 0) {
+		fputs("ura-dump: --svg and --html cannot both write to standard output\n", stderr);
+		goto usage;
+	}
+	if (rows && !o->svg && !o->html) {
+		fputs("ura-dump: --rows is for the picture (--svg, --html)\n", stderr);
 		goto usage;
 	}
 	o->format = json ? DUMP_JSON : stats ? DUMP_STATS : DUMP_TEXT;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli-dump.h"
+#include "dump-html.h"
 #include "dump-svg.h"
 #include "dump.h"
 #include "exit-codes.h"
@@ -28,11 +29,36 @@ static int close_out(FILE *f, int r)
 	return r;
 }
 
+/* --svg and --html: each file written, or the first failure reported. */
+static int pictures(const struct dump_options *o, const struct ura_pack *pack)
+{
+	const char *out[2] = { o->svg, o->html };
+
+	for (int i = 0; i < 2; i++) {
+		FILE *f;
+		int r;
+
+		if (!out[i])
+			continue;
+		f = open_out(out[i]);
+		if (!f)
+			r = -errno;
+		else if (i == 0)
+			r = close_out(f, dump_svg(f, pack, o->pack, o->rows));
+		else
+			r = close_out(f, dump_html(f, pack, o->pack, o->rows));
+		if (r < 0) {
+			log_err("cannot write '%s': %s", out[i], strerror(-r));
+			return EXIT_FAIL;
+		}
+	}
+	return EXIT_OK;
+}
+
 int main(int argc, char *argv[])
 {
 	struct dump_options o;
 	struct ura_pack *pack = NULL;
-	FILE *f;
 	int r;
 
 	r = dump_parse_args(argc, argv, &o);
@@ -45,15 +71,10 @@ int main(int argc, char *argv[])
 		log_err("cannot read pack '%s': %s", o.pack, pack_strerror(r));
 		return pack_exit_code(r);
 	}
-	if (o.svg) {
-		f = open_out(o.svg);
-		r = f ? close_out(f, dump_svg(f, pack, o.pack, o.rows)) : -errno;
+	if (o.svg || o.html) {
+		r = pictures(&o, pack);
 		ura_pack_free(pack);
-		if (r < 0) {
-			log_err("cannot write '%s': %s", o.svg, strerror(-r));
-			return EXIT_FAIL;
-		}
-		return EXIT_OK;
+		return r;
 	}
 	r = dump_pack(stdout, pack, o.pack, o.format, o.sort);
 	ura_pack_free(pack);

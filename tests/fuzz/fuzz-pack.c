@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "crc32c.h"
+#include "dump-html.h"
 #include "dump-svg.h"
 #include "dump.h"
 #include "pack-internal.h"
@@ -39,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			dump_pack(null, p, "fuzz", DUMP_STATS, DUMP_SORT_ACCESS);
 			dump_svg(null, p, "fuzz", 2);
 			dump_svg(null, p, "fuzz", 0);
+			dump_html(null, p, "fuzz", 1);
 			fclose(null);
 		}
 		ura_pack_free(p);

@@ -75,4 +75,24 @@ if left:
         fail("the files left out: %d bytes, want %d" % (num(more[0], "data-bytes"), t["bytes"] - drawn))
 elif more:
     fail("a row for no files left out")
+# the page's table of files: the rows of the picture, with the same figures
+if sys.argv[1].endswith(".html"):
+    tables = [t for t in doc.getElementsByTagName("table") if t.getAttribute("id") == "files"]
+    if len(tables) != 1:
+        fail("%d tables of files" % len(tables))
+    heads = [th.getAttribute("data-key") for th in tables[0].getElementsByTagName("th")]
+    body = tables[0].getElementsByTagName("tbody")[0]
+    trs = [tr for tr in body.childNodes if getattr(tr, "tagName", "") == "tr"]
+    byrank = {num(g, "data-rank"): g for g in files}
+    if sorted(num(tr, "data-rank") for tr in trs) != sorted(byrank):
+        fail("the table's files are not the picture's")
+    for tr in trs:
+        tds = [td for td in tr.childNodes if getattr(td, "tagName", "") == "td"]
+        g = byrank[num(tr, "data-rank")]
+        for key, attr in (("bytes", "data-bytes"), ("demanded", "data-demanded-bytes"),
+                          ("ranges", "data-ranges")):
+            if num(tds[heads.index(key)], "data-v") != num(g, attr):
+                fail("table row %d: %s" % (num(tr, "data-rank"), key))
+    if bool(tables[0].getElementsByTagName("tfoot")) != bool(more):
+        fail("the table's summed row")
 print("rows %d files %d metadata %d more %d" % (len(rows), len(files), len(meta), len(more)))

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ura-dump --svg without root: the picture of the golden pack, of a merged pack, of a pack with
-# hostile names and of 120,000 files; well-formed XML whose rows and totals match --json
+# ura-dump --svg and --html without root: the picture of the golden pack, of a merged pack, of a
+# pack with hostile names and of 120,000 files; well-formed XML whose rows, totals and tables
+# match --json, with no script but the page's own
 . "$(dirname "$0")/../tap.sh"
 tap_tmpdir
 G="$DATA/golden-v1.pack"
@@ -10,7 +11,7 @@ CHECK=$TOP/tests/tools/picture-check.py
 [ -x "$MKH" ] || make -s -C "$TOP" tests/integration/helpers/mkhostile >&2 ||
 	skip_all "cannot build tests/integration/helpers/mkhostile"
 command -v python3 >/dev/null || skip_all "needs python3"
-plan 28
+plan 41
 
 # PACK NAME: its JSON, for the checks
 json_of() { "$URA_DUMP" --json "$1" >"$T/$2.json"; }
@@ -33,6 +34,13 @@ run_ok "--rows 2" timeout 10 "$URA_DUMP" --rows 2 --svg "$T/g2.svg" "$G"
 ok "two files drawn, the other two summed, as --json says" python3 "$CHECK" "$T/g2.svg" "$T/g.json"
 ok "their row says so" grep -F 'and 2 more files' "$T/g2.svg"
 
+run_ok "--html and --svg together" timeout 10 "$URA_DUMP" --html "$T/g.html" --svg "$T/g3.svg" "$G"
+ok "the same picture" cmp "$T/g3.svg" "$T/g.svg"
+ok "the page: well-formed XML, picture and table as --json" python3 "$CHECK" "$T/g.html" "$T/g.json"
+ok "the page has one script, its own" test "$(count '<script' "$T/g.html")" = 1
+ok "and refers to nothing outside" not grep -E '(href|src)=' "$T/g.html"
+ok "the table gives each file's page map" test "$(count '<svg xmlns="http://www.w3.org/2000/svg" class="map"' "$T/g.html")" = 6
+status_is "--svg - and --html - is a usage error" 64 "$URA_DUMP" --svg - --html - "$G"
 status_is "--svg with --json is a usage error" 64 "$URA_DUMP" --json --svg "$T/x.svg" "$G"
 status_is "--rows without --svg is a usage error" 64 "$URA_DUMP" --rows 5 "$G"
 status_is "--rows takes a number" 64 "$URA_DUMP" --rows many --svg "$T/x.svg" "$G"
@@ -65,6 +73,10 @@ json_of "$T/evil.pack" evil
 ok "still well-formed XML, rows as --json" python3 "$CHECK" "$T/evil.svg" "$T/evil.json"
 ok "no script, no element from the names" sh -c '! grep -iE "<(script|svg on|b>)" "$1"' - "$T/evil.svg"
 ok "the names are there, escaped" grep -F '&lt;/text&gt;&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;/x\001\377]]&gt;' "$T/evil.svg"
+run_ok "hostile names in the page" timeout 10 "$URA_DUMP" --html "$T/evil.html" "$T/evil.pack"
+ok "well-formed XML, picture and table as --json" python3 "$CHECK" "$T/evil.html" "$T/evil.json"
+ok "one script, the page's own" sh -c '[ "$(grep -oiF "<script" "$1" | wc -l)" = 1 ] &&
+	[ "$(grep -oiF "</script" "$1" | wc -l)" = 1 ]' - "$T/evil.html"
 
 # ---- 120,000 files ----
 "$MKH" "$T/big.pack" fs:8:1:/ tail:0:120000
@@ -72,4 +84,7 @@ run_ok "120,000 files" timeout 10 "$URA_DUMP" --svg "$T/big.svg" "$T/big.pack"
 json_of "$T/big.pack" big
 ok "150 rows drawn, the rest summed, as --json says" python3 "$CHECK" "$T/big.svg" "$T/big.json"
 ok "the picture stays small (< 512 KiB)" test "$(stat -c %s "$T/big.svg")" -lt 524288
+run_ok "120,000 files in a page" timeout 10 "$URA_DUMP" --html "$T/big.html" "$T/big.pack"
+ok "the table lists the rows drawn, as --json says" python3 "$CHECK" "$T/big.html" "$T/big.json"
+ok "the page stays small (< 1 MiB)" test "$(stat -c %s "$T/big.html")" -lt 1048576
 done_testing

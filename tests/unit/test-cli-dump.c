@@ -110,6 +110,13 @@ START_TEST(test_picture)
 	ck_assert_uint_eq(o.rows, 7);
 	ck_assert_int_eq(PARSE(&o, "--rows", "0", "--svg", "x", "p"), 1);
 	ck_assert_uint_eq(o.rows, 0);
+	ck_assert_int_eq(PARSE(&o, "--html", "o.html", "p"), 1);
+	ck_assert_str_eq(o.html, "o.html");
+	ck_assert_ptr_null(o.svg);
+	ck_assert_int_eq(PARSE(&o, "--html=-", "--svg", "o.svg", "--rows", "9", "p"), 1);
+	ck_assert_str_eq(o.html, "-");
+	ck_assert_str_eq(o.svg, "o.svg");
+	ck_assert_uint_eq(o.rows, 9);
 	quiet_stderr();
 	ck_assert_int_eq(PARSE(&o, "--svg", "x", "--json", "p"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--svg", "x", "--stats", "p"), -EINVAL);
@@ -118,6 +125,8 @@ START_TEST(test_picture)
 	ck_assert_int_eq(PARSE(&o, "--rows", "-1", "--svg", "x", "p"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--rows", "4294967296", "--svg", "x", "p"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--svg"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--html", "x", "--json", "p"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--html", "-", "--svg", "-", "p"), -EINVAL);
 }
 END_TEST
 
