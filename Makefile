@@ -58,7 +58,7 @@ COMMON_OBJS := src/log.o src/util.o
 
 # Per tool: main() (option parsing) plus the modules it wires together.
 DUMP_OBJS := src/ura-dump.o src/dump.o src/pack-errors.o src/dump-picture.o src/dump-svg.o \
-	src/dump-html.o \
+	src/dump-html.o src/dump-compare.o src/pack-merge.o \
 	src/markup.o
 TRACE_OBJS := src/ura-trace.o src/trace-run.o src/trace-session.o src/trace-tracer.o \
 	src/trace-events.o src/trace-demand.o src/trace-dat.o src/trace-assemble.o src/trace-btrfs.o \
@@ -92,7 +92,7 @@ UNIT_DEPS := src/log.o src/util.o src/dump.o src/mountinfo.o src/resolve.o src/p
 	src/residency.o src/schedule.o src/devmodel.o src/devprobe.o src/devcache.o src/cgroup.o \
 	src/blockdev.o src/cli-trace.o src/cli-replay.o src/cli-dump.o src/pack-merge.o \
 	src/pack-name.o src/learn-window.o src/pathescape.o src/replay-packs.o src/pack-errors.o \
-	src/markup.o src/dump-picture.o src/dump-svg.o src/dump-html.o
+	src/markup.o src/dump-picture.o src/dump-svg.o src/dump-html.o src/dump-compare.o
 FUZZ_TARGETS := tests/fuzz/fuzz-pack tests/fuzz/fuzz-mountinfo
 
 all: $(LIB_A) $(LIB_SO) $(PROGS) pkgconfig/libura.pc
@@ -156,7 +156,8 @@ tests/unit/%.o: tests/unit/%.c .build-flags
 
 # Without libFuzzer each fuzz target gets a main() that replays its corpus.
 tests/fuzz/fuzz-pack: tests/fuzz/fuzz-pack.o tests/fuzz/fuzz-main.o src/dump.o src/util.o \
-		src/log.o src/dump-picture.o src/dump-svg.o src/dump-html.o src/markup.o $(LIB_A)
+		src/log.o src/dump-picture.o src/dump-svg.o src/dump-html.o src/dump-compare.o \
+		src/pack-merge.o src/markup.o $(LIB_A)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
 
@@ -218,7 +219,8 @@ fuzz:
 		$(FUZZ_CC) $(filter-out -MMD -MP -fvisibility=hidden,$(ALL_CFLAGS)) -fsanitize=fuzzer,address,undefined \
 			-o tests/fuzz/fuzz-$$t-libfuzzer tests/fuzz/fuzz-$$t.c \
 			$$(case $$t in pack) echo src/pack.c src/pack-build.c src/pack-index.c src/crc32c.c src/dump.c src/util.c src/log.c \
-				src/dump-picture.c src/dump-svg.c src/dump-html.c src/markup.c;; \
+				src/dump-picture.c src/dump-svg.c src/dump-html.c src/dump-compare.c \
+				src/pack-merge.c src/markup.c;; \
 			mountinfo) echo src/mountinfo.c src/util.c src/log.c;; esac) || exit 1; \
 	done
 

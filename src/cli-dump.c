@@ -12,6 +12,7 @@ enum {
 	OPT_SVG = 0x100,
 	OPT_HTML,
 	OPT_ROWS,
+	OPT_COMPARE,
 };
 
 void dump_usage(FILE *f)
@@ -19,6 +20,7 @@ void dump_usage(FILE *f)
 	fputs("Usage:\n"
 	      " ura-dump [options] PACK\n"
 	      " ura-dump --svg OUT | --html OUT [--rows N] PACK\n"
+	      " ura-dump --compare [--json | --html OUT] A B\n"
 	      "\n"
 	      "Show what a ura pack holds: files, pages, metadata and trace details.\n"
 	      "\n"
@@ -29,6 +31,7 @@ void dump_usage(FILE *f)
 	      "     --svg OUT      draw the start-up in one SVG file (- for standard output)\n"
 	      "     --html OUT     the picture and tables of its files in one HTML page\n"
 	      "     --rows N       draw N files at most (default 150, 0: all), the rest summed\n"
+	      "     --compare      what pack B adds and loses against pack A, file by file\n"
 	      " -v, --verbose      say more\n"
 	      " -q, --quiet        print errors only\n"
 	      "\n"
@@ -47,6 +50,7 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "html", required_argument, NULL, OPT_HTML },
 		{ "rows", required_argument, NULL, OPT_ROWS },
+		{ "compare", no_argument, NULL, OPT_COMPARE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -87,6 +91,9 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 		case OPT_HTML:
 			o->html = optarg;
 			break;
+		case OPT_COMPARE:
+			o->compare = true;
+			break;
 		case OPT_ROWS:
 			if (parse_u64(optarg, &n) < 0 || n > UINT32_MAX) {
 				fprintf(stderr, "ura-dump: --rows wants a number of files, not '%s'\n",
@@ -116,6 +123,21 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 		fputs("ura-dump: --json and --stats exclude each other (the JSON holds the totals)\n",
 		      stderr);
 		goto usage;
+	}
+	if (o->compare && (o->svg || stats || sorted || rows || (json && o->html))) {
+		fputs("ura-dump: --compare prints text, or --json, or writes --html; no --svg, "
+		      "--stats, --sort or --rows\n", stderr);
+		goto usage;
+	}
+	if (o->compare) {
+		if (argc - optind != 2) {
+			fputs("ura-dump: --compare needs two packs, A and B\n", stderr);
+			goto usage;
+		}
+		o->format = json ? DUMP_JSON : DUMP_TEXT;
+		o->pack = argv[optind];
+		o->pack_b = argv[optind + 1];
+		return 1;
 	}
 	if ((o->svg || o->html) && (json || stats || sorted)) {
 		fputs("ura-dump: --svg and --html draw the pack in first-access order, without "

@@ -6,11 +6,15 @@
  * which only sorts the tables (click a heading, or #sort=KEY / #sort=-KEY in the address) and
  * lights a file's row in the picture while the pointer is on its table row, and back.
  * Everything from the pack is escaped (markup.c), and nothing from it goes into the script.
+ * The page of ura-dump --compare has the same head and script, and a table of the files changed.
  */
+
+#define COMPARE_ROWS	1000	/* files changed listed at most in the page of a comparison */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "dump-compare.h"
 #include "dump-html.h"
 #include "dump-svg.h"
 #include "markup.h"
@@ -24,7 +28,7 @@ static const char page_style[] =
 	"th.asc::after{content:' \\25b2'}th.desc::after{content:' \\25bc'}"
 	"td.p,th[data-key=path],th[data-key=filesystem]{text-align:left}td.p{font-family:'DejaVu Sans Mono',monospace}"
 	"tbody tr:nth-child(even){background:#f5f5f5}tbody tr:hover,tbody tr.on{background:#ffe9a6}"
-	"tfoot td{font-style:italic}svg.map{vertical-align:middle}p.note{color:#555;max-width:70em}";
+	"td.added{color:#1f5fa8}td.lost{color:#b5520c}tfoot td{font-style:italic}svg.map{vertical-align:middle}p.note{color:#555;max-width:70em}";
 
 /*
  * Sorting and highlighting. It reads only the page (cells' data-v, rows' data-rank and
@@ -45,8 +49,8 @@ static const char page_script[] =
 	"  rows.sort(function (a, b) {\n"
 	"    var x = value(a, i, num), y = value(b, i, num);\n"
 	"    var c = num ? x - y : (x < y ? -1 : x > y ? 1 : 0);\n"
-	"    if (c === 0) c = Number(a.getAttribute(\"data-rank\")) - Number(b.getAttribute(\"data-rank\"));\n"
-	"    return desc ? -c : c;\n"
+	"    if (c !== 0) return desc ? -c : c;\n"
+	"    return Number(a.getAttribute(\"data-rank\")) - Number(b.getAttribute(\"data-rank\"));\n"
 	"  });\n"
 	"  rows.forEach(function (r) { body.appendChild(r); });\n"
 	"  for (var k = 0; k < heads.length; k++)\n"
@@ -280,5 +284,136 @@ int dump_html(FILE *f, const struct ura_pack *pack, const char *name, size_t max
 	dump_html_end(f);
 	free(title);
 	picture_free(p);
+	return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
+}
+
+/* ---- ura-dump --compare --html ---- */
+
+static void compare_cells(FILE *f, const struct compare_entry *e, bool demanded)
+{
+	char b[32];
+
+	dump_format_bytes(e->added_bytes, b, sizeof(b));
+	fprintf(f, "<td class=\"added\" data-v=\"%" PRIu64 "\">%s%s</td>", e->added_bytes,
+		e->added_bytes ? "+" : "", b);
+	dump_format_bytes(e->lost_bytes, b, sizeof(b));
+	fprintf(f, "<td class=\"lost\" data-v=\"%" PRIu64 "\">%s%s</td>", e->lost_bytes,
+		e->lost_bytes ? "-" : "", b);
+	cell_bytes(f, e->a_bytes);
+	cell_bytes(f, e->b_bytes);
+	if (demanded) {
+		cell_bytes(f, e->a_demanded_bytes);
+		cell_bytes(f, e->b_demanded_bytes);
+	}
+}
+
+static void compare_heads(FILE *f, bool demanded)
+{
+	head_cell(f, "added", true, "added");
+	head_cell(f, "lost", true, "lost");
+	head_cell(f, "a", true, "in A");
+	head_cell(f, "b", true, "in B");
+	if (demanded) {
+		head_cell(f, "a_demanded", true, "demanded in A");
+		head_cell(f, "b_demanded", true, "demanded in B");
+	}
+}
+
+static void compare_summary(FILE *f, const struct compare *c, const char *name_a,
+			    const char *name_b)
+{
+	const struct compare_totals *t = &c->t;
+	char a[32], b[32], add[32], lost[32];
+
+	fputs("<p>A: <code>", f);
+	markup_text(f, name_a);
+	fputs("</code><br/>B: <code>", f);
+	markup_text(f, name_b);
+	fprintf(f, "</code></p>\n<p>files: %" PRIu64 " in A, %" PRIu64 " in B: %" PRIu64 " added, %"
+		PRIu64 " lost, %" PRIu64 " changed, %" PRIu64 " replaced (other content), %" PRIu64
+		" the same<br/>", t->files_a, t->files_b, t->added, t->lost, t->changed, t->replaced,
+		t->same);
+	dump_format_bytes(t->bytes_a, a, sizeof(a));
+	dump_format_bytes(t->bytes_b, b, sizeof(b));
+	dump_format_bytes(t->added_bytes, add, sizeof(add));
+	dump_format_bytes(t->lost_bytes, lost, sizeof(lost));
+	fprintf(f, "data: %s in A, %s in B: +%s added, -%s lost<br/>", a, b, add, lost);
+	dump_format_bytes(t->metadata_bytes_a, a, sizeof(a));
+	dump_format_bytes(t->metadata_bytes_b, b, sizeof(b));
+	dump_format_bytes(t->metadata_added_bytes, add, sizeof(add));
+	dump_format_bytes(t->metadata_lost_bytes, lost, sizeof(lost));
+	fprintf(f, "metadata: %s in A, %s in B: +%s added, -%s lost</p>\n", a, b, add, lost);
+}
+
+int dump_html_compare(FILE *f, const struct compare *c, const char *name_a, const char *name_b)
+{
+	uint64_t shown = 0, left = 0, left_added = 0, left_lost = 0;
+
+	dump_html_begin(f, "ura-dump --compare");
+	fputs("<h1>What B adds and loses against A</h1>\n", f);
+	compare_summary(f, c, name_a, name_b);
+	fputs("<h2>Files changed</h2>\n<table id=\"files\" class=\"sort\">\n<thead><tr>", f);
+	head_cell(f, "rank", true, "#");
+	head_cell(f, "path", false, "file");
+	head_cell(f, "status", false, "status");
+	compare_heads(f, true);
+	fputs("</tr></thead>\n<tbody>\n", f);
+	for (size_t i = 0; i < c->nfiles; i++) {
+		const struct compare_entry *e = &c->files[i];
+		char *path;
+
+		if (e->status == COMPARE_SAME)
+			continue;
+		if (shown == COMPARE_ROWS) {
+			left++;
+			left_added += e->added_bytes;
+			left_lost += e->lost_bytes;
+			continue;
+		}
+		path = path_join(e->mount_point, e->path);
+		fprintf(f, "<tr data-rank=\"%zu\"><td data-v=\"%zu\">%zu</td><td class=\"p\">", i, i,
+			i + 1);
+		markup_text(f, path ? path : e->path);
+		free(path);
+		fprintf(f, "</td><td>%s</td>", compare_status_name(e->status));
+		compare_cells(f, e, true);
+		fputs("</tr>\n", f);
+		shown++;
+	}
+	fputs("</tbody>\n", f);
+	if (left) {
+		char n[32], a[32], l[32];
+
+		dump_format_count(left, n, sizeof(n));
+		dump_format_bytes(left_added, a, sizeof(a));
+		dump_format_bytes(left_lost, l, sizeof(l));
+		fprintf(f, "<tfoot><tr><td></td><td class=\"p\">\xe2\x80\xa6 and %s more files changed"
+			"</td><td></td><td data-v=\"%" PRIu64 "\">+%s</td><td data-v=\"%" PRIu64
+			"\">-%s</td><td></td><td></td><td></td><td></td></tr></tfoot>\n", n, left_added,
+			a, left_lost, l);
+	}
+	fputs("</table>\n", f);
+	if (c->nmetadata) {
+		fputs("<h2>Metadata</h2>\n<table id=\"metadata\" class=\"sort\">\n<thead><tr>", f);
+		head_cell(f, "filesystem", false, "filesystem or device");
+		head_cell(f, "status", false, "status");
+		compare_heads(f, false);
+		fputs("</tr></thead>\n<tbody>\n", f);
+		for (size_t i = 0; i < c->nmetadata; i++) {
+			const struct compare_entry *e = &c->metadata[i];
+
+			fprintf(f, "<tr data-rank=\"%zu\"><td class=\"p\">", i);
+			if (e->mount_point) {
+				markup_text(f, e->mount_point);
+				fputc(' ', f);
+			}
+			fprintf(f, "(%u:%u)</td><td>%s</td>", e->major, e->minor,
+				compare_status_name(e->status));
+			compare_cells(f, e, false);
+			fputs("</tr>\n", f);
+		}
+		fputs("</tbody>\n</table>\n", f);
+	}
+	dump_html_end(f);
 	return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
 }

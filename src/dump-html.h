@@ -16,6 +16,16 @@
  */
 int dump_html(FILE *f, const struct ura_pack *pack, const char *name, size_t max_rows);
 
+struct compare;
+
+/*
+ * dump_html_compare() - the comparison of two packs (compare_new()) as one page: the totals, a
+ * sortable table of the files changed (the first 1000 by bytes changed, the rest summed) and
+ * one of the metadata
+ * Return: 0, or -EIO when writing @f failed.
+ */
+int dump_html_compare(FILE *f, const struct compare *c, const char *name_a, const char *name_b);
+
 /* The head of a page titled @title (escaped), its style and the opening <body>. */
 void dump_html_begin(FILE *f, const char *title);
 

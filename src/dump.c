@@ -183,7 +183,7 @@ static void print_uuid(FILE *f, const uint8_t *u)
  * written as a C-style escape (\n, \t, \\, \ooo), as ls -b does, so a hostile
  * name cannot forge lines. Other bytes, UTF-8 included, pass unchanged.
  */
-static void print_escaped(FILE *f, const char *s)
+void dump_print_escaped(FILE *f, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p == '\\')
@@ -262,7 +262,7 @@ static void text_file(FILE *f, const struct by_file *g, size_t i)
 		hi = support > hi ? support : hi;
 	}
 	path = path_join(fs.mount_point, file.path);
-	print_escaped(f, path ? path : file.path);
+	dump_print_escaped(f, path ? path : file.path);
 	fprintf(f, " (%" PRIu64 " bytes, %" PRIu64 " pages in pack, %" PRIu64 " demanded",
 		file.size, pages, demanded);
 	if (runs > 1 && n && lo == hi)	/* merged: in how many of the runs its ranges were */

@@ -28,6 +28,12 @@ struct dump_totals {
 /* Sum the pack's tables. */
 void dump_totals(const struct ura_pack *pack, struct dump_totals *ret);
 
+/*
+ * For people, on one line: a newline, tab, backslash or other control byte of @s is written as
+ * a C-style escape (\n, \t, \\, \ooo), as ls -b does; other bytes pass unchanged.
+ */
+void dump_print_escaped(FILE *f, const char *s);
+
 /* For people: a wall-clock time in UTC (2026-11-22T02:00:00Z, "unknown" when not set). */
 void dump_format_time(int64_t ns, char *buf, size_t len);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "crc32c.h"
+#include "dump-compare.h"
 #include "dump-html.h"
 #include "dump-svg.h"
 #include "dump.h"
@@ -21,6 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ura_pack *p = NULL;
+	struct compare *c = NULL;
 	uint8_t *copy;
 	FILE *null;
 
@@ -41,6 +43,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			dump_svg(null, p, "fuzz", 2);
 			dump_svg(null, p, "fuzz", 0);
 			dump_html(null, p, "fuzz", 1);
+			if (compare_new(p, p, &c) == 0) {	/* a pack against itself */
+				compare_print(null, c, "a", "b", false);
+				compare_print(null, c, "a", "b", true);
+				dump_html_compare(null, c, "a", "b");
+				compare_free(c);
+			}
 			fclose(null);
 		}
 		ura_pack_free(p);

@@ -130,6 +130,33 @@ START_TEST(test_picture)
 }
 END_TEST
 
+START_TEST(test_compare)
+{
+	struct dump_options o;
+
+	ck_assert_int_eq(PARSE(&o, "--compare", "a", "b"), 1);
+	ck_assert(o.compare);
+	ck_assert_str_eq(o.pack, "a");
+	ck_assert_str_eq(o.pack_b, "b");
+	ck_assert_int_eq(o.format, DUMP_TEXT);
+	ck_assert_int_eq(PARSE(&o, "--compare", "--json", "a", "b"), 1);
+	ck_assert_int_eq(o.format, DUMP_JSON);
+	ck_assert_int_eq(PARSE(&o, "a", "--compare", "--html", "c.html", "b"), 1);
+	ck_assert_str_eq(o.html, "c.html");
+	ck_assert_int_eq(PARSE(&o, "a"), 1);
+	ck_assert(!o.compare);
+	ck_assert_ptr_null(o.pack_b);
+	quiet_stderr();
+	ck_assert_int_eq(PARSE(&o, "--compare", "a"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--compare", "a", "b", "c"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--compare", "--svg", "x", "a", "b"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--compare", "--stats", "a", "b"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--compare", "--sort", "path", "a", "b"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--compare", "--rows", "3", "a", "b"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--compare", "--json", "--html", "x", "a", "b"), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_verbosity)
 {
 	struct dump_options o;
@@ -170,6 +197,7 @@ static Suite *cli_dump_suite(void)
 	tcase_add_test(tc, test_sort);
 	tcase_add_test(tc, test_formats);
 	tcase_add_test(tc, test_picture);
+	tcase_add_test(tc, test_compare);
 	tcase_add_test(tc, test_verbosity);
 	tcase_add_test(tc, test_help_version_and_errors);
 	suite_add_tcase(s, tc);
