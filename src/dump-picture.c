@@ -12,7 +12,7 @@
 #include "dump-picture.h"
 
 #define META_ROWS	8	/* metadata rows at most: the last sums the devices after it */
-#define MAX_TICKS	8
+#define MAX_TICKS	10
 
 /* Pages of one row in each timeline column, summed while the row is filled. */
 struct bins {
@@ -30,7 +30,7 @@ uint32_t picture_bin(uint64_t t_ns, uint64_t end_ns, uint32_t bins)
 	return x >= bins ? bins - 1 : (uint32_t)x;
 }
 
-/* The axis: 0 to the first multiple of a 1-2-5 step at or after @tmax, in at most 8 steps. */
+/* The axis: 0 to the first multiple of a 1-2-5 step at or after @tmax, in at most 10 steps. */
 static void axis(uint64_t tmax, uint64_t *ret_end, uint64_t *ret_step)
 {
 	static const uint64_t mult[] = { 1, 2, 5 };
