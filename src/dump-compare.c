@@ -412,8 +412,10 @@ int compare_new(const struct ura_pack *a, const struct ura_pack *b, struct compa
 			goto out;
 	if ((r = compare_files(&m)) < 0 || (r = compare_metadata(&m)) < 0)
 		goto out;
-	qsort(m.c->files, m.c->nfiles, sizeof(*m.c->files), cmp_entry);
-	qsort(m.c->metadata, m.c->nmetadata, sizeof(*m.c->metadata), cmp_entry);
+	if (m.c->nfiles)	/* the arrays are NULL while empty */
+		qsort(m.c->files, m.c->nfiles, sizeof(*m.c->files), cmp_entry);
+	if (m.c->nmetadata)
+		qsort(m.c->metadata, m.c->nmetadata, sizeof(*m.c->metadata), cmp_entry);
 	totals(m.c, a, b);
 	*ret = m.c;
 	m.c = NULL;

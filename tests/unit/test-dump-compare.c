@@ -149,6 +149,26 @@ START_TEST(test_compare_other_fs)
 }
 END_TEST
 
+/* Packs without files or metadata: nothing to list */
+START_TEST(test_compare_empty)
+{
+	struct ura_pack_builder *x = NULL;
+	struct ura_pack *a;
+	struct compare *c = NULL;
+	FILE *null = fopen("/dev/null", "we");
+
+	ck_assert_ptr_nonnull(null);
+	ck_assert_int_eq(ura_pack_builder_new(&x), 0);
+	a = parse(x);
+	ck_assert_int_eq(compare_new(a, a, &c), 0);
+	ck_assert_uint_eq(c->nfiles + c->nmetadata, 0);
+	ck_assert_int_eq(compare_print(null, c, "a", "a", true), 0);
+	fclose(null);
+	compare_free(c);
+	ura_pack_free(a);
+}
+END_TEST
+
 START_TEST(test_compare_print)
 {
 	struct ura_pack *a = NULL, *b = NULL;
@@ -189,6 +209,7 @@ static Suite *dump_compare_suite(void)
 
 	tcase_add_test(tc, test_compare_files);
 	tcase_add_test(tc, test_compare_other_fs);
+	tcase_add_test(tc, test_compare_empty);
 	tcase_add_test(tc, test_compare_print);
 	suite_add_tcase(s, tc);
 	return s;
