@@ -26,9 +26,11 @@ static const char page_style[] =
 	"table{border-collapse:collapse}th,td{padding:2px 8px;text-align:right;white-space:nowrap}"
 	"th{background:#eee;position:sticky;top:0}table.sort th{cursor:pointer}"
 	"th.asc::after{content:' \\25b2'}th.desc::after{content:' \\25bc'}"
-	"td.p,th[data-key=path],th[data-key=filesystem]{text-align:left}td.p{font-family:'DejaVu Sans Mono',monospace}"
+	"td.p,th[data-key=path],th[data-key=filesystem]{text-align:left}"
+	"td.p{font-family:'DejaVu Sans Mono',monospace}"
 	"tbody tr:nth-child(even){background:#f5f5f5}tbody tr:hover,tbody tr.on{background:#ffe9a6}"
-	"td.added{color:#1f5fa8}td.lost{color:#b5520c}tfoot td{font-style:italic}svg.map{vertical-align:middle}p.note{color:#555;max-width:70em}";
+	"td.added{color:#1f5fa8}td.lost{color:#b5520c}tfoot td{font-style:italic}"
+	"svg.map{vertical-align:middle}p.note{color:#555;max-width:70em}";
 
 /*
  * Sorting and highlighting. It reads only the page (cells' data-v, rows' data-rank and
@@ -50,7 +52,8 @@ static const char page_script[] =
 	"    var x = value(a, i, num), y = value(b, i, num);\n"
 	"    var c = num ? x - y : (x < y ? -1 : x > y ? 1 : 0);\n"
 	"    if (c !== 0) return desc ? -c : c;\n"
-	"    return Number(a.getAttribute(\"data-rank\")) - Number(b.getAttribute(\"data-rank\"));\n"
+	"    return Number(a.getAttribute(\"data-rank\")) -\n"
+	"      Number(b.getAttribute(\"data-rank\"));\n"
 	"  });\n"
 	"  rows.forEach(function (r) { body.appendChild(r); });\n"
 	"  for (var k = 0; k < heads.length; k++)\n"

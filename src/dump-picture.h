@@ -37,7 +37,8 @@ struct picture_row {
 	size_t file;			/* FILE: index in the pack's file table */
 	uint32_t fs_index;		/* METADATA: filesystem of the device, or URA_PACK_NO_INDEX */
 	uint32_t major, minor;		/* METADATA: the block device */
-	uint64_t files;			/* MORE: files summed; else 1 (0 for metadata) */
+	uint64_t files;			/* MORE: files summed; METADATA: devices (1 but in the last
+					 * row of many); FILE: 1 */
 	uint64_t ranges, bytes, demanded_bytes;
 	uint64_t first_ns, last_ns;	/* first access of its earliest and latest range */
 	uint32_t support_min, support_max;

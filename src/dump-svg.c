@@ -422,7 +422,7 @@ static void legend(FILE *f, const struct picture *p, int y)
 		y += 18;
 		fprintf(f, "\n<text x=\"%d\" y=\"%d\">merged from %zu runs: the fewer runs had "
 			"the pages, the lighter the mark:</text>", MARGIN, y, p->runs);
-		x = 390;
+		x = 440;
 		for (size_t s = 1; s <= p->runs; s += (p->runs > 8 ? (p->runs + 7) / 8 : 1)) {
 			fprintf(f, "<rect class=\"d\" fill-opacity=\"%.2f\" x=\"%d\" y=\"%d\" "
 				"width=\"10\" height=\"10\"/><text x=\"%d\" y=\"%d\">%zu</text>",

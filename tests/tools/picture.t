@@ -11,7 +11,7 @@ CHECK=$TOP/tests/tools/picture-check.py
 [ -x "$MKH" ] || make -s -C "$TOP" tests/integration/helpers/mkhostile >&2 ||
 	skip_all "cannot build tests/integration/helpers/mkhostile"
 command -v python3 >/dev/null || skip_all "needs python3"
-plan 41
+plan 43
 
 # PACK NAME: its JSON, for the checks
 json_of() { "$URA_DUMP" --json "$1" >"$T/$2.json"; }
@@ -63,6 +63,16 @@ op = {k: {p.getAttribute("fill-opacity") for p in g.getElementsByTagName("path")
       for k, g in rows.items()}
 sys.exit(0 if op == {"1": {"0.62"}, "2": {"1.00"}} else (print(op), 1)[1])
 ' "$T/m.svg"
+
+run_ok "a merged pack's page" timeout 10 "$URA_DUMP" --html "$T/m.html" "$T/m.pack"
+ok "its table says the support of each file" python3 -c '
+import sys, xml.dom.minidom
+d = xml.dom.minidom.parse(sys.argv[1])
+t = [t for t in d.getElementsByTagName("table") if t.getAttribute("id") == "files"][0]
+cells = [[td.firstChild.data if td.firstChild and td.firstChild.nodeType == 3 else ""
+          for td in tr.getElementsByTagName("td")] for tr in t.getElementsByTagName("tbody")[0].getElementsByTagName("tr")]
+assert [c for c in cells if "2 of 2" in c] and [c for c in cells if "1 of 2" in c], cells
+' "$T/m.html"
 
 # ---- hostile names ----
 EVIL=$'</text><script>alert(1)</script>&"\'/x\x01\xff]]>'
