@@ -58,7 +58,9 @@ COMMON_OBJS := src/log.o src/util.o
 
 # Per tool: main() (option parsing) plus the modules it wires together.
 DUMP_OBJS := src/ura-dump.o src/dump.o src/dump-ra.o src/pack-errors.o src/ra-emulate.o \
-	src/ra-advise.o src/devmodel.o src/devcache.o src/devprobe.o src/blockdev.o src/cgroup.o
+	src/ra-advise.o src/devmodel.o src/devcache.o src/devprobe.o src/blockdev.o src/cgroup.o \
+	src/dump-picture.o src/dump-svg.o src/dump-html.o src/dump-compare.o src/pack-merge.o \
+	src/markup.o
 TRACE_OBJS := src/ura-trace.o src/trace-run.o src/trace-session.o src/trace-tracer.o \
 	src/trace-events.o src/trace-demand.o src/trace-access.o src/trace-dat.o src/trace-assemble.o \
 	src/trace-btrfs.o src/trace-root.o src/rakb.o src/residency.o src/safeopen.o src/mountinfo.o src/resolve.o \
@@ -91,7 +93,8 @@ UNIT_DEPS := src/log.o src/util.o src/dump.o src/mountinfo.o src/resolve.o src/p
 	src/residency.o src/schedule.o src/devmodel.o src/devprobe.o src/devcache.o src/cgroup.o \
 	src/blockdev.o src/cli-trace.o src/cli-replay.o src/cli-dump.o src/pack-merge.o \
 	src/pack-name.o src/learn-window.o src/pathescape.o src/replay-packs.o src/pack-errors.o \
-	src/ra-emulate.o src/ra-advise.o src/dump-ra.o
+	src/ra-emulate.o src/ra-advise.o src/dump-ra.o \
+	src/markup.o src/dump-picture.o src/dump-svg.o src/dump-html.o src/dump-compare.o
 FUZZ_TARGETS := tests/fuzz/fuzz-pack tests/fuzz/fuzz-mountinfo
 
 all: $(LIB_A) $(LIB_SO) $(PROGS) pkgconfig/libura.pc
@@ -156,8 +159,8 @@ tests/unit/%.o: tests/unit/%.c .build-flags
 # Without libFuzzer each fuzz target gets a main() that replays its corpus.
 tests/fuzz/fuzz-pack: tests/fuzz/fuzz-pack.o tests/fuzz/fuzz-main.o src/dump.o src/util.o \
 		src/ra-emulate.o src/ra-advise.o src/devmodel.o src/devcache.o src/devprobe.o src/blockdev.o \
-		src/cgroup.o \
-		src/log.o $(LIB_A)
+		src/cgroup.o src/log.o src/dump-picture.o src/dump-svg.o src/dump-html.o src/dump-compare.o \
+		src/pack-merge.o src/markup.o $(LIB_A)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^
 
@@ -169,7 +172,7 @@ tests/fuzz/fuzz-mountinfo: tests/fuzz/fuzz-mountinfo.o tests/fuzz/fuzz-main.o \
 # Known leaks of the libraries we link, for the SANITIZE build.
 export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 
-check: all tests/unit/runner $(FUZZ_TARGETS)
+check: all tests/unit/runner $(FUZZ_TARGETS) tests/integration/helpers/mkhostile
 	$(call msg,TEST,unit)
 	$(Q)tests/unit/runner
 	$(call msg,TEST,fuzz corpus)
@@ -219,7 +222,10 @@ fuzz:
 	$(Q)for t in pack mountinfo; do \
 		$(FUZZ_CC) $(filter-out -MMD -MP -fvisibility=hidden,$(ALL_CFLAGS)) -fsanitize=fuzzer,address,undefined \
 			-o tests/fuzz/fuzz-$$t-libfuzzer tests/fuzz/fuzz-$$t.c \
-			$$(case $$t in pack) echo src/pack.c src/pack-build.c src/pack-index.c src/pack-access.c src/crc32c.c src/dump.c src/util.c src/log.c;; \
+			$$(case $$t in pack) echo src/pack.c src/pack-build.c src/pack-index.c src/pack-access.c src/crc32c.c src/dump.c src/util.c src/log.c \
+				src/dump-picture.c src/dump-svg.c src/dump-html.c src/dump-compare.c \
+				src/pack-merge.c src/markup.c src/ra-emulate.c src/ra-advise.c src/devmodel.c \
+				src/devcache.c src/devprobe.c src/blockdev.c src/cgroup.c;; \
 			mountinfo) echo src/mountinfo.c src/util.c src/log.c;; esac) || exit 1; \
 	done
 

@@ -8,11 +8,22 @@
 #include <sys/sysmacros.h>
 
 #include "cli-dump.h"
+#include "dump-picture.h"
+#include "util.h"
+
+enum {
+	OPT_SVG = 0x100,
+	OPT_HTML,
+	OPT_ROWS,
+	OPT_COMPARE,
+};
 
 void dump_usage(FILE *f)
 {
 	fputs("Usage:\n"
 	      " ura-dump [options] PACK\n"
+	      " ura-dump --svg OUT | --html OUT [--rows N] PACK\n"
+	      " ura-dump --compare [--json | --html OUT] A B\n"
 	      "\n"
 	      "Show what a ura pack holds: files, pages, metadata and trace details.\n"
 	      "\n"
@@ -25,6 +36,10 @@ void dump_usage(FILE *f)
 	      "     --request-us N its costs: N microseconds a request ...\n"
 	      "     --mbps N       ... and N MB/s (10^6 bytes)\n"
 	      "     --ra-log FILE  write the emulated readahead decisions at the trace's window\n"
+	      "     --svg OUT      draw the start-up in one SVG file (- for standard output)\n"
+	      "     --html OUT     the picture and tables of its files in one HTML page\n"
+	      "     --rows N       draw N files at most (default 150, 0: all), the rest summed\n"
+	      "     --compare      what pack B adds and loses against pack A, file by file\n"
 	      " -v, --verbose      say more\n"
 	      " -q, --quiet        print errors only\n"
 	      "\n"
@@ -82,19 +97,26 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 		{ "request-us", required_argument, NULL, 'R' },
 		{ "mbps", required_argument, NULL, 'M' },
 		{ "ra-log", required_argument, NULL, 'L' },
+		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "html", required_argument, NULL, OPT_HTML },
+		{ "rows", required_argument, NULL, OPT_ROWS },
+		{ "compare", no_argument, NULL, OPT_COMPARE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, json = 0, stats = 0;
+	int c, json = 0, stats = 0, sorted = 0, rows = 0;
+	uint64_t n;
 
-	*o = (struct dump_options){ .format = DUMP_TEXT, .sort = DUMP_SORT_ACCESS };
+	*o = (struct dump_options){ .format = DUMP_TEXT, .sort = DUMP_SORT_ACCESS,
+				    .rows = PICTURE_DEFAULT_ROWS };
 	optind = 0;	/* full reset: tests call this more than once */
 	while ((c = getopt_long(argc, argv, "s:SJAvqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
+			sorted = 1;
 			if (strcmp(optarg, "access") == 0)
 				o->sort = DUMP_SORT_ACCESS;
 			else if (strcmp(optarg, "path") == 0)
@@ -138,6 +160,24 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 		case 'L':
 			o->ra_log = optarg;
 			break;
+		case OPT_SVG:
+			o->svg = optarg;
+			break;
+		case OPT_HTML:
+			o->html = optarg;
+			break;
+		case OPT_COMPARE:
+			o->compare = true;
+			break;
+		case OPT_ROWS:
+			if (parse_u64(optarg, &n) < 0 || n > UINT32_MAX) {
+				fprintf(stderr, "ura-dump: --rows wants a number of files, not '%s'\n",
+					optarg);
+				goto usage;
+			}
+			o->rows = (size_t)n;
+			rows = 1;
+			break;
 		case 'v':
 			o->verbosity++;
 			break;
@@ -154,8 +194,9 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 			goto usage;
 		}
 	}
-	if (o->ra_advise && stats) {
-		fputs("ura-dump: --ra-advise and --stats exclude each other\n", stderr);
+	if (o->ra_advise && (stats || o->svg || o->html || o->compare)) {
+		fputs("ura-dump: --ra-advise goes with --json only (no --stats, --svg, --html or "
+		      "--compare)\n", stderr);
 		goto usage;
 	}
 	if (!o->ra_advise && (o->model.have_dev || o->model.request_ns || o->model.bandwidth ||
@@ -167,6 +208,34 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 	if (json && stats) {
 		fputs("ura-dump: --json and --stats exclude each other (the JSON holds the totals)\n",
 		      stderr);
+		goto usage;
+	}
+	if (o->compare && (o->svg || stats || sorted || rows || (json && o->html))) {
+		fputs("ura-dump: --compare prints text, or --json, or writes --html; no --svg, "
+		      "--stats, --sort or --rows\n", stderr);
+		goto usage;
+	}
+	if (o->compare) {
+		if (argc - optind != 2) {
+			fputs("ura-dump: --compare needs two packs, A and B\n", stderr);
+			goto usage;
+		}
+		o->format = json ? DUMP_JSON : DUMP_TEXT;
+		o->pack = argv[optind];
+		o->pack_b = argv[optind + 1];
+		return 1;
+	}
+	if ((o->svg || o->html) && (json || stats || sorted)) {
+		fputs("ura-dump: --svg and --html draw the pack in first-access order, without "
+		      "--json, --stats or --sort\n", stderr);
+		goto usage;
+	}
+	if (o->svg && o->html && strcmp(o->svg, "-") == 0 && strcmp(o->html, "-") == 0) {
+		fputs("ura-dump: --svg and --html cannot both write to standard output\n", stderr);
+		goto usage;
+	}
+	if (rows && !o->svg && !o->html) {
+		fputs("ura-dump: --rows is for the picture (--svg, --html)\n", stderr);
 		goto usage;
 	}
 	o->format = json ? DUMP_JSON : stats ? DUMP_STATS : DUMP_TEXT;

@@ -3,6 +3,8 @@
 #ifndef URA_CLI_DUMP_H
 #define URA_CLI_DUMP_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "dump.h"
@@ -10,8 +12,13 @@
 
 struct dump_options {
 	const char *pack;
+	const char *pack_b;	/* --compare: the pack compared with @pack */
 	enum dump_format format;
 	enum dump_sort sort;
+	const char *svg;	/* --svg OUT: the picture ("-": standard output), or NULL */
+	const char *html;	/* --html OUT: the page, or NULL */
+	size_t rows;		/* --rows: file rows drawn at most, 0 every file */
+	bool compare;
 	int verbosity;		/* -v adds one, -q subtracts one */
 	bool ra_advise;		/* --ra-advise */
 	struct ra_model_opts model;	/* --device, --request-us, --mbps */

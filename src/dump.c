@@ -122,13 +122,52 @@ static double mib(uint64_t bytes)
 	return (double)bytes / (1024.0 * 1024.0);
 }
 
-static void format_time(int64_t ns, char *buf, size_t len)
+void dump_format_time(int64_t ns, char *buf, size_t len)
 {
 	time_t secs = (time_t)(ns / 1000000000);
 	struct tm tm;
 
 	if (ns <= 0 || !gmtime_r(&secs, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
 		snprintf(buf, len, "unknown");
+}
+
+void dump_format_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	if (bytes < 1024)
+		snprintf(buf, len, "%" PRIu64 " B", bytes);
+	else if (bytes < UINT64_C(1024) * 1024)
+		snprintf(buf, len, "%.1f KiB", (double)bytes / 1024.0);
+	else if (bytes < UINT64_C(1024) * 1024 * 1024)
+		snprintf(buf, len, "%.1f MiB", mib(bytes));
+	else
+		snprintf(buf, len, "%.2f GiB", mib(bytes) / 1024.0);
+}
+
+void dump_format_count(uint64_t n, char *buf, size_t len)
+{
+	char digits[24];
+	size_t nd, o = 0;
+
+	nd = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, n);
+	for (size_t i = 0; i < nd && o + 2 < len; i++) {
+		if (i && (nd - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	if (len)
+		buf[o < len ? o : len - 1] = '\0';
+}
+
+void dump_format_duration(uint64_t ns, char *buf, size_t len)
+{
+	if (ns >= 1000000000)
+		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
+	else if (ns >= 1000000)
+		snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
+	else if (ns >= 1000)
+		snprintf(buf, len, "%.3f \xc2\xb5s", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%" PRIu64 " ns", ns);
 }
 
 static void print_uuid(FILE *f, const uint8_t *u)
@@ -144,7 +183,7 @@ static void print_uuid(FILE *f, const uint8_t *u)
  * written as a C-style escape (\n, \t, \\, \ooo), as ls -b does, so a hostile
  * name cannot forge lines. Other bytes, UTF-8 included, pass unchanged.
  */
-static void print_escaped(FILE *f, const char *s)
+void dump_print_escaped(FILE *f, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p == '\\')
@@ -223,7 +262,7 @@ static void text_file(FILE *f, const struct by_file *g, size_t i)
 		hi = support > hi ? support : hi;
 	}
 	path = path_join(fs.mount_point, file.path);
-	print_escaped(f, path ? path : file.path);
+	dump_print_escaped(f, path ? path : file.path);
 	fprintf(f, " (%" PRIu64 " bytes, %" PRIu64 " pages in pack, %" PRIu64 " demanded",
 		file.size, pages, demanded);
 	if (runs > 1 && n && lo == hi)	/* merged: in how many of the runs its ranges were */
@@ -260,7 +299,7 @@ static void text_header(FILE *f, const struct ura_pack *pack, const char *name)
 
 	ura_pack_get_info(pack, &info);
 	ura_pack_version(pack, &major, &minor);
-	format_time(info.created_ns, when, sizeof(when));
+	dump_format_time(info.created_ns, when, sizeof(when));
 	fprintf(f, "pack %s: format %u.%u, created %s", name, major, minor, when);
 	if (ura_pack_runs(pack) > 1)
 		fprintf(f, ", merged from %zu runs", ura_pack_runs(pack));
@@ -353,7 +392,7 @@ static int stats_hits(FILE *f, const struct ura_pack *pack, const struct dump_hi
 		ratio(f, hits ? hits->per_file[i].hits : 0, hits ? hits->per_file[i].accessed : 0);
 		fputs("  ", f);
 		path = path_join(fs.mount_point, file.path);
-		print_escaped(f, path ? path : file.path);
+		dump_print_escaped(f, path ? path : file.path);
 		free(path);
 		fputc('\n', f);
 	}
@@ -397,7 +436,7 @@ static void stats(FILE *f, const struct ura_pack *pack, const char *name)
 		char when[32];
 
 		ura_pack_get_run(pack, ura_pack_runs(pack) - 1, &oldest, NULL);
-		format_time(oldest, when, sizeof(when));
+		dump_format_time(oldest, when, sizeof(when));
 		fprintf(f, "runs:         %zu merged, the oldest from %s\n", ura_pack_runs(pack),
 			when);
 	}
@@ -565,7 +604,7 @@ static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g,
 	ura_pack_get_info(pack, &info);
 	ura_pack_version(pack, &major, &minor);
 	dump_totals(pack, &t);
-	format_time(info.created_ns, when, sizeof(when));
+	dump_format_time(info.created_ns, when, sizeof(when));
 	fprintf(f, "{\n  \"version\": \"%u.%u\",\n  \"created\": \"%s\",\n  \"created_ns\": %" PRId64
 		",\n", major, minor, when, info.created_ns);
 	fprintf(f, "  \"runs\": %zu,\n  \"run_list\": [", ura_pack_runs(pack));

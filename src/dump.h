@@ -3,6 +3,7 @@
 #ifndef URA_DUMP_H
 #define URA_DUMP_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -34,6 +35,24 @@ struct dump_hits {
 	struct ra_counts total;
 	uint32_t window_kb;
 };
+
+/*
+ * For people, on one line: a newline, tab, backslash or other control byte of @s is written as
+ * a C-style escape (\n, \t, \\, \ooo), as ls -b does; other bytes pass unchanged.
+ */
+void dump_print_escaped(FILE *f, const char *s);
+
+/* For people: a wall-clock time in UTC (2026-11-22T02:00:00Z, "unknown" when not set). */
+void dump_format_time(int64_t ns, char *buf, size_t len);
+
+/* For people: 512 B, 1.5 KiB, 12.3 MiB, 1.25 GiB. */
+void dump_format_bytes(uint64_t bytes, char *buf, size_t len);
+
+/* For people: 120,000. */
+void dump_format_count(uint64_t n, char *buf, size_t len);
+
+/* For people: 12 ns, 1.500 µs, 12.345 ms, 1.234 s. */
+void dump_format_duration(uint64_t ns, char *buf, size_t len);
 
 /*
  * dump_pack() - write @pack to @f

@@ -165,8 +165,7 @@ static int newest(uint64_t mask)
 	return mask ? __builtin_ctzll(mask) : URA_PACK_MAX_RUNS;
 }
 
-/* Filesystems are the same when their mount points are, and their UUIDs when both have one. */
-static bool same_fs(const struct ura_pack_fs *a, const struct ura_pack_fs *b)
+bool merge_same_fs(const struct ura_pack_fs *a, const struct ura_pack_fs *b)
 {
 	if (!a->mount_point || !b->mount_point || strcmp(a->mount_point, b->mount_point) != 0)
 		return false;
@@ -228,7 +227,7 @@ static int map_filesystems(struct merger *m)
 
 			ura_pack_get_fs(in->pack, f, &fs);
 			for (g = 0; g < m->nfs; g++)
-				if (same_fs(&m->fs[g].rec, &fs))
+				if (merge_same_fs(&m->fs[g].rec, &fs))
 					break;
 			if (g == m->nfs)
 				m->fs[m->nfs++] = (struct mfs){ .rec = fs, .rank = rank,
@@ -257,8 +256,7 @@ static int out_fs(struct merger *m, uint32_t g, uint32_t *ret)
 	return 0;
 }
 
-/* Same content: size and mtime, and generation and birth time when both runs know them. */
-static bool same_content(const struct ura_pack_file *a, const struct ura_pack_file *b)
+bool merge_same_content(const struct ura_pack_file *a, const struct ura_pack_file *b)
 {
 	if (a->size != b->size || a->mtime_ns != b->mtime_ns)
 		return false;
@@ -524,7 +522,7 @@ static int merge_file(struct merger *m, const struct entry *e, size_t count, str
 	for (size_t k = 0; k < count; k++) {
 		had |= e[k].had;
 		ura_pack_get_file(m->in[e[k].input].pack, e[k].file, &rec);
-		if (!same_content(&newest_rec, &rec))
+		if (!merge_same_content(&newest_rec, &rec))
 			continue;	/* another content of the file: not averaged with it */
 		current |= e[k].had;
 		if ((r = file_segments(m, &e[k], s)) < 0)

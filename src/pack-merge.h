@@ -3,6 +3,7 @@
 #ifndef URA_PACK_MERGE_H
 #define URA_PACK_MERGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,18 @@ struct merge_stats {
 	size_t pending_ranges;	/* pages too few runs had, kept for later merges */
 	uint64_t bytes, meta_bytes;
 };
+
+/*
+ * merge_same_fs() - are @a and @b one filesystem across packs? Their mount points are the same,
+ * and their UUIDs when both have one.
+ */
+bool merge_same_fs(const struct ura_pack_fs *a, const struct ura_pack_fs *b);
+
+/*
+ * merge_same_content() - are two records of one file (by filesystem and path) the same
+ * content? Size and mtime, and generation and birth time when both know them, are the same.
+ */
+bool merge_same_content(const struct ura_pack_file *a, const struct ura_pack_file *b);
 
 /**
  * merge_need() - how many of @runs runs a page needs at confidence @c

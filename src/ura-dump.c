@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "cli-dump.h"
+#include "dump-compare.h"
+#include "dump-html.h"
+#include "dump-svg.h"
 #include "dump.h"
 #include "dump-ra.h"
 #include "exit-codes.h"
@@ -50,6 +53,90 @@ static int advise(const struct dump_options *o, const struct ura_pack *pack)
 	return EXIT_OK;
 }
 
+/* An output file named on the command line, "-" for standard output. */
+static FILE *open_out(const char *path)
+{
+	return strcmp(path, "-") == 0 ? stdout : fopen(path, "we");
+}
+
+/* Close it; @r is the writer's result. Return: 0 or -errno. */
+static int close_out(FILE *f, int r)
+{
+	if (f == stdout)
+		return r < 0 ? r : fflush(f) == 0 ? 0 : -errno;
+	if (fclose(f) != 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+/* --svg and --html: each file written, or the first failure reported. */
+static int pictures(const struct dump_options *o, const struct ura_pack *pack)
+{
+	const char *out[2] = { o->svg, o->html };
+
+	for (int i = 0; i < 2; i++) {
+		FILE *f;
+		int r;
+
+		if (!out[i])
+			continue;
+		f = open_out(out[i]);
+		if (!f)
+			r = -errno;
+		else if (i == 0)
+			r = close_out(f, dump_svg(f, pack, o->pack, o->rows));
+		else
+			r = close_out(f, dump_html(f, pack, o->pack, o->rows));
+		if (r < 0) {
+			log_err("cannot write '%s': %s", out[i], strerror(-r));
+			return EXIT_FAIL;
+		}
+	}
+	return EXIT_OK;
+}
+
+/* --compare: A and B read, compared, printed or written as a page. */
+static int compare(const struct dump_options *o)
+{
+	struct ura_pack *a = NULL, *b = NULL;
+	struct compare *c = NULL;
+	const char *failed = o->pack;
+	int r, rc = EXIT_OK;
+
+	r = ura_pack_open(o->pack, &a);
+	if (r == 0) {
+		failed = o->pack_b;
+		r = ura_pack_open(o->pack_b, &b);
+	}
+	if (r < 0) {
+		log_err("cannot read pack '%s': %s", failed, pack_strerror(r));
+		rc = pack_exit_code(r);
+		goto out;
+	}
+	r = compare_new(a, b, &c);
+	if (r == 0 && o->html) {
+		FILE *f = open_out(o->html);
+
+		r = f ? close_out(f, dump_html_compare(f, c, o->pack, o->pack_b)) : -errno;
+		if (r < 0) {
+			log_err("cannot write '%s': %s", o->html, strerror(-r));
+			rc = EXIT_FAIL;
+			goto out;
+		}
+	} else if (r == 0) {
+		r = compare_print(stdout, c, o->pack, o->pack_b, o->format == DUMP_JSON);
+	}
+	if (r < 0) {
+		log_err("cannot compare: %s", strerror(-r));
+		rc = EXIT_FAIL;
+	}
+out:
+	compare_free(c);
+	ura_pack_free(a);
+	ura_pack_free(b);
+	return rc;
+}
+
 int main(int argc, char *argv[])
 {
 	struct dump_options o;
@@ -62,6 +149,8 @@ int main(int argc, char *argv[])
 	if (r <= 0)
 		return r == 0 ? EXIT_OK : EXIT_USAGE;
 	log_set_level(LOG_LVL_INFO + o.verbosity);
+	if (o.compare)
+		return compare(&o);
 
 	r = ura_pack_open(o.pack, &pack);
 	if (r < 0) {
@@ -70,6 +159,11 @@ int main(int argc, char *argv[])
 	}
 	if (o.ra_advise) {
 		r = advise(&o, pack);
+		ura_pack_free(pack);
+		return r;
+	}
+	if (o.svg || o.html) {
+		r = pictures(&o, pack);
 		ura_pack_free(pack);
 		return r;
 	}

@@ -100,14 +100,18 @@ int64_t now_realtime_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Length of the valid UTF-8 sequence at @p (at most @n bytes), or 0 if it is not one. */
-static size_t utf8_len(const unsigned char *p, size_t n)
+size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *ret_cp)
 {
 	size_t len;
 	uint32_t cp;
 
-	if (p[0] < 0x80)
-		return 1;
+	if (n == 0)
+		return 0;
+	if (p[0] < 0x80) {
+		len = 1;
+		cp = p[0];
+		goto out;
+	}
 	if ((p[0] & 0xe0) == 0xc0) {
 		len = 2;
 		cp = p[0] & 0x1f;
@@ -131,6 +135,9 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
 	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
 		return 0;
+out:
+	if (ret_cp)
+		*ret_cp = cp;
 	return len;
 }
 
@@ -146,7 +153,7 @@ void json_string(FILE *f, const char *s)
 
 	fputc('"', f);
 	while (n) {
-		size_t len = utf8_len(p, n);
+		size_t len = utf8_decode(p, n, NULL);
 
 		if (len == 0) {
 			fprintf(f, "\\u%04x", *p);

@@ -4,6 +4,7 @@
 #define URA_UTIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -20,6 +21,12 @@ int parse_size(const char *s, uint64_t *ret);
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in ns. */
 uint64_t now_monotonic_ns(void);
 int64_t now_realtime_ns(void);
+
+/*
+ * The valid UTF-8 sequence at @p (at most @n bytes): its length (1 to 4), and its code point in
+ * *@ret_cp if not NULL; 0 when it is not one (a stray, overlong or surrogate byte sequence).
+ */
+size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *ret_cp);
 
 /* Write @s as a JSON string literal (quotes included); bytes that are not UTF-8 become \u00XX. */
 void json_string(FILE *f, const char *s);

@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "crc32c.h"
+#include "dump-compare.h"
+#include "dump-html.h"
+#include "dump-svg.h"
 #include "dump.h"
 #include "pack-internal.h"
 #include "ra-advise.h"
@@ -20,6 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ura_pack *p = NULL;
+	struct compare *c = NULL;
 	uint8_t *copy;
 	FILE *null;
 
@@ -49,6 +53,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			devmodel_from_costs(&model, 500000, 20000000, false, DEVMODEL_OPTIONS);
 			if (ra_advise(p, &model, null, &a) == 0)
 				ra_advice_free(&a);
+			dump_svg(null, p, "fuzz", 2);
+			dump_svg(null, p, "fuzz", 0);
+			dump_html(null, p, "fuzz", 1);
+			if (compare_new(p, p, &c) == 0) {	/* a pack against itself */
+				compare_print(null, c, "a", "b", false);
+				compare_print(null, c, "a", "b", true);
+				dump_html_compare(null, c, "a", "b");
+				compare_free(c);
+			}
 			fclose(null);
 		}
 		ura_pack_free(p);

@@ -96,6 +96,67 @@ START_TEST(test_formats)
 }
 END_TEST
 
+START_TEST(test_picture)
+{
+	struct dump_options o;
+
+	ck_assert_int_eq(PARSE(&o, "p"), 1);
+	ck_assert_ptr_null(o.svg);
+	ck_assert_uint_eq(o.rows, 150);
+	ck_assert_int_eq(PARSE(&o, "--svg", "out.svg", "p"), 1);
+	ck_assert_str_eq(o.svg, "out.svg");
+	ck_assert_int_eq(PARSE(&o, "--svg=-", "--rows=7", "p"), 1);
+	ck_assert_str_eq(o.svg, "-");
+	ck_assert_uint_eq(o.rows, 7);
+	ck_assert_int_eq(PARSE(&o, "--rows", "0", "--svg", "x", "p"), 1);
+	ck_assert_uint_eq(o.rows, 0);
+	ck_assert_int_eq(PARSE(&o, "--html", "o.html", "p"), 1);
+	ck_assert_str_eq(o.html, "o.html");
+	ck_assert_ptr_null(o.svg);
+	ck_assert_int_eq(PARSE(&o, "--html=-", "--svg", "o.svg", "--rows", "9", "p"), 1);
+	ck_assert_str_eq(o.html, "-");
+	ck_assert_str_eq(o.svg, "o.svg");
+	ck_assert_uint_eq(o.rows, 9);
+	quiet_stderr();
+	ck_assert_int_eq(PARSE(&o, "--svg", "x", "--json", "p"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--svg", "x", "--stats", "p"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--svg", "x", "--sort", "size", "p"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--rows", "3", "p"), -EINVAL);		/* no picture */
+	ck_assert_int_eq(PARSE(&o, "--rows", "-1", "--svg", "x", "p"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--rows", "4294967296", "--svg", "x", "p"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--svg"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--html", "x", "--json", "p"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--html", "-", "--svg", "-", "p"), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_compare)
+{
+	struct dump_options o;
+
+	ck_assert_int_eq(PARSE(&o, "--compare", "a", "b"), 1);
+	ck_assert(o.compare);
+	ck_assert_str_eq(o.pack, "a");
+	ck_assert_str_eq(o.pack_b, "b");
+	ck_assert_int_eq(o.format, DUMP_TEXT);
+	ck_assert_int_eq(PARSE(&o, "--compare", "--json", "a", "b"), 1);
+	ck_assert_int_eq(o.format, DUMP_JSON);
+	ck_assert_int_eq(PARSE(&o, "a", "--compare", "--html", "c.html", "b"), 1);
+	ck_assert_str_eq(o.html, "c.html");
+	ck_assert_int_eq(PARSE(&o, "a"), 1);
+	ck_assert(!o.compare);
+	ck_assert_ptr_null(o.pack_b);
+	quiet_stderr();
+	ck_assert_int_eq(PARSE(&o, "--compare", "a"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--compare", "a", "b", "c"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--compare", "--svg", "x", "a", "b"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--compare", "--stats", "a", "b"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--compare", "--sort", "path", "a", "b"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--compare", "--rows", "3", "a", "b"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--compare", "--json", "--html", "x", "a", "b"), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_verbosity)
 {
 	struct dump_options o;
@@ -135,6 +196,8 @@ static Suite *cli_dump_suite(void)
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_sort);
 	tcase_add_test(tc, test_formats);
+	tcase_add_test(tc, test_picture);
+	tcase_add_test(tc, test_compare);
 	tcase_add_test(tc, test_verbosity);
 	tcase_add_test(tc, test_help_version_and_errors);
 	suite_add_tcase(s, tc);

@@ -47,7 +47,11 @@ static void usage(void)
 	      "  range:FILE:FIRST:COUNT  pages of file FILE (numbered from 0), demanded\n"
 	      "  many:FILE:N             N one-page ranges of FILE at pages 0, 2, 4, ...\n"
 	      "  meta:MAJ:MIN:OFF:LEN    a block-device metadata range\n"
-	      "  at:NS                   first-access time of what follows\n", stderr);
+	      "  at:NS                   first-access time of what follows\n"
+	      "  tail:FS:N               N files tail/NNNNNNN, file k with 1 + k * 7919 %% 64 pages\n"
+	      "                          (speculative when k %% 3 is 0), read 1 us apart\n"
+	      "  command:TEXT            the traced command (any bytes)\n"
+	      "  kernel:TEXT             the kernel release (any bytes)\n", stderr);
 	exit(64);
 }
 
@@ -156,17 +160,42 @@ static void add_file(struct ura_pack_builder *b, unsigned fsi, const char *path)
 		die(path, -r);
 }
 
-static void add_range(struct ura_pack_builder *b, uint32_t file, uint64_t first, uint32_t count,
-		      uint64_t t)
+static void add_range_flags(struct ura_pack_builder *b, uint32_t file, uint64_t first,
+			    uint32_t count, uint64_t t, uint32_t flags)
 {
 	struct ura_pack_range rg = {
-		.file_index = file, .flags = URA_PACK_RANGE_DEMANDED, .first_page = first,
+		.file_index = file, .flags = flags, .first_page = first,
 		.page_count = count, .first_access_ns = t,
 	};
 	int r = ura_pack_builder_add_range(b, &rg);
 
 	if (r < 0)
 		die("range", -r);
+}
+
+static void add_range(struct ura_pack_builder *b, uint32_t file, uint64_t first, uint32_t count,
+		      uint64_t t)
+{
+	add_range_flags(b, file, first, count, t, URA_PACK_RANGE_DEMANDED);
+}
+
+/* @n files of a synthetic long tail on filesystem @fsi, from time @t on; returns the time after. */
+static uint64_t add_tail(struct ura_pack_builder *b, unsigned fsi, unsigned long long n, uint64_t t)
+{
+	for (unsigned long long k = 0; k < n; k++, t += 1000) {
+		uint32_t pages = 1 + (uint32_t)(k * 7919 % 64), idx;
+		struct ura_pack_file f = { .fs_index = fsi, .size = (uint64_t)pages * 4096 };
+		char path[32];
+		int r;
+
+		snprintf(path, sizeof(path), "tail/%07llu", k);
+		f.path = path;
+		r = ura_pack_builder_add_file(b, &f, &idx);
+		if (r < 0)
+			die(path, -r);
+		add_range_flags(b, idx, 0, pages, t, k % 3 ? URA_PACK_RANGE_DEMANDED : 0);
+	}
+	return t;
 }
 
 /* Write the raw paths over their placeholders and fix the checksum. */
@@ -227,6 +256,7 @@ static void write_file(const char *path, const uint8_t *buf, size_t len)
 int main(int argc, char *argv[])
 {
 	struct ura_pack_builder *b = NULL;
+	struct ura_pack_info info = { .kernel_release = "", .command = "" };
 	unsigned long long a, c, d, e;
 	unsigned maj, min, fsi;
 	uint64_t t = 1000;
@@ -273,10 +303,19 @@ int main(int argc, char *argv[])
 				die(s, -r);
 		} else if (sscanf(s, "at:%llu", &a) == 1) {
 			t = a;
+		} else if (sscanf(s, "tail:%u:%llu", &fsi, &a) == 2) {
+			t = add_tail(b, fsi, a, t);
+		} else if (strncmp(s, "command:", 8) == 0) {
+			info.command = s + 8;
+		} else if (strncmp(s, "kernel:", 7) == 0) {
+			info.kernel_release = s + 7;
 		} else {
 			usage();
 		}
 	}
+	r = ura_pack_builder_set_info(b, &info);
+	if (r < 0)
+		die("info", -r);
 	r = ura_pack_builder_serialize(b, &buf, &len);
 	if (r < 0)
 		die("serialize", -r);
