@@ -104,6 +104,11 @@ int ra_advise(const struct ura_pack *pack, const struct devmodel *model, FILE *d
 		goto out;
 	}
 	ra_emulate_metadata(e, model, &a.meta);
+	if (a.at_trace < a.n) {
+		r = ra_emulate_reference(e, a.trace_kb);
+		if (r < 0)
+			goto out;
+	}
 	for (size_t w = 0; w < a.n; w++) {
 		struct ra_emulate_opts o = { .window_kb = a.row[w].window_kb, .model = model,
 					     .decisions = w == a.at_trace ? decisions : NULL };
@@ -172,7 +177,9 @@ int ra_advise_hits(const struct ura_pack *pack, struct ra_counts **ret_per_file,
 		ra_emulate_free(e);
 		return -ENOMEM;
 	}
-	r = ra_emulate_run(e, &o, files, ret_total);
+	r = ra_emulate_reference(e, o.window_kb);
+	if (r == 0)
+		r = ra_emulate_run(e, &o, files, ret_total);
 	ra_emulate_free(e);
 	if (r < 0) {
 		free(files);

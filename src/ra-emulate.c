@@ -93,6 +93,8 @@ struct ra_emulation {
 	size_t nfiles, naccess;
 	struct efile *files;
 	struct pagemap base;		/* PG_USED and PG_INITIAL */
+	uint64_t *mapped;		/* per access: used pages its fault-around mapped in the trace */
+	bool reference;			/* the run now is ra_emulate_reference()'s */
 };
 
 struct run {
@@ -101,6 +103,8 @@ struct run {
 	struct pagemap pm;
 	struct statetab st;
 	uint64_t ra_pages;		/* the window, in pages */
+	bool reference;			/* note what each fault-around mapped */
+	size_t index;			/* of the access being served */
 	struct ra_counts *per_file, total;
 	uint32_t req_file;		/* the access being served: its pages are asked for */
 	uint64_t req_first, req_last;
@@ -236,6 +240,7 @@ void ra_emulate_free(struct ra_emulation *e)
 	if (!e)
 		return;
 	pagemap_free(&e->base);
+	free(e->mapped);
 	free(e->files);
 	free(e);
 }
@@ -844,15 +849,13 @@ static void get_pages(struct run *r, const struct ura_pack_access *a, struct ra_
 	}
 }
 
-static void fault(struct run *r, const struct ura_pack_access *a, struct ra_state *st)
+static void fault_one(struct run *r, const struct ura_pack_access *a, struct ra_state *st)
 {
 	const struct efile *f = &r->e->files[a->file_index];
 	uint32_t file = a->file_index;
 	uint64_t page = a->first;
 	unsigned v;
 
-	if (!f->size || page > eof_page(f))
-		return;
 	count_access(r, file, page, page);
 	if (!(a->flags & URA_PACK_ACCESS_NO_AROUND) && a->around_first <= a->around_last) {
 		/* filemap_map_pages(): maps cached pages that carry no marker */
@@ -908,10 +911,87 @@ static void fault(struct run *r, const struct ura_pack_access *a, struct ra_stat
 	}
 }
 
+/*
+ * The pages of @a's fault-around window, but the faulting one, that are mapped
+ * now (cached, no marker) and that the run used: a bit each from around_first
+ * (windows of more than 64 pages have none).
+ */
+static uint64_t mapped_used(struct run *r, const struct ura_pack_access *a)
+{
+	const struct efile *f = &r->e->files[a->file_index];
+	uint64_t mask = 0, last = a->around_last;
+
+	if ((a->flags & URA_PACK_ACCESS_NO_AROUND) || a->around_first > a->around_last ||
+	    a->around_first > eof_page(f) || a->around_last - a->around_first >= 64)
+		return 0;
+	if (last > eof_page(f))
+		last = eof_page(f);
+	for (uint64_t p = a->around_first; p <= last; p++)
+		if (p != a->first &&
+		    (pg(r, a->file_index, p) & (PG_CACHED | PG_MARKER | PG_USED)) ==
+		    (PG_CACHED | PG_USED))
+			mask |= UINT64_C(1) << (p - a->around_first);
+	return mask;
+}
+
+/*
+ * A fault, and the faults the traced run did not need: pages its fault-around
+ * mapped, which it then used without a fault (no event tells of them). The
+ * run at the trace's own window notes them; at another window each one that
+ * this fault-around did not map faults in its turn, right after.
+ */
+static void fault(struct run *r, const struct ura_pack_access *a, struct ra_state *st)
+{
+	const struct efile *f = &r->e->files[a->file_index];
+	uint64_t now, later;
+
+	if (!f->size || a->first > eof_page(f))
+		return;
+	now = mapped_used(r, a);
+	fault_one(r, a, st);
+	if (r->reference)
+		r->e->mapped[r->index] = now;
+	later = r->e->mapped ? r->e->mapped[r->index] : 0;
+	for (unsigned q = 0; q < 64; q++) {
+		struct ura_pack_access s = *a;
+
+		if (!(later & (UINT64_C(1) << q)))
+			continue;
+		s.first = s.last = a->around_first + q;
+		s.flags &= ~(URA_PACK_ACCESS_MISSED | URA_PACK_ACCESS_GUESSED);
+		r->req_first = r->req_last = s.first;
+		if (now & (UINT64_C(1) << q))
+			count_access(r, a->file_index, s.first, s.first);	/* mapped: a hit */
+		else
+			fault_one(r, &s, st);
+	}
+}
+
+int ra_emulate_reference(struct ra_emulation *e, uint32_t window_kb)
+{
+	struct ra_emulate_opts o = { .window_kb = window_kb };
+	struct ra_counts total;
+	int r;
+
+	free(e->mapped);
+	e->mapped = calloc(e->naccess ? e->naccess : 1, sizeof(*e->mapped));
+	if (!e->mapped)
+		return -ENOMEM;
+	e->reference = true;
+	r = ra_emulate_run(e, &o, NULL, &total);
+	e->reference = false;
+	if (r < 0) {
+		free(e->mapped);
+		e->mapped = NULL;
+	}
+	return r;
+}
+
 int ra_emulate_run(struct ra_emulation *e, const struct ra_emulate_opts *o,
 		   struct ra_counts *per_file, struct ra_counts *ret)
 {
-	struct run r = { .e = e, .o = o, .per_file = per_file, .req_file = UINT32_MAX };
+	struct run r = { .e = e, .o = o, .per_file = per_file, .req_file = UINT32_MAX,
+			 .reference = e->reference };
 	int err;
 
 	if (o->window_kb > RA_EMULATE_MAX_KB)
@@ -932,6 +1012,7 @@ int ra_emulate_run(struct ra_emulation *e, const struct ra_emulate_opts *o,
 		st = state_of(&r, a.stream, a.file_index);
 		if (!st)
 			break;
+		r.index = i;
 		r.req_file = a.file_index;
 		r.req_first = a.first;
 		r.req_last = a.last;

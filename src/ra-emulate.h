@@ -61,6 +61,17 @@ struct ra_emulate_opts {
 int ra_emulate_run(struct ra_emulation *e, const struct ra_emulate_opts *o,
 		   struct ra_counts *per_file, struct ra_counts *ret);
 
+/**
+ * ra_emulate_reference() - the run at the trace's own window, noted once
+ *
+ * The trace sees a fault only where a page was not mapped yet: pages that a
+ * fault-around mapped and the run then used leave no event. This run notes,
+ * per fault, the used pages its fault-around mapped at @window_kb (the
+ * trace's), so that runs at other windows fault on those they do not map.
+ * Return: 0, -EINVAL or -ENOMEM (then runs go without).
+ */
+int ra_emulate_reference(struct ra_emulation *e, uint32_t window_kb);
+
 /* Requests and pages of the pack's metadata: the same at every window. */
 void ra_emulate_metadata(const struct ra_emulation *e, const struct devmodel *model,
 			 struct ra_counts *ret);
