@@ -55,8 +55,9 @@ trace_at() {
 	echo 0 >"$INST/events/readahead/enable"
 	cat "$INST/trace" >"$T/kernel-$w"
 	rmdir "$INST"
-	# the device's count varies by some 15% from run to run (pages physically adjacent
-	# merge into one segment): the median of the traced run and two more
+	# the device's count varies from run to run (pages that happen to be physically
+	# adjacent merge into one segment: 69 to 82 requests for the same run at 2560 KiB):
+	# the median of the traced run and two more
 	echo $((after - before)) >"$T/reads-$w"
 	for e in 1 2; do
 		"$HELPERS/evict" "$M/seq" "$M/rand" "$M/map" "$M/maprand" "$M/code" || return 1
@@ -73,7 +74,7 @@ for w in 128 2560; do
 		timeout 120 "$1" --ra-advise --request-us 500 --mbps 20 --ra-log "$2.log" "$2.pack" >"$2.txt" &&
 		python3 "$3" "$4" "$2.log" $5 >&2' - "$URA_DUMP" "$T/run-$w" "$HELPERS/ra-compare.py" \
 		"$T/kernel-$w" "$INOS"
-	ok "at $w KiB: pages read within 10% of those added, requests within 15% of the device's" \
+	ok "at $w KiB: pages read within 10% of those added, requests near the device's" \
 		python3 -c '
 import json, subprocess, sys
 d = json.loads(subprocess.check_output([sys.argv[1], "--ra-advise", "--json", "--request-us", "500",
@@ -85,7 +86,9 @@ print("# pages read %d, added %d; requests %d (metadata %d), device %d" % (
     row["pages_read"], d["trace_added_pages"], f, d["metadata"]["requests"], reads), file=sys.stderr)
 assert d["trace_kb"] == int(sys.argv[4]), d["trace_kb"]
 assert abs(row["pages_read"] - d["trace_added_pages"]) <= 0.10 * d["trace_added_pages"]
-assert abs(f - reads) <= 0.15 * reads
+# where requests are long, the device merges physically adjacent pages more or less
+# from one run to the next; the emulation takes them as separate segments
+assert abs(f - reads) <= (0.15 if int(sys.argv[4]) <= 128 else 0.20) * reads
 ' "$URA_DUMP" "$T/run-$w.pack" "$T/reads-$w" "$w"
 done
 
