@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The device probe against a throttled loop device: ura-replay measures the cost of a
 # request and the bandwidth itself, within 25% of the cgroup-v1 blkio limits (150 IOPS
-# and 120 MB/s, a disk; 2000 IOPS and 20 MB/s, an SD card), keeps the model per device
+# and 50 MB/s, a disk; 2000 IOPS and 20 MB/s, an SD card), keeps the model per device
 # and limits, and uses it again without measuring.
 . "$(dirname "$0")/lib.sh"
 R="$TOP/ura-replay"
@@ -46,7 +46,9 @@ replay_in() {
 		timeout 120 "$R" --json "$@" "$T/p.pack" >"$T/report" 2>"$T/err"
 }
 
-for profile in "150 120000000 disk" "2000 20000000 sdcard"; do
+# the disk's bandwidth stays well under what the loop file's own disk gives here (a shared
+# VM whose disk gave 76 to 130 MB/s), so that the probe measures the limit, not the VM
+for profile in "150 50000000 disk" "2000 20000000 sdcard"; do
 	set -- $profile
 	replay_in "$1" "$2" --probe always
 	ok "$3: the replay measured the device" test "$(field model)" = probe
