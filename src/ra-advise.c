@@ -104,18 +104,17 @@ int ra_advise(const struct ura_pack *pack, const struct devmodel *model, FILE *d
 		goto out;
 	}
 	ra_emulate_metadata(e, model, &a.meta);
-	if (a.at_trace < a.n) {
-		r = ra_emulate_reference(e, a.trace_kb);
-		if (r < 0)
-			goto out;
-	}
-	for (size_t w = 0; w < a.n; w++) {
+	/* the trace's window first: its run notes what the others need */
+	for (size_t k = 0; k < a.n; k++) {
+		size_t w = k == 0 && a.at_trace < a.n ? a.at_trace :
+			   k <= a.at_trace && a.at_trace < a.n ? k - 1 : k;
 		struct ra_emulate_opts o = { .window_kb = a.row[w].window_kb, .model = model,
 					     .decisions = w == a.at_trace ? decisions : NULL };
 		struct ra_counts all;
 		struct ra_advice_row *row = &a.row[w];
 
-		r = ra_emulate_run(e, &o, files, &all);
+		r = w == a.at_trace ? ra_emulate_reference(e, &o, files, &all) :
+				      ra_emulate_run(e, &o, files, &all);
 		if (r < 0)
 			goto out;
 		for (size_t f = 0; f < a.nfiles; f++) {
@@ -177,9 +176,7 @@ int ra_advise_hits(const struct ura_pack *pack, struct ra_counts **ret_per_file,
 		ra_emulate_free(e);
 		return -ENOMEM;
 	}
-	r = ra_emulate_reference(e, o.window_kb);
-	if (r == 0)
-		r = ra_emulate_run(e, &o, files, ret_total);
+	r = ra_emulate_reference(e, &o, files, ret_total);
 	ra_emulate_free(e);
 	if (r < 0) {
 		free(files);

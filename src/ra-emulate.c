@@ -967,10 +967,9 @@ static void fault(struct run *r, const struct ura_pack_access *a, struct ra_stat
 	}
 }
 
-int ra_emulate_reference(struct ra_emulation *e, uint32_t window_kb)
+int ra_emulate_reference(struct ra_emulation *e, const struct ra_emulate_opts *o,
+			 struct ra_counts *per_file, struct ra_counts *ret)
 {
-	struct ra_emulate_opts o = { .window_kb = window_kb };
-	struct ra_counts total;
 	int r;
 
 	free(e->mapped);
@@ -978,7 +977,7 @@ int ra_emulate_reference(struct ra_emulation *e, uint32_t window_kb)
 	if (!e->mapped)
 		return -ENOMEM;
 	e->reference = true;
-	r = ra_emulate_run(e, &o, NULL, &total);
+	r = ra_emulate_run(e, o, per_file, ret);
 	e->reference = false;
 	if (r < 0) {
 		free(e->mapped);

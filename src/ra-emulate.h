@@ -62,15 +62,17 @@ int ra_emulate_run(struct ra_emulation *e, const struct ra_emulate_opts *o,
 		   struct ra_counts *per_file, struct ra_counts *ret);
 
 /**
- * ra_emulate_reference() - the run at the trace's own window, noted once
+ * ra_emulate_reference() - ra_emulate_run() at the trace's own window, noted once
  *
  * The trace sees a fault only where a page was not mapped yet: pages that a
  * fault-around mapped and the run then used leave no event. This run notes,
- * per fault, the used pages its fault-around mapped at @window_kb (the
- * trace's), so that runs at other windows fault on those they do not map.
- * Return: 0, -EINVAL or -ENOMEM (then runs go without).
+ * per fault, the used pages its fault-around mapped at @o->window_kb (the
+ * trace's), so that later runs at other windows fault on those they do not
+ * map; its own counts are those of that window.
+ * Return: 0, -EINVAL or -ENOMEM (then later runs go without).
  */
-int ra_emulate_reference(struct ra_emulation *e, uint32_t window_kb);
+int ra_emulate_reference(struct ra_emulation *e, const struct ra_emulate_opts *o,
+			 struct ra_counts *per_file, struct ra_counts *ret);
 
 /* Requests and pages of the pack's metadata: the same at every window. */
 void ra_emulate_metadata(const struct ra_emulation *e, const struct devmodel *model,
