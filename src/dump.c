@@ -327,44 +327,32 @@ static void json_ratio(FILE *f, uint64_t part, uint64_t whole)
 		fputs("null", f);
 }
 
-/* Pages added and demanded per file, from the ranges. */
-static int added_by_file(const struct ura_pack *pack, uint64_t **ret_added, uint64_t **ret_demanded)
+/* Pages of @file in the pack, and of those the demanded ones. */
+static void file_pages(const struct by_file *g, size_t file, uint64_t *ret_pages,
+		       uint64_t *ret_demanded)
 {
-	size_t nf = ura_pack_file_count(pack);
-	uint64_t *added = calloc(nf ? nf : 1, sizeof(*added));
-	uint64_t *demanded = calloc(nf ? nf : 1, sizeof(*demanded));
+	size_t n;
+	const uint32_t *idx = file_ranges(g, file, &n);
 
-	if (!added || !demanded) {
-		free(added);
-		free(demanded);
-		return -ENOMEM;
-	}
-	for (size_t i = 0, n = ura_pack_range_count(pack); i < n; i++) {
-		struct ura_pack_range r;
+	*ret_pages = *ret_demanded = 0;
+	for (size_t k = 0; k < n; k++) {
+		struct ura_pack_range rg;
 
-		if (ura_pack_get_range(pack, i, &r) < 0 || r.file_index >= nf)
+		if (ura_pack_get_range(g->pack, idx[k], &rg) < 0)
 			continue;
-		added[r.file_index] += r.page_count;
-		if (r.flags & URA_PACK_RANGE_DEMANDED)
-			demanded[r.file_index] += r.page_count;
+		*ret_pages += rg.page_count;
+		if (rg.flags & URA_PACK_RANGE_DEMANDED)
+			*ret_demanded += rg.page_count;
 	}
-	*ret_added = added;
-	*ret_demanded = demanded;
-	return 0;
 }
 
 /*
  * Per file: pages added, demanded, speculative, and with an access log the
  * readahead hit ratio (pages read beyond those asked for that were used) and
- * the page-cache hit ratio (pages asked for found cached), in pack order.
+ * the page-cache hit ratio (pages asked for found cached), in the order of --sort.
  */
-static int stats_hits(FILE *f, const struct ura_pack *pack, const struct dump_hits *hits)
+static void stats_hits(FILE *f, const struct by_file *g, const struct dump_hits *hits)
 {
-	uint64_t *added, *demanded;
-	int r = added_by_file(pack, &added, &demanded);
-
-	if (r < 0)
-		return r;
 	if (hits) {
 		fprintf(f, "readahead hit: ");
 		ratio(f, hits->total.ra_used, hits->total.ra_pages);
@@ -377,16 +365,19 @@ static int stats_hits(FILE *f, const struct ura_pack *pack, const struct dump_hi
 		fputs("readahead hit: unknown (the pack has no access log)\n", f);
 	}
 	fputs("\n   added demanded speculative ra hit cache hit  file\n", f);
-	for (size_t i = 0, n = ura_pack_file_count(pack); i < n; i++) {
+	for (size_t k = 0; k < g->nfiles; k++) {
+		size_t i = g->order[k];
+		uint64_t added, demanded;
 		struct ura_pack_file file;
 		struct ura_pack_fs fs;
 		char *path;
 
-		if (!added[i] || ura_pack_get_file(pack, i, &file) < 0 ||
-		    ura_pack_get_fs(pack, file.fs_index, &fs) < 0)
+		file_pages(g, i, &added, &demanded);
+		if (!added || ura_pack_get_file(g->pack, i, &file) < 0 ||
+		    ura_pack_get_fs(g->pack, file.fs_index, &fs) < 0)
 			continue;
-		fprintf(f, "%8" PRIu64 " %8" PRIu64 " %11" PRIu64 " ", added[i], demanded[i],
-			added[i] - demanded[i]);
+		fprintf(f, "%8" PRIu64 " %8" PRIu64 " %11" PRIu64 " ", added, demanded,
+			added - demanded);
 		ratio(f, hits ? hits->per_file[i].ra_used : 0, hits ? hits->per_file[i].ra_pages : 0);
 		fputs("    ", f);
 		ratio(f, hits ? hits->per_file[i].hits : 0, hits ? hits->per_file[i].accessed : 0);
@@ -396,9 +387,6 @@ static int stats_hits(FILE *f, const struct ura_pack *pack, const struct dump_hi
 		free(path);
 		fputc('\n', f);
 	}
-	free(added);
-	free(demanded);
-	return 0;
 }
 
 static void json_hits(FILE *f, uint64_t added, uint64_t demanded, const struct ra_counts *c)
@@ -529,7 +517,7 @@ static void json_file(FILE *f, const struct by_file *g, size_t i, bool first,
 	struct ura_pack_fs fs;
 	size_t n;
 	const uint32_t *idx = file_ranges(g, i, &n);
-	uint64_t added = 0, demanded = 0;
+	uint64_t added, demanded;
 	char *path;
 
 	ura_pack_get_file(g->pack, i, &file);
@@ -559,10 +547,8 @@ static void json_file(FILE *f, const struct by_file *g, size_t i, bool first,
 			k == 0 ? "" : ", ", rg.first_page * URA_PACK_PAGE_SIZE,
 			(uint64_t)rg.page_count * URA_PACK_PAGE_SIZE, rg.first_access_ns,
 			rg.flags & URA_PACK_RANGE_DEMANDED ? "true" : "false", support, mask);
-		added += rg.page_count;
-		if (rg.flags & URA_PACK_RANGE_DEMANDED)
-			demanded += rg.page_count;
 	}
+	file_pages(g, i, &added, &demanded);
 	fputs("], \"hits\": ", f);
 	json_hits(f, added, demanded, hits ? &hits->per_file[i] : NULL);
 	fputc('}', f);
@@ -700,20 +686,17 @@ int dump_pack(FILE *f, const struct ura_pack *pack, const char *name, enum dump_
 	struct by_file g = { 0 };
 	int r;
 
+	r = group_by_file(pack, sort, &g);
+	if (r < 0)
+		return r;
 	if (format == DUMP_STATS) {
 		stats(f, pack, name);
-		r = stats_hits(f, pack, hits);
-		if (r < 0)
-			return r;
+		stats_hits(f, &g, hits);
+	} else if (format == DUMP_JSON) {
+		json(f, pack, &g, hits);
 	} else {
-		r = group_by_file(pack, sort, &g);
-		if (r < 0)
-			return r;
-		if (format == DUMP_JSON)
-			json(f, pack, &g, hits);
-		else
-			text(f, pack, name, &g);
-		by_file_free(&g);
+		text(f, pack, name, &g);
 	}
+	by_file_free(&g);
 	return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
 }
