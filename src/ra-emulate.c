@@ -22,13 +22,13 @@
 #include <string.h>
 
 #include "devmodel.h"
+#include "kernel-mm.h"
 #include "ra-emulate.h"
 
 #define PAGE			URA_PACK_PAGE_SIZE
 #define MMAP_LOTSAMISS		100u
 #define MAX_ORDER		9u	/* MAX_PAGECACHE_ORDER on x86-64: a PMD */
 #define DEFAULT_REQUEST_KB	512u	/* a pack that did not record max_sectors_kb */
-#define DEFAULT_AROUND_PAGES	16u	/* fault_around_bytes = 64 KiB */
 #define MAX_AROUND_PAGES	512u	/* one page table */
 /*
  * Pages the accesses and ranges of one pack may span (clipped at the ends of
@@ -335,7 +335,7 @@ int ra_emulate_new(const struct ura_pack *pack, struct ra_emulation **ret)
 		f->request_pages = (ra.max_sectors_kb ? ra.max_sectors_kb : DEFAULT_REQUEST_KB) / 4;
 		if (!f->request_pages)
 			f->request_pages = 1;
-		f->around_pages = ra.fault_around_pages ? ra.fault_around_pages : DEFAULT_AROUND_PAGES;
+		f->around_pages = ra.fault_around_pages ? ra.fault_around_pages : KERNEL_FAULT_AROUND_PAGES;
 		f->max_segments = ra.max_segments ? ra.max_segments : UINT32_MAX;
 		f->segment_pages = ra.max_segment_kb / 4;
 		f->large = ra.flags & URA_PACK_RA_FS_LARGE_FOLIOS;

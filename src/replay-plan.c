@@ -17,6 +17,7 @@
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 
+#include "kernel-mm.h"
 #include "log.h"
 #include "replay-plan.h"
 
@@ -141,7 +142,6 @@ static int merge_duplicate_files(struct planner *c, uint32_t *canon)
  * window's first demanded access. A trace made with --cold has no speculative
  * pages: nothing changes for it.
  */
-#define FAULT_AROUND_PAGES	16u
 
 struct window {
 	uint64_t win;		/* window number in the file */
@@ -181,8 +181,8 @@ static int demanded_windows(const struct planner *c, const uint32_t *canon,
 
 		if (!(rg.flags & URA_PACK_RANGE_DEMANDED) || !rg.page_count)
 			continue;
-		first = rg.first_page / FAULT_AROUND_PAGES;
-		last = (rg.first_page + rg.page_count - 1) / FAULT_AROUND_PAGES;
+		first = rg.first_page / KERNEL_FAULT_AROUND_PAGES;
+		last = (rg.first_page + rg.page_count - 1) / KERNEL_FAULT_AROUND_PAGES;
 		/* a long demanded range needs only its two ends' windows */
 		for (uint64_t x = first; x <= last; x = x == first && last > first + 1 ? last : x + 1) {
 			uint32_t fi = canon[rg.file_index];
@@ -266,8 +266,8 @@ static int append_fault_around(struct planner *c, const struct ura_pack_range *r
 	uint64_t end = rg->first_page + rg->page_count;
 
 	for (uint64_t pg = rg->first_page; pg < end;) {
-		uint64_t wend = (pg / FAULT_AROUND_PAGES + 1) * FAULT_AROUND_PAGES;
-		const struct window *hit = find_window(w, nw, fi, pg / FAULT_AROUND_PAGES);
+		uint64_t wend = (pg / KERNEL_FAULT_AROUND_PAGES + 1) * KERNEL_FAULT_AROUND_PAGES;
+		const struct window *hit = find_window(w, nw, fi, pg / KERNEL_FAULT_AROUND_PAGES);
 
 		if (wend > end)
 			wend = end;

@@ -251,7 +251,7 @@ static struct rec *append(struct access_log *l, struct task *t, const struct tra
 /* A user fault of @t recent enough to be the one behind an event at @ts. */
 static bool fresh_fault(const struct task *t, uint64_t ts)
 {
-	return t->fault && t->fault_ts <= ts && ts - t->fault_ts <= ACCESS_FAULT_MAX_AGE_NS;
+	return t->fault && t->fault_ts <= ts && ts - t->fault_ts <= TRACE_FAULT_MAX_AGE_NS;
 }
 
 static int on_read(struct access_log *l, struct task *t, const struct trace_event *ev,
@@ -278,7 +278,7 @@ static struct rec *recent_fault(struct access_log *l, const struct task *t, uint
 {
 	struct rec *r;
 
-	if (!t->last || t->last_ts > ts || ts - t->last_ts > ACCESS_FAULT_MAX_AGE_NS)
+	if (!t->last || t->last_ts > ts || ts - t->last_ts > TRACE_FAULT_MAX_AGE_NS)
 		return NULL;
 	r = rec_at(l, t->last - 1);
 	return r->kind == URA_PACK_ACCESS_FAULT && r->file == file ? r : NULL;
@@ -496,14 +496,14 @@ unsigned access_read_fault_around(const char *path)
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
-		return ACCESS_FAULT_AROUND_DEFAULT;
+		return KERNEL_FAULT_AROUND_PAGES;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return ACCESS_FAULT_AROUND_DEFAULT;
+		return KERNEL_FAULT_AROUND_PAGES;
 	buf[n] = '\0';
 	bytes = strtoull(buf, &end, 10);
 	if (end == buf || (*end && *end != '\n') || bytes / 4096 == 0 || bytes / 4096 > MAX_WINDOW)
-		return ACCESS_FAULT_AROUND_DEFAULT;
+		return KERNEL_FAULT_AROUND_PAGES;
 	return pow2_floor((unsigned)(bytes / 4096));
 }

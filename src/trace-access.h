@@ -9,6 +9,7 @@
 
 #include <ura/pack.h>
 
+#include "kernel-mm.h"
 #include "trace-events.h"
 
 /*
@@ -19,11 +20,7 @@
  */
 #define ACCESS_LOG_MAX		4000000
 
-/* Pages one read fault maps around it when the kernel does not say (64 KiB). */
-#define ACCESS_FAULT_AROUND_DEFAULT	16
 
-/* A user page fault names the page of a window or a file fault of its task this recently. */
-#define ACCESS_FAULT_MAX_AGE_NS	(10ull * 1000 * 1000)
 
 struct access_log;
 
@@ -92,7 +89,7 @@ unsigned access_fault_around(const struct access_log *l);
 /**
  * access_read_fault_around() - pages one read fault maps: @path
  *	(/sys/kernel/debug/fault_around_bytes) / 4096, rounded down to a power of
- *	two; ACCESS_FAULT_AROUND_DEFAULT when it cannot be read
+ *	two; KERNEL_FAULT_AROUND_PAGES when it cannot be read
  */
 unsigned access_read_fault_around(const char *path);
 

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel-mm.h"
 #include "pageset.h"
 #include "trace-demand.h"
 
-#define FAULT_AROUND_PAGES	16	/* default fault_around_bytes / PAGE_SIZE */
 #define FAULT_TABLE_SIZE	4096	/* last fault address per pid, direct-mapped */
 
 /* The last user page fault of a pid (a slot of a direct-mapped table). */
@@ -86,7 +86,6 @@ static uint64_t rel_time(struct trace_demand *d, uint64_t ts)
  * (bench/trace-accuracy.sh, bench/demand-models.c compares other distances).
  * Without a fault address, the whole window counts.
  */
-#define FAULT_MAX_AGE_NS	(10ull * 1000 * 1000)
 
 static int map_window(struct trace_demand *d, const struct trace_event *ev, uint64_t rts)
 {
@@ -97,8 +96,8 @@ static int map_window(struct trace_demand *d, const struct trace_event *ev, uint
 	int ret = 0;
 
 	if (fault->pid == ev->pid && fault->page != UINT64_MAX && fault->ts <= ev->ts &&
-	    ev->ts - fault->ts <= FAULT_MAX_AGE_NS) {
-		page = first + (fault->page & (FAULT_AROUND_PAGES - 1));
+	    ev->ts - fault->ts <= TRACE_FAULT_MAX_AGE_NS) {
+		page = first + (fault->page & (KERNEL_FAULT_AROUND_PAGES - 1));
 		fault->page = UINT64_MAX;	/* one fault, one window */
 	}
 	if (last - first >= 64)

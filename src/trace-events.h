@@ -20,6 +20,12 @@ enum trace_event_type {
 	TRACE_NR_EVENTS,
 };
 
+/*
+ * A user page fault (TRACE_EVENT_PF_USER) names the page of the next
+ * fault-around window or file fault of its task this recently.
+ */
+#define TRACE_FAULT_MAX_AGE_NS	(10ull * 1000 * 1000)
+
 /* tracefs system and event name of each enum trace_event_type */
 struct trace_event_spec {
 	const char *system, *name;

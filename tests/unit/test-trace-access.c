@@ -346,11 +346,11 @@ START_TEST(test_read_fault_around)
 	ck_assert_uint_eq(fault_around_of(dir, "12288"), 2);
 	ck_assert_uint_eq(fault_around_of(dir, "2097152\n"), 512);
 	ck_assert_uint_eq(fault_around_of(dir, "4096\n"), 1);
-	ck_assert_uint_eq(fault_around_of(dir, "0\n"), ACCESS_FAULT_AROUND_DEFAULT);
-	ck_assert_uint_eq(fault_around_of(dir, "lots\n"), ACCESS_FAULT_AROUND_DEFAULT);
-	ck_assert_uint_eq(fault_around_of(dir, ""), ACCESS_FAULT_AROUND_DEFAULT);
+	ck_assert_uint_eq(fault_around_of(dir, "0\n"), KERNEL_FAULT_AROUND_PAGES);
+	ck_assert_uint_eq(fault_around_of(dir, "lots\n"), KERNEL_FAULT_AROUND_PAGES);
+	ck_assert_uint_eq(fault_around_of(dir, ""), KERNEL_FAULT_AROUND_PAGES);
 	snprintf(path, sizeof(path), "%s/none", dir);
-	ck_assert_uint_eq(access_read_fault_around(path), ACCESS_FAULT_AROUND_DEFAULT);
+	ck_assert_uint_eq(access_read_fault_around(path), KERNEL_FAULT_AROUND_PAGES);
 	unit_rmtree(dir);
 	free(dir);
 }
