@@ -22,7 +22,7 @@
 
 #include <ura/pack.h>
 
-#include "pageset.h"
+#include "trace-pageset.h"
 #include "trace-demand.h"
 
 struct page_key {

@@ -107,9 +107,9 @@ class Bench:
         self.st = state(self.work)
         self.mnt = self.st["MNT"]
         self.slowrun = os.path.join(self.tb, "slowrun")
-        self.trace = os.path.join(TOP, "ura-trace")
-        self.replay = os.path.join(TOP, "ura-replay")
-        self.naive = os.path.join(TOP, "bench", "naive-replay")
+        self.trace = os.path.join(TOP, "build", "ura-trace")
+        self.replay = os.path.join(TOP, "build", "ura-replay")
+        self.naive = os.path.join(TOP, "build", "bench", "naive-replay")
         self.packs = os.path.join(args.workdir, "packs")
         os.makedirs(self.packs, exist_ok=True)
 
@@ -132,16 +132,16 @@ class Bench:
         pack = self.trace_pack(name, "", shlex.split(self.args.trace_args))
         plain = self.trace_pack(name, "-plain", ["--read-ahead-kb", "keep"])
         demand = self.trace_pack(name, "-demand", ["--read-ahead-kb", "4", "--events", "add"])
-        dump = json.loads(subprocess.run([os.path.join(TOP, "ura-dump"), "--json", pack],
+        dump = json.loads(subprocess.run([os.path.join(TOP, "build", "ura-dump"), "--json", pack],
                                          check=True, capture_output=True).stdout)
-        pdump = json.loads(subprocess.run([os.path.join(TOP, "ura-dump"), "--json", plain],
+        pdump = json.loads(subprocess.run([os.path.join(TOP, "build", "ura-dump"), "--json", plain],
                                           check=True, capture_output=True).stdout)
         files = os.path.join(self.packs, name + ".files")
         with open(files, "w") as f:
             for x in pdump["files"]:
                 f.write(self.mnt + x["path"] + "\n")
         totals = dict(dump["totals"])
-        dd = json.loads(subprocess.run([os.path.join(TOP, "ura-dump"), "--json", demand],
+        dd = json.loads(subprocess.run([os.path.join(TOP, "build", "ura-dump"), "--json", demand],
                                        check=True, capture_output=True).stdout)["totals"]
         totals["true_demand_bytes"] = dd["bytes"] + dd["metadata_bytes"]
         # what replay reads of ura's pack, cold, under each profile with its own model

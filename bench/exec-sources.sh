@@ -8,14 +8,14 @@
 set -e
 cd "$(dirname "$0")/.."
 runs=${1:-5}
-make -s bench/exec-sources
+make -s bench
 for r in $(seq "$runs"); do
 	for s in proc fanotify tracefs; do
 		echo "== round $r"
-		bench/exec-sources $s latency 100 10
-		bench/exec-sources $s burst 5000 1000
+		build/bench/exec-sources $s latency 100 10
+		build/bench/exec-sources $s burst 5000 1000
 	done
 	for s in none proc fanotify tracefs; do
-		bench/exec-sources $s loop 2000
+		build/bench/exec-sources $s loop 2000
 	done
 done

@@ -27,7 +27,7 @@ measure() {	# NAME [DAEMON ARGS...]: rounds of the workload, the daemon started 
 	local name=$1 i
 	shift
 	if [ $# -gt 0 ]; then
-		"$TOP/ura-trace" -q --watch "$D/packs" "$@" &
+		"$TOP/build/ura-trace" -q --watch "$D/packs" "$@" &
 		DAEMON=$!
 		sleep 1
 	fi

@@ -13,14 +13,14 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=${1:-5}
 W=$(mktemp -d /var/tmp/ura-merge-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
-make -s -C "$TOP" ura-trace ura-dump tests/integration/helpers/evict >/dev/null
+make -s -C "$TOP" ura-trace ura-dump test-helpers >/dev/null
 for i in $(seq 1 "$RUNS"); do
 	head -c $((32 * 4096)) /dev/urandom >"$W/own$i.conf"
-	"$TOP/tests/integration/helpers/evict" "$W/own$i.conf"
-	timeout 120 "$TOP/ura-trace" -q --pack "$W/run$i.pack" -- \
+	"$TOP/build/tests/integration/helpers/evict" "$W/own$i.conf"
+	timeout 120 "$TOP/build/ura-trace" -q --pack "$W/run$i.pack" -- \
 		/usr/bin/python3 -c 'import json, email, sys; open(sys.argv[1], "rb").read()' \
 		"$W/own$i.conf"
-	"$TOP/ura-dump" --json "$W/run$i.pack" >"$W/run$i.json"
+	"$TOP/build/ura-dump" --json "$W/run$i.pack" >"$W/run$i.json"
 done
 printf '%-5s %-4s %6s %8s %8s %14s %12s\n' C runs files MiB private "intersection%" "union%"
 for n in 2 3 "$RUNS"; do
@@ -28,8 +28,8 @@ for n in 2 3 "$RUNS"; do
 	for c in 0.2 0.4 0.5 0.6 0.8 1.0; do
 		ins=()
 		for i in $(seq 1 "$n"); do ins+=("$W/run$i.pack"); done
-		"$TOP/ura-trace" -q --merge --min-confidence "$c" --pack "$W/m.pack" "${ins[@]}"
-		"$TOP/ura-dump" --json "$W/m.pack" >"$W/m.json"
+		"$TOP/build/ura-trace" -q --merge --min-confidence "$c" --pack "$W/m.pack" "${ins[@]}"
+		"$TOP/build/ura-dump" --json "$W/m.pack" >"$W/m.json"
 		python3 - "$c" "$n" "$W" <<'PY'
 import json, sys
 c, n, w = sys.argv[1], int(sys.argv[2]), sys.argv[3]

@@ -25,8 +25,8 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-make -s -C "$TOP" ura-replay tests/integration/helpers/mkpack >/dev/null
-MKPACK=$TOP/tests/integration/helpers/mkpack
+make -s -C "$TOP" ura-replay test-helpers >/dev/null
+MKPACK=$TOP/build/tests/integration/helpers/mkpack
 truncate -s $((SIZE_MB * 13 / 10 + 64))M "$W/img"
 mkfs.ext4 -q -F "$W/img"
 mkdir "$W/mnt"
@@ -85,7 +85,7 @@ for r in $(seq "$RUNS"); do
 	want=$((SIZE_MB * 2048 * 99 / 100))
 	s0=$(sectors)
 	s=$EPOCHREALTIME
-	in_cg "$TOP/ura-replay" -q "$@" "$W/p.pack"
+	in_cg "$TOP/build/ura-replay" -q "$@" "$W/p.pack"
 	last=$(sectors) still=0
 	while [ $(($(sectors) - s0)) -lt "$want" ] && [ $still -lt 300 ]; do
 		sleep 0.01

@@ -16,10 +16,10 @@ ROOT=${1:-/var/tmp/ura-nspawn/root}
 if [ ! -x "$ROOT/lib/systemd/systemd" ]; then
 	debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus bookworm "$ROOT"
 fi
-make -s -C "$TOP" all tests/integration/helpers/mkpack
+make -s -C "$TOP" all test-helpers
 make -s -C "$TOP" install DESTDIR="$ROOT" PREFIX=/usr >/dev/null
 # the tracing libraries ura-trace links, from the host
-for lib in $(ldd "$TOP/ura-trace" | awk '/=> \// { print $3 }' | grep -E 'trace(fs|event|cmd)'); do
+for lib in $(ldd "$TOP/build/ura-trace" | awk '/=> \// { print $3 }' | grep -E 'trace(fs|event|cmd)'); do
 	cp -L "$lib" "$ROOT/usr/lib/x86_64-linux-gnu/"
 done
 mkdir -p "$ROOT/var/lib/ura"
@@ -45,14 +45,14 @@ rm -f "$ROOT"/ura-result-*.txt "$ROOT/var/lib/ura/boot.pack" "$ROOT/var/lib/ura/
 for boot in 1 2; do
 	if [ "$boot" = 2 ] && [ "${OWN_PACK:-1}" = 1 ] && [ -e "$ROOT/var/lib/ura/boot.pack" ]; then
 		echo "=== the pack boot 1 recorded ==="
-		"$TOP/ura-dump" --stats "$ROOT/var/lib/ura/boot.pack" || true
-		cp "$TOP/tests/integration/helpers/mkpack" "$ROOT/usr/local/bin/"
+		"$TOP/build/ura-dump" --stats "$ROOT/var/lib/ura/boot.pack" || true
+		cp "$TOP/build/tests/integration/helpers/mkpack" "$ROOT/usr/local/bin/"
 		chroot "$ROOT" /bin/sh -c 'exec /usr/local/bin/mkpack /var/lib/ura/boot.pack \
 			/lib/systemd/systemd /usr/lib/x86_64-linux-gnu/systemd/libsystemd-shared-252.so \
 			/lib/x86_64-linux-gnu/libc.so.6 /usr/bin/dbus-daemon /bin/bash /usr/bin/ls'
 		for f in $(chroot "$ROOT" /bin/sh -c 'ls /lib/systemd/systemd /usr/lib/x86_64-linux-gnu/systemd/libsystemd-shared-252.so \
 			/lib/x86_64-linux-gnu/libc.so.6 /usr/bin/dbus-daemon /bin/bash /usr/bin/ls'); do
-			"$TOP/tests/integration/helpers/mkpack" --evict "$ROOT$f"
+			"$TOP/build/tests/integration/helpers/mkpack" --evict "$ROOT$f"
 		done
 	fi
 	timeout 240 systemd-nspawn -q -b --register=no --keep-unit -D "$ROOT" --bind=/sys/kernel/tracing \

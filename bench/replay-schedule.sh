@@ -7,14 +7,14 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 N=${1:-100000} RUNS=${2:-21}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-make -s -C "$TOP" ura-replay libura.a >/dev/null
-${CC:-cc} -O2 -I"$TOP/include" -o "$T/genpack" "$TOP/bench/replay-genpack.c" "$TOP/libura.a"
+make -s -C "$TOP" ura-replay build/libura.a >/dev/null
+${CC:-cc} -O2 -I"$TOP/include" -o "$T/genpack" "$TOP/bench/replay-genpack.c" "$TOP/build/libura.a"
 "$T/genpack" "$T/bench.pack" "$N"
 echo "pack: $N ranges, $(stat -c %s "$T/bench.pack") bytes"
-"$TOP/ura-replay" --dry-run --json "$T/bench.pack"
+"$TOP/build/ura-replay" --dry-run --json "$T/bench.pack"
 # wall time of the whole process (exec, read, CRC, validation, scheduling, report)
 for _ in $(seq "$RUNS"); do
-	/usr/bin/time -f '%e %M' "$TOP/ura-replay" --dry-run -q "$T/bench.pack" 2>&1 >/dev/null |
+	/usr/bin/time -f '%e %M' "$TOP/build/ura-replay" --dry-run -q "$T/bench.pack" 2>&1 >/dev/null |
 		tail -1
 done | sort -n | awk '{ t[NR] = $1; m[NR] = $2 } END {
 	printf "wall: median %.0f ms, max %.0f ms; max RSS: %d KiB (%d runs)\n",
@@ -23,7 +23,7 @@ done | sort -n | awk '{ t[NR] = $1; m[NR] = $2 } END {
 best=999999
 for _ in $(seq "$RUNS"); do
 	s=$EPOCHREALTIME
-	"$TOP/ura-replay" --dry-run -q "$T/bench.pack"
+	"$TOP/build/ura-replay" --dry-run -q "$T/bench.pack"
 	e=$EPOCHREALTIME
 	us=$(( (${e/./} - ${s/./}) ))
 	[ "$us" -lt "$best" ] && best=$us

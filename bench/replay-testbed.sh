@@ -34,12 +34,12 @@ run() {
 		chroot "$5" /bench/boot.sh
 		e=$EPOCHREALTIME
 		wait
-		echo "$s $e" | awk "{ printf \"%.3f\n\", \$2 - \$1 }"' - "$1" "$TOP/ura-replay" \
+		echo "$s $e" | awk "{ printf \"%.3f\n\", \$2 - \$1 }"' - "$1" "$TOP/build/ura-replay" \
 		"${2:-}" "$W/boot.pack" "$MNT"
 }
 cold_cache
-"$TOP/ura-trace" -q --root "$MNT" -p "$W/boot.pack" -- "$TB/slowrun" "$TRACE_PROFILE" --chroot -- /bench/boot.sh
-"$TOP/ura-replay" --dry-run --json "$W/boot.pack"
+"$TOP/build/ura-trace" -q --root "$MNT" -p "$W/boot.pack" -- "$TB/slowrun" "$TRACE_PROFILE" --chroot -- /bench/boot.sh
+"$TOP/build/ura-replay" --dry-run --json "$W/boot.pack"
 echo "profile $PROFILE (traced under $TRACE_PROFILE), $RUNS runs each, pack $(stat -c %s "$W/boot.pack") bytes"
 names="cold warm"
 for s in "$@"; do names="$names ${s%%=*}"; done

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "resolve.h"
+#include "trace-resolve.h"
 
 struct entry {
 	uint64_t ino;

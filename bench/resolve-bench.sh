@@ -24,7 +24,7 @@ NPICK=${2:-10000}
 RUNS=${3:-3}
 BENCH_DIR=${BENCH_DIR:-/var/tmp}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BIN=$TOP/bench/resolve-bench
+BIN=$TOP/build/bench/resolve-bench
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "resolve-bench: needs root (loop device, mount, drop_caches)" >&2

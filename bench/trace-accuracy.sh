@@ -14,8 +14,8 @@
 # comes from the access events alone).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-URA_TRACE=${URA_TRACE:-$HERE/ura-trace}
-URA_DUMP=${URA_DUMP:-$HERE/ura-dump}
+URA_TRACE=${URA_TRACE:-$HERE/build/ura-trace}
+URA_DUMP=${URA_DUMP:-$HERE/build/ura-dump}
 WORK=${TESTBED_WORK:-/var/tmp/ura-testbed}
 RUNS=${1:-3}
 [ "$(id -u)" = 0 ] || { echo "needs root" >&2; exit 77; }

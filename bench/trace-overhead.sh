@@ -17,7 +17,7 @@
 # options to ura-trace (e.g. "--events add").
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-URA_TRACE=${URA_TRACE:-$HERE/ura-trace}
+URA_TRACE=${URA_TRACE:-$HERE/build/ura-trace}
 ROUNDS=${1:-9}
 [ "$(id -u)" = 0 ] || { echo "needs root" >&2; exit 77; }
 PY=${PY:-/usr/bin/python3}

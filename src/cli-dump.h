@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "dump.h"
+#include "dump-text.h"
 #include "ra-advise.h"
 
 struct dump_options {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli-trace.h"
-#include "pack-merge.h"
+#include "merge-runs.h"
 #include "util.h"
 
 #define RA_KB_MIN	4

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "dump-compare.h"
-#include "dump.h"
-#include "pack-merge.h"
+#include "dump-text.h"
+#include "merge-runs.h"
 #include "util.h"
 
 /* One side's pages (or metadata bytes) of an entry: sorted, disjoint [first, end) spans. */

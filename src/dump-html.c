@@ -5,7 +5,7 @@
  * well-formed XML (polyglot HTML), loads nothing, and shows everything without its script,
  * which only sorts the tables (click a heading, or #sort=KEY / #sort=-KEY in the address) and
  * lights a file's row in the picture while the pointer is on its table row, and back.
- * Everything from the pack is escaped (markup.c), and nothing from it goes into the script.
+ * Everything from the pack is escaped (dump-markup.c), and nothing from it goes into the script.
  * The page of ura-dump --compare has the same head and script, and a table of the files changed.
  */
 
@@ -17,7 +17,7 @@
 #include "dump-compare.h"
 #include "dump-html.h"
 #include "dump-svg.h"
-#include "markup.h"
+#include "dump-markup.h"
 #include "util.h"
 
 static const char page_style[] =

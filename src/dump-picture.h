@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dump.h"
+#include "dump-text.h"
 #include "ura/pack.h"
 
 #define PICTURE_TIME_BINS	360	/* columns of the timeline */

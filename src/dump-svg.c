@@ -6,7 +6,7 @@
  * row's line, speculative pages below, the height by pages on a log scale, lighter when fewer
  * of a merged pack's runs had them; then the file's page map and its bytes in the pack.
  * No script and no external resource; everything that comes from the pack is escaped
- * (markup.c). Numbers for programs are in data-* attributes (ura-dump(8)).
+ * (dump-markup.c). Numbers for programs are in data-* attributes (ura-dump(8)).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "dump-svg.h"
-#include "markup.h"
+#include "dump-markup.h"
 #include "util.h"
 
 #define MARGIN		16

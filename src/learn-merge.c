@@ -6,7 +6,7 @@
 #include <ura/pack.h>
 
 #include "learn-merge.h"
-#include "pack-merge.h"
+#include "merge-runs.h"
 
 int learn_merge(const struct ura_pack *old, struct ura_pack_builder *run,
 		const struct learn_merge_opts *o, struct ura_pack_builder **ret)

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blockdev.h"
-#include "devcache.h"
-#include "log.h"
+#include "dev-block.h"
+#include "dev-cache.h"
+#include "util-log.h"
 #include "ra-advise.h"
 
 static const uint32_t candidates[] = { 4, 8, 16, 32, 64, 128, 256, 384, 512, 1024, 2048, 4096 };

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "devmodel.h"
+#include "dev-model.h"
 #include "ra-emulate.h"
 #include "ura/pack.h"
 

@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devmodel.h"
-#include "kernel-mm.h"
+#include "dev-model.h"
+#include "sys-kernel-mm.h"
 #include "ra-emulate.h"
 
 #define PAGE			URA_PACK_PAGE_SIZE

@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "log.h"
+#include "util-log.h"
 #include "replay-budget.h"
 
 #define MEM_CHECK_BYTES		(8ull << 20)	/* read MemAvailable after this much was granted */

@@ -12,9 +12,9 @@
 
 #include <ura/pack.h>
 
-#include "blockdev.h"
-#include "devcache.h"
-#include "log.h"
+#include "dev-block.h"
+#include "dev-cache.h"
+#include "util-log.h"
 #include "replay-devices.h"
 
 int replay_devices_find_or_add(struct replay_devices *devs, unsigned major, unsigned minor,

@@ -9,7 +9,7 @@
 
 #include "replay-options.h"
 #include "replay-report.h"
-#include "schedule.h"
+#include "replay-schedule.h"
 
 /* The device table that sched_item.dev indexes. */
 struct replay_devices {

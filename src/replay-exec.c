@@ -18,8 +18,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "mountinfo.h"
+#include "util-log.h"
+#include "sys-mountinfo.h"
 #include "replay-exec.h"
 
 /* Filesystems nothing is executed from: not marked. */

@@ -17,11 +17,11 @@
 
 #include <linux/fs.h>
 
-#include "blockdev.h"
-#include "fileid.h"
-#include "log.h"
+#include "dev-block.h"
+#include "sys-fileid.h"
+#include "util-log.h"
 #include "replay-files.h"
-#include "safeopen.h"
+#include "sys-safeopen.h"
 
 int replay_files_init(struct replay_files *files, const struct ura_pack *pack,
 		      const struct replay_fs *fs, size_t nfiles, const unsigned (*bdevs)[2],

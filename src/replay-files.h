@@ -13,7 +13,7 @@
 #include "replay-mounts.h"
 #include "replay-options.h"
 #include "replay-report.h"
-#include "schedule.h"
+#include "replay-schedule.h"
 
 #define REPLAY_FILES_LOCKS	64
 

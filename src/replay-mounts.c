@@ -8,10 +8,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "mountinfo.h"
+#include "util-log.h"
+#include "sys-mountinfo.h"
 #include "replay-mounts.h"
-#include "safeopen.h"
+#include "sys-safeopen.h"
 #include "util.h"
 
 /*

@@ -14,12 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "pack-errors.h"
-#include "pack-name.h"
+#include "util-log.h"
+#include "cli-errors.h"
+#include "watch-name.h"
 #include "replay-packs.h"
-#include "replay.h"
-#include "residency.h"
+#include "replay-engine.h"
+#include "sys-residency.h"
 #include "util.h"
 
 int replay_packs_init(struct replay_packs *c, const char *dir)

@@ -2,7 +2,7 @@
 /*
  * The replay plan: a pack -> the requests to issue. Per range, clipping at the
  * recorded size, the fault-around windows of demanded pages, duplicate files
- * as one; then schedule.c merges and cuts the ranges into requests by each
+ * as one; then replay-schedule.c merges and cuts the ranges into requests by each
  * device's cost model (replay-devices.c), metadata goes first, and rotational
  * devices get physical order within time bins.
  */
@@ -17,8 +17,8 @@
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 
-#include "kernel-mm.h"
-#include "log.h"
+#include "sys-kernel-mm.h"
+#include "util-log.h"
 #include "replay-plan.h"
 
 /* What the plan is built from, and what it counts on the way. */

@@ -14,7 +14,7 @@
 #include "replay-mounts.h"
 #include "replay-options.h"
 #include "replay-report.h"
-#include "schedule.h"
+#include "replay-schedule.h"
 
 struct replay_plan {
 	struct replay_fs *fs;		/* per filesystem of the pack: where it is now */

@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "devmodel.h"
+#include "dev-model.h"
 #include "replay-report.h"
 #include "util.h"
 

@@ -3,7 +3,7 @@
  * ura-replay --watch: the daemon. One thread polls the exec source, the
  * mount table and a signalfd; each exec whose program has a pack becomes a job
  * in a bounded queue, taken by one of --max-replays worker threads that
- * replays it with the engine (src/replay.c). The exec'ing program never waits.
+ * replays it with the engine (src/replay-engine.c). The exec'ing program never waits.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,11 +15,11 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "util-log.h"
 #include "replay-exec.h"
 #include "replay-packs.h"
 #include "replay-watch.h"
-#include "replay.h"
+#include "replay-engine.h"
 #include "util.h"
 
 #define QUEUE_LEN	64	/* jobs waiting at most: more are dropped (and counted) */

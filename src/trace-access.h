@@ -9,7 +9,7 @@
 
 #include <ura/pack.h>
 
-#include "kernel-mm.h"
+#include "sys-kernel-mm.h"
 #include "trace-events.h"
 
 /*

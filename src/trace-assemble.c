@@ -21,14 +21,14 @@
 
 #include <ura/pack.h>
 
-#include "blockdev.h"
-#include "fileid.h"
-#include "log.h"
-#include "mountinfo.h"
-#include "pageset.h"
-#include "rakb.h"
-#include "resolve.h"
-#include "residency.h"
+#include "dev-block.h"
+#include "sys-fileid.h"
+#include "util-log.h"
+#include "sys-mountinfo.h"
+#include "trace-pageset.h"
+#include "trace-rakb.h"
+#include "trace-resolve.h"
+#include "sys-residency.h"
 #include "trace-access.h"
 #include "trace-assemble.h"
 #include "trace-btrfs.h"

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "log.h"
-#include "mountinfo.h"
-#include "pageset.h"
-#include "resolve.h"
+#include "util-log.h"
+#include "sys-mountinfo.h"
+#include "trace-pageset.h"
+#include "trace-resolve.h"
 #include "trace-btrfs.h"
 #include "trace-root.h"
 #include "util.h"

@@ -10,7 +10,7 @@
 
 #include <ura/pack.h>
 
-#include "log.h"
+#include "util-log.h"
 #include "trace-access.h"
 #include "trace-dat.h"
 #include "trace-demand.h"

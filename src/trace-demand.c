@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel-mm.h"
-#include "pageset.h"
+#include "sys-kernel-mm.h"
+#include "trace-pageset.h"
 #include "trace-demand.h"
 
 #define FAULT_TABLE_SIZE	4096	/* last fault address per pid, direct-mapped */

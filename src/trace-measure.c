@@ -5,8 +5,8 @@
 
 #include <ura/pack.h>
 
-#include "devcache.h"
-#include "log.h"
+#include "dev-cache.h"
+#include "util-log.h"
 #include "trace-measure.h"
 
 void trace_measure_devices(const char *path, bool always)

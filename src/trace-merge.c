@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* ura-trace --merge: read the input packs, merge them (pack-merge.c), write the output pack */
+/* ura-trace --merge: read the input packs, merge them (merge-runs.c), write the output pack */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "exit-codes.h"
-#include "log.h"
-#include "pack-errors.h"
+#include "cli-exit-codes.h"
+#include "util-log.h"
+#include "cli-errors.h"
 #include "trace-merge.h"
 
 int trace_merge(const struct trace_options *o, struct merge_stats *stats)

@@ -4,7 +4,7 @@
 #define URA_TRACE_MERGE_H
 
 #include "cli-trace.h"
-#include "pack-merge.h"
+#include "merge-runs.h"
 
 /**
  * trace_merge() - merge the packs of @o->argv into @o->pack

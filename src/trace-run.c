@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include "cli-trace.h"
-#include "log.h"
-#include "mountinfo.h"
-#include "rakb.h"
+#include "util-log.h"
+#include "sys-mountinfo.h"
+#include "trace-rakb.h"
 #include "trace-access.h"
 #include "trace-assemble.h"
 #include "trace-dat.h"

@@ -16,9 +16,9 @@
 #include <ura/pack.h>
 
 #include "cli-trace.h"
-#include "log.h"
-#include "mountinfo.h"
-#include "rakb.h"
+#include "util-log.h"
+#include "sys-mountinfo.h"
+#include "trace-rakb.h"
 #include "trace-access.h"
 #include "trace-demand.h"
 #include "trace-events.h"

@@ -15,7 +15,7 @@
 #include <event-parse.h>
 #include <kbuffer.h>
 
-#include "log.h"
+#include "util-log.h"
 #include "trace-events.h"
 #include "trace-tracer.h"
 #include "util.h"

@@ -9,11 +9,11 @@
 #include "dump-compare.h"
 #include "dump-html.h"
 #include "dump-svg.h"
-#include "dump.h"
+#include "dump-text.h"
 #include "dump-ra.h"
-#include "exit-codes.h"
-#include "log.h"
-#include "pack-errors.h"
+#include "cli-exit-codes.h"
+#include "util-log.h"
+#include "cli-errors.h"
 
 static int advise(const struct dump_options *o, const struct ura_pack *pack)
 {

@@ -10,12 +10,12 @@
 #include <unistd.h>
 
 #include "cli-replay.h"
-#include "exit-codes.h"
-#include "log.h"
-#include "pack-errors.h"
+#include "cli-exit-codes.h"
+#include "util-log.h"
+#include "cli-errors.h"
 #include "replay-report.h"
 #include "replay-watch.h"
-#include "replay.h"
+#include "replay-engine.h"
 #include "util.h"
 
 /*

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "cli-trace.h"
-#include "exit-codes.h"
+#include "cli-exit-codes.h"
 #include "learn-run.h"
-#include "log.h"
+#include "util-log.h"
 #include "trace-merge.h"
 #include "trace-run.h"
 #include "trace-tracer.h"

@@ -15,9 +15,10 @@
 # run in $T/out and $T/err for the checks after them (out_has, err_has).
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")/.." && pwd)
-URA_TRACE=${URA_TRACE:-$TOP/ura-trace}
-URA_REPLAY=${URA_REPLAY:-$TOP/ura-replay}
-URA_DUMP=${URA_DUMP:-$TOP/ura-dump}
+BUILD=${URA_BUILD:-$TOP/build}
+URA_TRACE=${URA_TRACE:-$BUILD/ura-trace}
+URA_REPLAY=${URA_REPLAY:-$BUILD/ura-replay}
+URA_DUMP=${URA_DUMP:-$BUILD/ura-dump}
 DATA=$TOP/tests/data
 
 _tap_n=0

@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mountinfo.h"
+#include "sys-mountinfo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

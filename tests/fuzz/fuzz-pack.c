@@ -8,7 +8,7 @@
 #include "dump-compare.h"
 #include "dump-html.h"
 #include "dump-svg.h"
-#include "dump.h"
+#include "dump-text.h"
 #include "pack-internal.h"
 #include "ra-advise.h"
 #include "ura/pack.h"

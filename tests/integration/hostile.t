@@ -10,7 +10,7 @@
 need_tools "$URA_REPLAY" "$URA_DUMP"
 command -v python3 >/dev/null || skip_all "needs python3"
 MKH=$HELPERS/mkhostile
-make -s -C "$TOP" test-helpers >&2 || skip_all "cannot build the test helpers"
+make -s -C "$TOP" BUILD="$BUILD" test-helpers >&2 || skip_all "cannot build the test helpers"
 
 T=$(mktemp -d /var/tmp/ura-hostile-test.XXXXXX)
 trap 'scratch_cleanup "$T"' EXIT

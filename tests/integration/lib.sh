@@ -11,7 +11,8 @@
 # $URA_DUMP (from the top of the tree unless set), helpers in $HELPERS.
 
 . "$(dirname "${BASH_SOURCE[0]:-$0}")/../tap.sh"
-HELPERS=$TOP/tests/integration/helpers
+HELPERS=$BUILD/tests/integration/helpers
+HELPER_SRC=$TOP/tests/integration/helpers
 MKPACK=$HELPERS/mkpack
 TRACEFS=${TRACEFS:-/sys/kernel/tracing}
 
@@ -33,7 +34,7 @@ need_tools() {
 need_helpers() {
 	[ -x "$HELPERS/evict" ] && [ -x "$HELPERS/touch-pages" ] && [ -x "$HELPERS/mkpack" ] &&
 		[ -x "$HELPERS/mkhostile" ] && [ -x "$HELPERS/ra-workload" ] ||
-		make -s -C "$TOP" test-helpers >&2 ||
+		make -s -C "$TOP" BUILD="$BUILD" test-helpers >&2 ||
 		skip_all "cannot build the test helpers"
 }
 

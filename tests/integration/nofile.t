@@ -5,13 +5,13 @@
 # file has to be held longer than the limit allows), and exits 1 with one line per cause
 # when files fail for another reason than having changed.
 . "$(dirname "$0")/lib.sh"
-R="$TOP/ura-replay"
+R="$URA_REPLAY"
 
 if [ "$(id -u)" != 0 ]; then
 	skip_all "needs root"
 fi
 [ -x "$R" ] || skip_all "ura-replay is not built (make)"
-make -s -C "$TOP" tests/integration/helpers/mkpack >/dev/null 2>&1
+make -s -C "$TOP" BUILD="$BUILD" test-helpers >/dev/null 2>&1
 [ -x "$MKPACK" ] || skip_all "cannot build the mkpack helper"
 
 T=$(mktemp -d /var/tmp/ura-nofile-test.XXXXXX)

@@ -5,13 +5,13 @@
 # and 50 MB/s, a disk; 2000 IOPS and 20 MB/s, an SD card), keeps the model per device
 # and limits, and uses it again without measuring.
 . "$(dirname "$0")/lib.sh"
-R="$TOP/ura-replay"
+R="$URA_REPLAY"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root"
 [ -x "$R" ] || skip_all "ura-replay is not built (make)"
 BLKIO=/sys/fs/cgroup/blkio
 [ -w "$BLKIO/cgroup.procs" ] || skip_all "no cgroup-v1 blkio controller"
-make -s -C "$TOP" tests/integration/helpers/mkpack >/dev/null 2>&1
+make -s -C "$TOP" BUILD="$BUILD" test-helpers >/dev/null 2>&1
 [ -x "$MKPACK" ] || skip_all "cannot build the mkpack helper"
 
 T=$(mktemp -d /var/tmp/ura-probe-test.XXXXXX)

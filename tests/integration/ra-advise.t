@@ -72,7 +72,7 @@ for w in 128 2560; do
 	ok "trace the workload at read_ahead_kb $w, the kernel logging its decisions" trace_at "$w"
 	ok "the emulation at $w KiB takes the kernel's decisions, file by file" sh -c '
 		timeout 120 "$1" --ra-advise --request-us 500 --mbps 20 --ra-log "$2.log" "$2.pack" >"$2.txt" &&
-		python3 "$3" "$4" "$2.log" $5 >&2' - "$URA_DUMP" "$T/run-$w" "$HELPERS/ra-compare.py" \
+		python3 "$3" "$4" "$2.log" $5 >&2' - "$URA_DUMP" "$T/run-$w" "$HELPER_SRC/ra-compare.py" \
 		"$T/kernel-$w" "$INOS"
 	ok "at $w KiB: pages read within 10% of those added, requests near the device's" \
 		python3 -c '

@@ -3,7 +3,7 @@
 # ura-replay against the real kernel: pages made resident, stale and odd files skipped,
 # metadata from the block device, exit codes, --daemon, unsafe packs refused
 . "$(dirname "$0")/lib.sh"
-R="$TOP/ura-replay"
+R="$URA_REPLAY"
 
 if [ "$(id -u)" != 0 ]; then
 	echo "1..0 # SKIP needs root"
@@ -13,7 +13,7 @@ if [ ! -x "$R" ]; then
 	echo "1..0 # SKIP ura-replay is not built (make)"
 	exit 0
 fi
-make -s -C "$TOP" tests/integration/helpers/mkpack >/dev/null 2>&1
+make -s -C "$TOP" BUILD="$BUILD" test-helpers >/dev/null 2>&1
 if [ ! -x "$MKPACK" ]; then
 	echo "1..0 # SKIP cannot build the mkpack helper"
 	exit 0

@@ -9,7 +9,7 @@ R="$URA_REPLAY"
 [ "$(id -u)" = 0 ] || skip_all "needs root"
 [ -x "$R" ] || skip_all "ura-replay is not built (make)"
 command -v systemd-escape >/dev/null || skip_all "systemd-escape is missing"
-make -s -C "$TOP" tests/integration/helpers/mkpack >/dev/null 2>&1
+make -s -C "$TOP" BUILD="$BUILD" test-helpers >/dev/null 2>&1
 [ -x "$MKPACK" ] || skip_all "cannot build the mkpack helper"
 
 # on a disk filesystem (tmpfs pages cannot be evicted)

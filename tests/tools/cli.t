@@ -5,7 +5,7 @@
 tap_tmpdir
 plan 21
 for tool in ura-dump ura-trace ura-replay; do
-	bin="$TOP/$tool"
+	bin="$BUILD/$tool"
 	run_ok "$tool --help exits 0" "$bin" --help
 	ok "$tool --help on stdout, ends with the man page" sh -c "grep -F 'See $tool(8).' '$T/out' >/dev/null && [ ! -s '$T/err' ]"
 	run_ok "$tool -h is --help" "$bin" -h

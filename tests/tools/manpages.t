@@ -6,7 +6,7 @@ tap_tmpdir
 plan 12
 for tool in ura-dump ura-trace ura-replay; do
 	man="$TOP/man/$tool.8"
-	"$TOP/$tool" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u >"$T/help"
+	"$BUILD/$tool" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u >"$T/help"
 	sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$man" | grep -oE -- '\\-\\-[a-z][a-z0-9-]*' |
 		sed 's/\\-/-/g' | sort -u >"$T/man"
 	ok "$tool: every --help option is in $tool.8" sh -c "comm -23 '$T/help' '$T/man' | tee /dev/stderr | [ \$(wc -l) = 0 ]"

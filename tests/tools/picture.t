@@ -6,9 +6,9 @@
 . "$(dirname "$0")/../tap.sh"
 tap_tmpdir
 G="$DATA/golden-v1.pack"
-MKH=$TOP/tests/integration/helpers/mkhostile
+MKH=$BUILD/tests/integration/helpers/mkhostile
 CHECK=$TOP/tests/tools/picture-check.py
-[ -x "$MKH" ] || make -s -C "$TOP" tests/integration/helpers/mkhostile >&2 ||
+[ -x "$MKH" ] || make -s -C "$TOP" BUILD="$BUILD" test-helpers >&2 ||
 	skip_all "cannot build tests/integration/helpers/mkhostile"
 command -v python3 >/dev/null || skip_all "needs python3"
 plan 43

@@ -12,7 +12,7 @@ U="$TOP/systemd"
 # verify needs the ExecStart binaries: point /usr/sbin at the build tree
 mkdir -p "$T/units"
 for u in "$U"/*.service "$U"/*.timer; do
-	[ -e "$u" ] && sed "s|/usr/sbin/|$TOP/|g" "$u" >"$T/units/${u##*/}"
+	[ -e "$u" ] && sed "s|/usr/sbin/|$BUILD/|g" "$u" >"$T/units/${u##*/}"
 done
 run_ok "systemd-analyze verify accepts the units" \
 	sh -c 'cd "$1" && systemd-analyze verify --man=no ./*.service' - "$T/units"
@@ -48,5 +48,5 @@ ok "ura-replay-watch.service: enabled only by hand (multi-user.target, not at bo
 	sh -c 'grep -Fx "WantedBy=multi-user.target" "$1" && ! grep -F sysinit.target "$1"' - "$RW"
 ok "ura-replay-watch.service: ura.disable skips it" \
 	grep -Fx "ConditionKernelCommandLine=!ura.disable" "$RW"
-ok "the tools the units run exist" test -x "$TOP/ura-replay" -a -x "$TOP/ura-trace"
+ok "the tools the units run exist" test -x "$BUILD/ura-replay" -a -x "$BUILD/ura-trace"
 done_testing

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "learn-window.h"
-#include "pageset.h"
+#include "trace-pageset.h"
 #include "trace-events.h"
 #include "unit.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for src/pack-build.c (overlapping ranges, reasons) and src/pack-index.c */
+/* Unit tests for src/lib/pack-build.c (overlapping ranges, reasons) and src/lib/pack-index.c */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

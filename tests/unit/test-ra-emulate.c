@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "devmodel.h"
+#include "dev-model.h"
 #include "ra-advise.h"
 #include "ra-emulate.h"
 #include "unit.h"

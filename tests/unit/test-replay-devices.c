@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "devcache.h"
-#include "log.h"
+#include "dev-cache.h"
+#include "util-log.h"
 #include "replay-devices.h"
 #include "unit.h"
 

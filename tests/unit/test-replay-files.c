@@ -11,7 +11,7 @@
 
 #include <ura/pack.h>
 
-#include "log.h"
+#include "util-log.h"
 #include "replay-files.h"
 #include "unit.h"
 

@@ -8,7 +8,7 @@
 
 #include <ura/pack.h>
 
-#include "pageset.h"
+#include "trace-pageset.h"
 #include "trace-assemble.h"
 #include "unit.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pageset.h"
+#include "trace-pageset.h"
 #include "trace-demand.h"
 #include "unit.h"
 

@@ -15,7 +15,7 @@
 
 #include <ura/pack.h>
 
-#include "residency.h"
+#include "sys-residency.h"
 
 #define MAX_FS 16
 

@@ -1,0 +1,1002 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Unit tests for src/replay-schedule.c and src/replay-engine.c: merging, chunking, order, safe opening, report */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "util-log.h"
+#include "replay-report.h"
+#include "replay-engine.h"
+#include "sys-residency.h"
+#include "replay-schedule.h"
+#include "unit.h"
+
+#define KiB 1024ull
+#define MiB (1024ull * 1024)
+
+/* ---- schedule ---- */
+
+static struct sched_dev dev_costs(uint64_t request_ns, uint64_t bandwidth, uint64_t chunk)
+{
+	struct sched_dev d = { .chunk = chunk };
+
+	devmodel_from_costs(&d.model, request_ns, bandwidth, false, DEVMODEL_OPTIONS);
+	return d;
+}
+
+static struct sched_dev ssd;
+
+static void setup_ssd(void)
+{
+	ssd = dev_costs(DEVMODEL_SSD_REQUEST_NS, DEVMODEL_SSD_BANDWIDTH, 4 * MiB);
+}
+
+static struct sched_item *items(size_t n, const struct sched_item *v)
+{
+	struct sched_item *p = malloc(n * sizeof(*p));
+
+	ck_assert_ptr_nonnull(p);
+	memcpy(p, v, n * sizeof(*p));
+	return p;
+}
+
+START_TEST(test_max_gap)
+{
+	struct sched_dev hdd = dev_costs(8000000, 120 * MiB, MiB);
+	struct sched_dev free_req = dev_costs(0, 120 * MiB, MiB);
+
+	setup_ssd();
+	/* 8 ms at 120 MiB/s is 1006632 bytes: whole pages, within a page of it */
+	ck_assert_uint_le(sched_max_gap(&hdd), 1006632);
+	ck_assert_uint_ge(sched_max_gap(&hdd), 1006632 - 8192);
+	ck_assert_uint_eq(sched_max_gap(&hdd) % 4096, 0);
+	ck_assert_uint_eq(sched_max_gap(&free_req), 0);
+	/* flash: 100 us at 500 MiB/s is about 51 KiB */
+	ck_assert_uint_le(sched_max_gap(&ssd), 52428);
+	ck_assert_uint_ge(sched_max_gap(&ssd), 45056);
+}
+END_TEST
+
+START_TEST(test_merge_gap)
+{
+	uint64_t gap;
+	struct sched_item *v;
+	size_t n = 0;
+
+	setup_ssd();
+	gap = sched_max_gap(&ssd);
+	{
+		struct sched_item in[] = {
+			{ .off = 0, .len = 8 * KiB, .time_ns = 0, .obj = 0 },
+			{ .off = 8 * KiB + gap, .len = 4 * KiB, .time_ns = 10, .obj = 0 },	/* merged */
+			{ .off = 20 * KiB + 2 * gap + 4096, .len = 4 * KiB, .time_ns = 20, .obj = 0 },
+		};
+
+		v = items(3, in);
+		ck_assert_int_eq(sched_build(&v, 3, 1, &ssd, 1, &n), 0);
+		ck_assert_uint_eq(n, 2);
+		ck_assert_uint_eq(v[0].off, 0);
+		ck_assert_uint_eq(v[0].len, 12 * KiB + gap);
+		ck_assert_uint_eq(v[1].off, in[2].off);
+		ck_assert_uint_eq(v[1].len, 4 * KiB);
+	}
+	free(v);
+}
+END_TEST
+
+START_TEST(test_merge_overlap_and_objects)
+{
+	struct sched_item in[] = {
+		{ .off = 0, .len = 64 * KiB, .time_ns = 0, .obj = 0 },
+		{ .off = 0, .len = 64 * KiB, .time_ns = 1, .obj = 1 },		/* other file */
+		{ .off = 16 * KiB, .len = 16 * KiB, .time_ns = 2, .obj = 0 },	/* inside */
+		{ .off = 32 * KiB, .len = 64 * KiB, .time_ns = 3, .obj = 0 },	/* overlaps */
+	};
+	struct sched_item *v = items(4, in);
+	size_t n = 0;
+
+	setup_ssd();
+	ck_assert_int_eq(sched_build(&v, 4, 2, &ssd, 1, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(v[0].obj, 0);
+	ck_assert_uint_eq(v[0].off, 0);
+	ck_assert_uint_eq(v[0].len, 96 * KiB);
+	ck_assert_uint_eq(v[1].obj, 1);
+	ck_assert_uint_eq(v[1].len, 64 * KiB);
+	free(v);
+}
+END_TEST
+
+/* A merged request goes where its earliest range was; the rest keep first-access order. */
+START_TEST(test_order_kept)
+{
+	struct sched_item in[] = {
+		{ .off = 100 * KiB, .len = 4 * KiB, .time_ns = 5, .obj = 0 },
+		{ .off = 0, .len = 4 * KiB, .time_ns = 6, .obj = 1 },
+		{ .off = 96 * KiB, .len = 4 * KiB, .time_ns = 7, .obj = 0 },	/* before the first */
+		{ .off = 0, .len = 4 * KiB, .time_ns = 8, .obj = 2 },
+	};
+	struct sched_item *v = items(4, in);
+	size_t n = 0;
+
+	setup_ssd();
+	ck_assert_int_eq(sched_build(&v, 4, 3, &ssd, 1, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(v[0].obj, 0);
+	ck_assert_uint_eq(v[0].off, 96 * KiB);
+	ck_assert_uint_eq(v[0].len, 8 * KiB);
+	ck_assert_uint_eq(v[0].time_ns, 5);
+	ck_assert_uint_eq(v[1].obj, 1);
+	ck_assert_uint_eq(v[2].obj, 2);
+	free(v);
+}
+END_TEST
+
+/* Time plays no part in merging: a large library touched early and late is read once. */
+START_TEST(test_merge_across_time)
+{
+	struct sched_dev hdd = dev_costs(8000000, 120 * MiB, MiB);
+	struct sched_item in[] = {
+		{ .off = 0, .len = 4 * KiB, .time_ns = 0, .obj = 0 },
+		{ .off = 0, .len = 4 * KiB, .time_ns = 1000000000ull, .obj = 1 },
+		{ .off = 64 * KiB, .len = 4 * KiB, .time_ns = 22000000000ull, .obj = 0 },
+	};
+	struct sched_item *v = items(3, in);
+	size_t n = 0;
+
+	ck_assert_int_eq(sched_build(&v, 3, 2, &hdd, 1, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(v[0].obj, 0);
+	ck_assert_uint_eq(v[0].len, 68 * KiB);
+	ck_assert_uint_eq(v[0].time_ns, 0);
+	ck_assert_uint_eq(v[1].obj, 1);
+	free(v);
+}
+END_TEST
+
+/*
+ * Requests follow the first access of what they hold, interleaving files: the
+ * late part of a file that is not worth merging comes after another file's
+ * early part; a chunk of a long span is placed by the runs inside it.
+ */
+START_TEST(test_order_by_first_access)
+{
+	struct sched_dev d;
+	struct sched_item in[] = {
+		{ .off = 0, .len = 4 * KiB, .time_ns = 0, .obj = 0 },
+		{ .off = 512 * MiB, .len = 4 * KiB, .time_ns = 30, .obj = 0 },
+		{ .off = 0, .len = 4 * KiB, .time_ns = 10, .obj = 1 },
+		{ .off = 8 * MiB - 4 * KiB, .len = 8 * KiB, .time_ns = 40, .obj = 1 },
+		{ .off = 4 * MiB + 4 * KiB, .len = 4 * KiB, .time_ns = 20, .obj = 1 },
+	};
+	struct sched_item *v = items(5, in);
+	size_t n = 0;
+
+	/*
+	 * A request costs as much as 64 MiB, chunks are 4 MiB: file 1 is best read
+	 * as [0, 4K) and [4M + 4K, 8M + 4K), one chunk, which holds the ranges
+	 * first used at 20 and 40 and is placed at 20.
+	 */
+	d = dev_costs(1000000000ull, 64 * MiB, 4 * MiB);
+	ck_assert_int_eq(sched_build(&v, 5, 2, &d, 1, &n), 0);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(v[0].obj, 0);
+	ck_assert_uint_eq(v[0].time_ns, 0);
+	ck_assert_uint_eq(v[1].obj, 1);
+	ck_assert_uint_eq(v[1].off, 0);
+	ck_assert_uint_eq(v[1].len, 4 * KiB);
+	ck_assert_uint_eq(v[1].time_ns, 10);
+	ck_assert_uint_eq(v[2].obj, 1);
+	ck_assert_uint_eq(v[2].off, 4 * MiB + 4 * KiB);
+	ck_assert_uint_eq(v[2].len, 4 * MiB);
+	ck_assert_uint_eq(v[2].time_ns, 20);
+	ck_assert_uint_eq(v[3].obj, 0);			/* 512 MiB away: its own request */
+	ck_assert_uint_eq(v[3].time_ns, 30);
+	free(v);
+}
+END_TEST
+
+/* A device whose reads cost the larger of a request cost and bytes (a throttle) */
+START_TEST(test_throttle_model)
+{
+	struct sched_dev d = { .chunk = 4 * MiB };
+	struct sched_item in[] = {
+		{ .off = 0, .len = 4 * KiB, .time_ns = 0, .obj = 0 },
+		{ .off = 160 * KiB, .len = 4 * KiB, .time_ns = 1, .obj = 0 },	/* free to merge */
+		{ .off = 2 * MiB, .len = 4 * KiB, .time_ns = 2, .obj = 0 },	/* too far */
+	};
+	struct sched_item *v = items(3, in);
+	size_t n = 0;
+
+	/* 1500 requests/s, 150 MB/s: 667 us up to 100 KB, then bytes */
+	d.model = (struct devmodel){ .n = 4, .size = { 4096, 65536, 262144, 1048576 },
+				     .ns = { 666667, 666667, 1747627, 6990507 } };
+	ck_assert(devmodel_valid(&d.model));
+	ck_assert_int_eq(sched_build(&v, 3, 1, &d, 1, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(v[0].len, 164 * KiB);
+	ck_assert_uint_eq(v[1].off, 2 * MiB);
+	free(v);
+}
+END_TEST
+
+START_TEST(test_chunks)
+{
+	struct sched_dev d;
+	struct sched_item in[] = { { .off = 4096, .len = 10 * MiB, .time_ns = 1, .obj = 0 } };
+	struct sched_item *v = items(1, in);
+	uint64_t next = 4096;
+	size_t n = 0;
+
+	setup_ssd();
+	d = ssd;
+	d.chunk = 4 * MiB;
+	ck_assert_int_eq(sched_build(&v, 1, 1, &d, 1, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(v[i].off, next);
+		ck_assert_uint_le(v[i].len, d.chunk);
+		next += v[i].len;
+	}
+	ck_assert_uint_eq(next, 4096 + 10 * MiB);
+	free(v);
+}
+END_TEST
+
+START_TEST(test_invalid)
+{
+	struct sched_item in[] = { { .off = 0, .len = 4096, .obj = 5 } };
+	struct sched_item *v = items(1, in), *keep = v;
+	size_t n = 7;
+
+	setup_ssd();
+	ck_assert_int_eq(sched_build(&v, 1, 2, &ssd, 1, &n), -EINVAL);
+	ck_assert_ptr_eq(v, keep);
+	ck_assert_uint_eq(n, 7);
+	v[0].obj = 0;
+	v[0].dev = 3;
+	ck_assert_int_eq(sched_build(&v, 1, 2, &ssd, 1, &n), -EINVAL);
+	free(v);
+}
+END_TEST
+
+START_TEST(test_many)
+{
+	size_t n = 100000, got = 0;
+	struct sched_item *v = malloc(n * sizeof(*v));
+	uint64_t prev = 0, bytes = 0;
+
+	setup_ssd();
+	ck_assert_ptr_nonnull(v);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct sched_item){ .off = (i * 7919 % 1000) * 4 * MiB, .len = 4096,
+					    .time_ns = i, .obj = (uint32_t)(i % 1000) };
+	ck_assert_int_eq(sched_build(&v, n, 1000, &ssd, 1, &got), 0);
+	ck_assert_uint_gt(got, 0);
+	for (size_t i = 0; i < got; i++) {
+		ck_assert_uint_ge(v[i].time_ns, prev);	/* first-access order */
+		prev = v[i].time_ns;
+		bytes += v[i].len;
+	}
+	ck_assert_uint_le(got, n);
+	ck_assert_uint_ge(bytes, got * 4096);
+	free(v);
+}
+END_TEST
+
+static int cmp_piece(const void *a, const void *b)
+{
+	const struct sched_item *x = a, *y = b;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * The order is applied in place: the requests are the same set whatever the
+ * times, each once. Times in reverse of offsets make every cycle of the
+ * permutation longer than one.
+ */
+START_TEST(test_order_is_a_permutation)
+{
+	struct sched_dev d = dev_costs(0, 1000 * MiB, 64 * KiB);
+	size_t n = 3000, got = 0, got2 = 0;
+	struct sched_item *v = malloc(n * sizeof(*v)), *w = malloc(n * sizeof(*w));
+
+	ck_assert_ptr_nonnull(v);
+	ck_assert_ptr_nonnull(w);
+	/* requests cost nothing: no hole is read, every range is its own request */
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct sched_item){ .off = (i % 1000) * 1 * MiB, .len = 4096,
+					    .time_ns = (n - i) * 7 % 1009, .obj = (uint32_t)(i / 1000) };
+	memcpy(w, v, n * sizeof(*v));
+	ck_assert_int_eq(sched_build(&v, n, 3, &d, 1, &got), 0);
+	ck_assert_uint_eq(got, n);
+	for (size_t i = 1; i < got; i++)
+		ck_assert_uint_ge(v[i].time_ns, v[i - 1].time_ns);
+	/* the same set as the ranges */
+	for (size_t i = 0; i < n; i++)
+		w[i].time_ns = 0;
+	got2 = got;
+	qsort(v, got2, sizeof(*v), cmp_piece);
+	qsort(w, n, sizeof(*w), cmp_piece);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(v[i].obj, w[i].obj);
+		ck_assert_uint_eq(v[i].off, w[i].off);
+		ck_assert_uint_eq(v[i].len, w[i].len);
+	}
+	free(v);
+	free(w);
+}
+END_TEST
+
+/*
+ * No more device requests than a cold start: with read_ahead_kb known, a plan
+ * that would read many small pieces where the kernel would read a window
+ * around the first is made to merge them.
+ */
+START_TEST(test_cold_cap)
+{
+	struct sched_dev d = dev_costs(10000, 500 * MiB, 2 * MiB);
+	struct sched_item in[64];
+	struct sched_item *v;
+	size_t n = 0, bytes = 0;
+
+	/* 64 single pages 32 KiB apart: holes cost more than requests (10 us each) */
+	for (size_t i = 0; i < 64; i++)
+		in[i] = (struct sched_item){ .off = i * 32 * KiB, .len = 4096, .time_ns = i };
+	v = items(64, in);
+	ck_assert_int_eq(sched_build(&v, 64, 1, &d, 1, &n), 0);
+	ck_assert_uint_eq(n, 64);		/* no cap without read_ahead_kb */
+	ck_assert_uint_eq(d.cold_requests, 0);
+	free(v);
+
+	/* the kernel would read them in one 2 MiB window: one request */
+	d.readahead = 2 * MiB;
+	d.max_request = 2 * MiB;
+	v = items(64, in);
+	ck_assert_int_eq(sched_build(&v, 64, 1, &d, 1, &n), 0);
+	ck_assert_uint_eq(d.cold_requests, 1);
+	ck_assert_uint_gt(d.penalty_ns, 0);
+	ck_assert_uint_eq(n, 1);
+	for (size_t i = 0; i < n; i++)
+		bytes += v[i].len;
+	ck_assert_uint_eq(bytes, 63 * 32 * KiB + 4096);
+	free(v);
+}
+END_TEST
+
+/* Merging as the pack is read: overlapping or touching, or a hole cheaper than a request. */
+START_TEST(test_merge_as_read)
+{
+	struct sched_item a = { .off = 0, .len = 8 * KiB, .time_ns = 0, .obj = 0 };
+	struct sched_item b = { .off = 8 * KiB, .len = 4 * KiB, .time_ns = 900000000, .obj = 0 };
+	struct sched_item c = { .off = 12 * KiB + 16 * MiB, .len = 4 * KiB, .time_ns = 1, .obj = 0 };
+	struct sched_item other = b;
+
+	setup_ssd();
+	other.obj = 1;
+	ck_assert(!sched_can_merge(&a, &other, &ssd));
+	ck_assert(!sched_can_merge(&b, &a, &ssd));	/* starts before */
+	ck_assert(sched_can_merge(&a, &b, &ssd));	/* touching */
+	ck_assert(!sched_can_merge(&a, &c, &ssd));	/* a hole of 16 MiB */
+	sched_merge(&a, &b);
+	ck_assert_uint_eq(a.len, 12 * KiB);
+	ck_assert_uint_eq(a.time_ns, 0);
+	ck_assert_uint_eq(a.last_ns, 900000000);
+	c.off = a.off + a.len + 4096;
+	ck_assert(sched_can_merge(&a, &c, &ssd));	/* a hole of 4 KiB */
+}
+END_TEST
+
+/* Merging and chunking in place: fewer requests than ranges, and more. */
+START_TEST(test_in_place)
+{
+	struct sched_dev d = dev_costs(DEVMODEL_SSD_REQUEST_NS, DEVMODEL_SSD_BANDWIDTH, 4 * MiB);
+	struct sched_item in[] = {
+		{ .off = 0, .len = 4 * KiB, .time_ns = 0, .obj = 0 },
+		{ .off = 0, .len = 9 * MiB, .time_ns = 1, .obj = 1 },		/* 3 chunks */
+		{ .off = 4 * KiB, .len = 4 * KiB, .time_ns = 2, .obj = 0 },	/* merged */
+		{ .off = 8 * KiB, .len = 4 * KiB, .time_ns = 3, .obj = 0 },	/* merged */
+		{ .off = 0, .len = 4 * MiB + 4096, .time_ns = 4, .obj = 2 },	/* 2 chunks */
+	};
+	static const uint32_t want_obj[] = { 0, 1, 1, 1, 2, 2 };
+	struct sched_item *v = items(5, in);
+	size_t n = 0;
+
+	d.chunk = 4 * MiB;
+	ck_assert_int_eq(sched_build(&v, 5, 3, &d, 1, &n), 0);
+	ck_assert_uint_eq(n, 6);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_eq(v[i].obj, want_obj[i]);
+	ck_assert_uint_eq(v[0].len, 12 * KiB);
+	ck_assert_uint_eq(v[1].off, 0);
+	ck_assert_uint_eq(v[2].off, 4 * MiB);
+	ck_assert_uint_eq(v[3].off, 8 * MiB);
+	ck_assert_uint_eq(v[3].len, 1 * MiB);
+	ck_assert_uint_eq(v[5].off, 4 * MiB);
+	ck_assert_uint_eq(v[5].len, 4096);
+	free(v);
+}
+END_TEST
+
+START_TEST(test_physical_bins)
+{
+	struct sched_item v[] = {
+		{ .time_ns = 0, .phys = 900, .obj = 0 },
+		{ .time_ns = 10, .phys = 100 << 12, .obj = 1 },
+		{ .time_ns = 20, .phys = 50 << 12, .obj = 2 },
+		{ .time_ns = 1000, .phys = 1, .obj = 3 },	/* next bin: stays after */
+		{ .time_ns = 1010, .phys = 0, .obj = 4 },
+	};
+
+	ck_assert_int_eq(sched_order_physical(v, 5, 1000), 0);
+	ck_assert_uint_eq(v[0].obj, 0);
+	ck_assert_uint_eq(v[1].obj, 2);
+	ck_assert_uint_eq(v[2].obj, 1);
+	/* 1 and 0 are in the same page: equal keys keep first-access order */
+	ck_assert_uint_eq(v[3].obj, 3);
+	ck_assert_uint_eq(v[4].obj, 4);
+}
+END_TEST
+
+/* ---- the engine, on files in a temporary directory (--root) ---- */
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = unit_mkdtemp();
+	log_set_level(LOG_LVL_ERR - 1);
+}
+
+static void teardown(void)
+{
+	unit_rmtree(dir);
+	free(dir);
+	dir = NULL;
+}
+
+static char *in_dir(const char *name)
+{
+	char *p;
+
+	ck_assert_int_ne(asprintf(&p, "%s/%s", dir, name), -1);
+	return p;
+}
+
+static void write_file(const char *name, size_t len)
+{
+	char *p = in_dir(name), *buf = malloc(len ? len : 1);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_ptr_nonnull(buf);
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (char)(i * 31 + 7);
+	ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
+	ck_assert_int_eq(fsync(fd), 0);
+	close(fd);
+	free(buf);
+	free(p);
+}
+
+static void evict(const char *name)
+{
+	char *p = in_dir(name);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	close(fd);
+	free(p);
+}
+
+static size_t resident_pages(const char *name)
+{
+	char *p = in_dir(name);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	unsigned char *vec;
+	size_t pages, n = 0;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	pages = ((size_t)st.st_size + 4095) / 4096;
+	vec = malloc(pages + 1);
+	ck_assert_int_eq(residency_map(fd, 0, (uint64_t)st.st_size, vec), 0);
+	for (size_t i = 0; i < pages; i++)
+		n += vec[i];
+	free(vec);
+	close(fd);
+	free(p);
+	return n;
+}
+
+/* Write a pack naming @names (whole files) under the temporary directory, taken as "/". */
+static char *make_pack(const char *const *names, size_t count)
+{
+	struct ura_pack_builder *b = NULL;
+	struct stat st;
+	char *pack = in_dir("test.pack");
+	uint32_t fsi;
+
+	ck_assert_int_eq(stat(dir, &st), 0);
+	ck_assert_int_eq(ura_pack_builder_new(&b), 0);
+	ck_assert_int_eq(ura_pack_builder_add_fs(b, &(struct ura_pack_fs){
+		.major = major(st.st_dev), .minor = minor(st.st_dev), .mount_point = "/",
+		.fstype = "", .source = "" }, &fsi), 0);
+	for (size_t i = 0; i < count; i++) {
+		char *p = in_dir(names[i]);
+		struct ura_pack_file f = { .fs_index = fsi, .path = names[i] };
+		struct ura_pack_range rg = { .flags = URA_PACK_RANGE_DEMANDED,
+					     .first_access_ns = i * 1000 };
+
+		ck_assert_int_eq(stat(p, &st), 0);
+		f.ino = st.st_ino;
+		f.size = (uint64_t)st.st_size;
+		f.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		ck_assert_int_eq(ura_pack_builder_add_file(b, &f, &rg.file_index), 0);
+		rg.page_count = (uint32_t)((f.size + 4095) / 4096);
+		if (rg.page_count)
+			ck_assert_int_eq(ura_pack_builder_add_range(b, &rg), 0);
+		free(p);
+	}
+	ck_assert_int_eq(ura_pack_builder_write(b, pack, 0644), 0);
+	ura_pack_builder_free(b);
+	return pack;
+}
+
+static struct replay_stats run(const char *pack, struct replay_options *o)
+{
+	struct ura_pack *p = NULL;
+	struct replay_stats st;
+
+	o->root = dir;
+	ck_assert_int_eq(replay_open_pack(pack, &p), 0);
+	ck_assert_int_eq(replay_run(p, o, &st), 0);
+	ura_pack_free(p);
+	return st;
+}
+
+/* The report's figures add up */
+static void assert_adds_up(const struct replay_stats *st)
+{
+	ck_assert_uint_eq(st->pack_bytes, st->resident_bytes + st->issued_bytes +
+			  st->skipped_bytes + st->past_eof_bytes);
+}
+
+START_TEST(test_replay_resident)
+{
+	const char *names[] = { "a", "b" };
+	struct replay_options o;
+	struct replay_stats st;
+	char *pack;
+
+	write_file("a", 256 * KiB);
+	write_file("b", 10000);
+	pack = make_pack(names, 2);
+	evict("a");
+	evict("b");
+	replay_options_init(&o);
+	o.wait = true;
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.files, 2);
+	ck_assert_uint_eq(st.pack_bytes, 256 * KiB + 12288);
+	ck_assert_uint_eq(st.errors + st.stale_files + st.missing_files + st.refused_files, 0);
+	ck_assert_uint_eq(st.unresident_bytes, 0);
+	ck_assert_uint_eq(resident_pages("a"), 64);
+	ck_assert_uint_eq(resident_pages("b"), 3);
+	assert_adds_up(&st);
+	ck_assert_uint_eq(st.past_eof_bytes, 12288 - 10000);
+	/* again: everything resident, nothing issued */
+	replay_options_init(&o);
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.issued_bytes, 0);
+	ck_assert_uint_eq(st.resident_bytes, 256 * KiB + 10000);
+	free(pack);
+}
+END_TEST
+
+/* A file listed twice is one object: one request, never read twice by two workers. */
+START_TEST(test_replay_duplicate_file)
+{
+	const char *names[] = { "dup", "other", "dup" };
+	struct replay_options o;
+	struct replay_stats st;
+	char *pack;
+
+	write_file("dup", 64 * KiB);
+	write_file("other", 4096);
+	pack = make_pack(names, 3);
+	evict("dup");
+	evict("other");
+	replay_options_init(&o);
+	o.jobs = 4;
+	o.rotational = 0;
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.files, 2);
+	ck_assert_uint_eq(st.pack_bytes, 64 * KiB + 4096);
+	ck_assert_uint_eq(st.requests, 2);
+	ck_assert_uint_eq(st.issued_bytes, 64 * KiB + 4096);
+	assert_adds_up(&st);
+	free(pack);
+}
+END_TEST
+
+START_TEST(test_replay_stale_missing_refused)
+{
+	const char *names[] = { "stale", "gone", "fifo", "link", "dir", "ok" };
+	struct replay_options o;
+	struct replay_stats st;
+	char *pack, *p;
+
+	for (size_t i = 0; i < 6; i++)
+		write_file(names[i], 8192);
+	pack = make_pack(names, 6);
+	/* rewrite (new inode), delete, and replace by a FIFO, a symlink and a directory */
+	p = in_dir("stale");
+	ck_assert_int_eq(unlink(p), 0);
+	free(p);
+	write_file("stale", 8192);
+	p = in_dir("gone");
+	ck_assert_int_eq(unlink(p), 0);
+	free(p);
+	p = in_dir("fifo");
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(mkfifo(p, 0644), 0);
+	free(p);
+	p = in_dir("link");
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(symlink("/dev/zero", p), 0);
+	free(p);
+	p = in_dir("dir");
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	free(p);
+	evict("stale");
+
+	replay_options_init(&o);
+	st = run(pack, &o);	/* a FIFO opened for reading would block here */
+	ck_assert_uint_eq(st.files, 6);
+	ck_assert_uint_eq(st.stale_files, 1);
+	ck_assert_uint_eq(st.missing_files, 1);
+	ck_assert_uint_eq(st.refused_files, 3);
+	ck_assert_uint_eq(st.errors, 0);
+	assert_adds_up(&st);
+	ck_assert_uint_eq(st.skipped_bytes, 5 * 8192);
+	ck_assert_uint_eq(resident_pages("stale"), 0);
+
+	replay_options_init(&o);
+	o.stale = REPLAY_STALE_READ;
+	o.wait = true;
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.stale_files, 1);
+	ck_assert_uint_eq(resident_pages("stale"), 2);
+	free(pack);
+}
+END_TEST
+
+START_TEST(test_replay_same_size_rewrite)
+{
+	const char *names[] = { "f" };
+	struct replay_options o;
+	struct replay_stats st;
+	struct timespec ts[2] = { { 1000, 0 }, { 1000, 0 } };
+	char *pack, *p;
+
+	write_file("f", 4096);
+	pack = make_pack(names, 1);
+	/* same inode and size, other mtime: stale */
+	p = in_dir("f");
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+	free(p);
+	replay_options_init(&o);
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.stale_files, 1);
+	free(pack);
+}
+END_TEST
+
+START_TEST(test_replay_limits_and_dry_run)
+{
+	const char *names[] = { "big" };
+	struct replay_options o;
+	struct replay_stats st;
+	char *pack;
+
+	write_file("big", 4 * MiB);
+	pack = make_pack(names, 1);
+	evict("big");
+	replay_options_init(&o);
+	o.dry_run = true;
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.issued_bytes, 0);
+	ck_assert_uint_gt(st.requests, 0);
+	ck_assert_uint_eq(resident_pages("big"), 0);
+
+	replay_options_init(&o);
+	o.max_bytes = 256 * KiB;
+	o.chunk = 64 * KiB;
+	o.jobs = 1;
+	st = run(pack, &o);
+	ck_assert_uint_le(st.issued_bytes, 256 * KiB);
+	ck_assert(st.max_bytes_reached);
+	ck_assert_uint_gt(st.skipped_bytes, 0);
+	assert_adds_up(&st);
+
+	/* a floor above all memory: nothing is issued */
+	evict("big");
+	replay_options_init(&o);
+	o.min_available = UINT64_MAX / 4;
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.issued_bytes, 0);
+	ck_assert(st.memory_limited);
+	assert_adds_up(&st);
+	free(pack);
+}
+END_TEST
+
+/* Ranges past the end of a file are counted as such: the report's figures add up. */
+START_TEST(test_replay_past_eof)
+{
+	struct ura_pack_builder *b = NULL;
+	struct ura_pack_file f = { .path = "short" };
+	struct ura_pack_range rg = { .flags = URA_PACK_RANGE_DEMANDED };
+	static const uint32_t ranges[][2] = { { 0, 1000 }, { 1, 2 }, { 5000, 10 } };
+	struct replay_options o;
+	struct replay_stats st;
+	char *pack = in_dir("past.pack"), *p;
+	struct stat sb;
+	uint32_t fsi;
+
+	write_file("short", 3 * 4096 + 100);
+	p = in_dir("short");
+	ck_assert_int_eq(stat(p, &sb), 0);
+	free(p);
+	ck_assert_int_eq(ura_pack_builder_new(&b), 0);
+	ck_assert_int_eq(ura_pack_builder_add_fs(b, &(struct ura_pack_fs){
+		.major = major(sb.st_dev), .minor = minor(sb.st_dev), .mount_point = "/",
+		.fstype = "", .source = "" }, &fsi), 0);
+	f.fs_index = fsi;
+	f.ino = sb.st_ino;
+	f.size = (uint64_t)sb.st_size;
+	f.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+	ck_assert_int_eq(ura_pack_builder_add_file(b, &f, &rg.file_index), 0);
+	for (size_t i = 0; i < 3; i++) {
+		rg.first_page = ranges[i][0];
+		rg.page_count = ranges[i][1];
+		rg.first_access_ns = i;
+		ck_assert_int_eq(ura_pack_builder_add_range(b, &rg), 0);
+	}
+	ck_assert_int_eq(ura_pack_builder_write(b, pack, 0644), 0);
+	ura_pack_builder_free(b);
+	evict("short");
+
+	for (int pass = 0; pass < 2; pass++) {
+		replay_options_init(&o);
+		o.rotational = 0;	/* no merging of the 4000-page hole */
+		o.jobs = 1;
+		o.wait = true;
+		st = run(pack, &o);
+		/* the overlapping range counts once */
+		ck_assert_uint_eq(st.pack_bytes, 1010 * 4096);
+		assert_adds_up(&st);
+		ck_assert_uint_eq(st.past_eof_bytes, 1010 * 4096 - (3 * 4096 + 100));
+		ck_assert_uint_eq(st.skipped_bytes, 0);
+		/* the first pass issues the file, the second finds it resident */
+		ck_assert_uint_eq(pass ? st.resident_bytes : st.issued_bytes, 3 * 4096 + 100);
+		ck_assert_uint_eq(resident_pages("short"), 4);
+	}
+	free(pack);
+}
+END_TEST
+
+/* --root: a symlink inside the root resolves inside it, never to the live system. */
+START_TEST(test_root_symlink)
+{
+	char *outside = unit_mkdtemp(), *p, *q, *pack, buf[8192];
+	struct replay_options o;
+	struct replay_stats st;
+	struct ura_pack_builder *b = NULL;
+	struct ura_pack_file f = { .fs_index = 0, .path = "f" };
+	struct ura_pack_range rg = { .flags = URA_PACK_RANGE_DEMANDED, .page_count = 2 };
+	struct stat sb;
+	uint32_t fsi;
+	int fd;
+
+	/* outside/f is what the pack names as /mnt/f; root/mnt -> outside (absolute) */
+	ck_assert_int_ne(asprintf(&q, "%s/f", outside), -1);
+	fd = open(q, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
+	memset(buf, 'x', sizeof(buf));
+	ck_assert_int_eq(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	ck_assert_int_eq(fsync(fd), 0);
+	ck_assert_int_eq(fstat(fd, &sb), 0);
+	close(fd);
+	p = in_dir("mnt");
+	ck_assert_int_eq(symlink(outside, p), 0);
+	free(p);
+	f.ino = sb.st_ino;
+	f.size = (uint64_t)sb.st_size;
+	f.mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
+	pack = in_dir("root.pack");
+	ck_assert_int_eq(ura_pack_builder_new(&b), 0);
+	ck_assert_int_eq(ura_pack_builder_add_fs(b, &(struct ura_pack_fs){
+		.major = major(sb.st_dev), .minor = minor(sb.st_dev), .mount_point = "/mnt",
+		.fstype = "", .source = "" }, &fsi), 0);
+	f.fs_index = fsi;
+	ck_assert_int_eq(ura_pack_builder_add_file(b, &f, &rg.file_index), 0);
+	ck_assert_int_eq(ura_pack_builder_add_range(b, &rg), 0);
+	ck_assert_int_eq(ura_pack_builder_write(b, pack, 0644), 0);
+	ura_pack_builder_free(b);
+	fd = open(q, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	close(fd);
+
+	replay_options_init(&o);
+	o.wait = true;
+	st = run(pack, &o);	/* --root dir: /mnt is dir/mnt -> outside: outside the root */
+	ck_assert_uint_eq(st.issued_bytes, 0);
+	ck_assert_uint_eq(st.missing_files, 1);
+	fd = open(q, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	{
+		unsigned char vec[2];
+
+		ck_assert_int_eq(residency_map(fd, 0, 8192, vec), 0);
+		ck_assert_int_eq(vec[0] + vec[1], 0);
+	}
+	close(fd);
+	free(q);
+	free(pack);
+	unit_rmtree(outside);
+	free(outside);
+}
+END_TEST
+
+START_TEST(test_open_pack)
+{
+	struct ura_pack *p = NULL;
+	const char *names[] = { "x" };
+	char *pack, *bad;
+	FILE *f;
+
+	ck_assert_int_eq(replay_open_pack("/nonexistent/ura.pack", &p), -ENOENT);
+	write_file("x", 100);
+	pack = make_pack(names, 1);
+	bad = in_dir("bad.pack");
+	f = fopen(bad, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs("not a pack at all, but long enough to have a header of some size......"
+	      "..........................................", f);
+	fclose(f);
+	ck_assert_int_eq(replay_open_pack(bad, &p), -EBADMSG);
+	ck_assert_ptr_null(p);
+	ck_assert_int_eq(replay_open_pack(dir, &p), -EISDIR);
+	ck_assert_int_eq(replay_open_pack(pack, &p), 0);
+	ck_assert_ptr_nonnull(p);
+	ura_pack_free(p);
+	p = NULL;
+	if (geteuid() == 0) {
+		/* as root: a pack others may write is refused */
+		ck_assert_int_eq(chmod(pack, 0664), 0);
+		ck_assert_int_eq(replay_open_pack(pack, &p), -EPERM);
+		ck_assert_int_eq(chmod(pack, 0646), 0);
+		ck_assert_int_eq(replay_open_pack(pack, &p), -EPERM);
+		ck_assert_int_eq(chmod(pack, 0644), 0);
+		ck_assert_int_eq(chown(pack, 65534, 0), 0);
+		ck_assert_int_eq(replay_open_pack(pack, &p), -EPERM);
+		ck_assert_ptr_null(p);
+	}
+	free(bad);
+	free(pack);
+}
+END_TEST
+
+START_TEST(test_retrace)
+{
+	const char *names[] = { "x" };
+	struct replay_stats st = { .files = 100, .stale_files = 5, .missing_files = 5 };
+	struct ura_pack *p = NULL;
+	struct ura_pack_info info;
+	char *pack, *flag;
+	struct stat sb;
+
+	write_file("x", 100);
+	pack = make_pack(names, 1);
+	ck_assert_int_eq(replay_open_pack(pack, &p), 0);
+	ck_assert(!replay_needs_retrace(p, &st, 0));	/* 10%: not more than the share */
+	st.refused_files = 1;
+	ck_assert(replay_needs_retrace(p, &st, 0));
+	st.refused_files = 0;
+	ura_pack_get_info(p, &info);
+	if (info.created_ns > 0) {
+		/* a month and a day later the pack is too old, whatever it found */
+		ck_assert(!replay_needs_retrace(p, &st, info.created_ns + 1000000000));
+		ck_assert(replay_needs_retrace(p, &st, info.created_ns +
+					       (int64_t)REPLAY_RETRACE_AGE_NS + 86400000000000ll));
+	}
+	ura_pack_free(p);
+	flag = in_dir("retrace");
+	ck_assert_int_eq(replay_mark_stale(flag), 0);
+	ck_assert_int_eq(stat(flag, &sb), 0);
+	ck_assert(S_ISREG(sb.st_mode));
+	free(flag);
+	free(pack);
+}
+END_TEST
+
+START_TEST(test_report)
+{
+	struct replay_stats st = { .pack_bytes = 2 * MiB, .resident_bytes = MiB,
+				   .issued_bytes = MiB, .requests = 3, .files = 4,
+				   .stale_files = 1, .ns = 500000000 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	replay_report(f, &st, true);
+	fflush(f);
+	ck_assert_ptr_nonnull(strstr(buf, "\"issued_bytes\":1048576"));
+	ck_assert_ptr_nonnull(strstr(buf, "\"stale_files\":1"));
+	ck_assert_ptr_nonnull(strstr(buf, "\"past_eof_bytes\":0"));
+	ck_assert_ptr_nonnull(strstr(buf, "\"mib_per_second\":2.0"));
+	ck_assert_int_eq(buf[0], '{');
+	ck_assert_ptr_eq(strchr(buf, '\n'), buf + len - 1);	/* one line */
+	rewind(f);
+	replay_report(f, &st, false);
+	fflush(f);
+	ck_assert_ptr_nonnull(strstr(buf, "issued 1.0 MiB in 3 requests"));
+	ck_assert_ptr_nonnull(strstr(buf, "1 stale"));
+	fclose(f);
+	free(buf);
+}
+END_TEST
+
+static Suite *replay_suite(void)
+{
+	Suite *s = suite_create("replay");
+	TCase *sched = tcase_create("schedule"), *eng = tcase_create("engine");
+
+	tcase_add_test(sched, test_max_gap);
+	tcase_add_test(sched, test_merge_gap);
+	tcase_add_test(sched, test_merge_overlap_and_objects);
+	tcase_add_test(sched, test_order_kept);
+	tcase_add_test(sched, test_merge_across_time);
+	tcase_add_test(sched, test_order_by_first_access);
+	tcase_add_test(sched, test_throttle_model);
+	tcase_add_test(sched, test_order_is_a_permutation);
+	tcase_add_test(sched, test_cold_cap);
+	tcase_add_test(sched, test_chunks);
+	tcase_add_test(sched, test_invalid);
+	tcase_add_test(sched, test_many);
+	tcase_add_test(sched, test_merge_as_read);
+	tcase_add_test(sched, test_in_place);
+	tcase_add_test(sched, test_physical_bins);
+	tcase_add_checked_fixture(eng, setup, teardown);
+	tcase_add_test(eng, test_replay_resident);
+	tcase_add_test(eng, test_replay_stale_missing_refused);
+	tcase_add_test(eng, test_replay_same_size_rewrite);
+	tcase_add_test(eng, test_replay_limits_and_dry_run);
+	tcase_add_test(eng, test_replay_past_eof);
+	tcase_add_test(eng, test_replay_duplicate_file);
+	tcase_add_test(eng, test_root_symlink);
+	tcase_add_test(eng, test_open_pack);
+	tcase_add_test(eng, test_retrace);
+	tcase_add_test(eng, test_report);
+	tcase_set_timeout(eng, 30);
+	suite_add_tcase(s, sched);
+	suite_add_tcase(s, eng);
+	return s;
+}
+
+UNIT_SUITE(replay_suite)

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* pageset: added and used pages per (dev, ino), folio orders, ranges, times, clipping */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "trace-pageset.h"
+#include "unit.h"
+
+#define DEV 0x700001u	/* 7:1 as the kernel writes it */
+
+static struct pageset *ps;
+
+static void setup(void)
+{
+	ck_assert_int_eq(pageset_new(&ps), 0);
+}
+
+static void teardown(void)
+{
+	pageset_free(ps);
+	ps = NULL;
+}
+
+/* The ranges of the only file of the set. */
+static size_t only_file_ranges(uint64_t max_pages, unsigned flags, struct pageset_range **ret)
+{
+	struct pageset_file *files = NULL;
+	size_t nfiles = 0, n = 0;
+
+	ck_assert_int_eq(pageset_files(ps, &files, &nfiles), 0);
+	ck_assert_uint_eq(nfiles, 1);
+	ck_assert_int_eq(pageset_file_ranges(ps, &files[0], max_pages, flags, ret, &n), 0);
+	free(files);
+	return n;
+}
+
+START_TEST(test_folio_order)
+{
+	struct pageset_range *r = NULL;
+
+	/* an order-2 folio at 8 and an order-0 page at 12: one run 8..12, speculative */
+	ck_assert_int_eq(pageset_add(ps, DEV, 12, 8, 1u << 2, 100), 0);
+	ck_assert_int_eq(pageset_add(ps, DEV, 12, 12, 1, 200), 0);
+	ck_assert_uint_eq(only_file_ranges(UINT64_MAX, 0, &r), 1);
+	ck_assert_uint_eq(r[0].first_page, 8);
+	ck_assert_uint_eq(r[0].page_count, 5);
+	ck_assert(!r[0].demanded);
+	ck_assert_uint_eq(r[0].first_ns, 100);
+	free(r);
+	ck_assert(pageset_is_added(ps, DEV, 12, 11, NULL));
+	ck_assert(!pageset_is_added(ps, DEV, 12, 13, NULL));
+}
+END_TEST
+
+START_TEST(test_demanded_vs_speculative)
+{
+	struct pageset_range *r = NULL;
+	uint64_t ts = 0;
+
+	ck_assert_int_eq(pageset_add(ps, DEV, 5, 0, 32, 10), 0);		/* readahead 0..31 */
+	ck_assert_int_eq(pageset_access(ps, DEV, 5, 4, 7, 20, PAGESET_STRONG), 0);
+	ck_assert_int_eq(pageset_access(ps, DEV, 5, 16, 31, 30, PAGESET_WEAK), 0);
+	ck_assert(pageset_is_used(ps, DEV, 5, 4));
+	ck_assert(!pageset_is_used(ps, DEV, 5, 16));	/* weak is not use */
+	ck_assert(pageset_is_added(ps, DEV, 5, 31, &ts));
+	ck_assert_uint_eq(ts, 10);
+
+	ck_assert_uint_eq(only_file_ranges(UINT64_MAX, 0, &r), 3);
+	ck_assert_uint_eq(r[0].first_page, 0);
+	ck_assert_uint_eq(r[0].page_count, 4);
+	ck_assert(!r[0].demanded);
+	ck_assert_uint_eq(r[1].first_page, 4);
+	ck_assert_uint_eq(r[1].page_count, 4);
+	ck_assert(r[1].demanded);
+	ck_assert_uint_eq(r[1].first_ns, 10);	/* the earlier of add and use */
+	ck_assert_uint_eq(r[2].first_page, 8);
+	ck_assert_uint_eq(r[2].page_count, 24);
+	ck_assert(!r[2].demanded);
+	free(r);
+
+	/* weak evidence counted as demand */
+	ck_assert_uint_eq(only_file_ranges(UINT64_MAX, PAGESET_WEAK_IS_DEMAND, &r), 4);
+	ck_assert_uint_eq(r[3].first_page, 16);
+	ck_assert(r[3].demanded);
+	free(r);
+
+	/* no access events: everything demanded, one run */
+	ck_assert_uint_eq(only_file_ranges(UINT64_MAX, PAGESET_ALL_DEMANDED, &r), 1);
+	ck_assert_uint_eq(r[0].page_count, 32);
+	ck_assert(r[0].demanded);
+	free(r);
+}
+END_TEST
+
+START_TEST(test_warm_pages_recorded)
+{
+	struct pageset_range *r = NULL;
+
+	/* used while already cached: never added, still demanded */
+	ck_assert_int_eq(pageset_access(ps, DEV, 9, 100, 102, 50, PAGESET_STRONG), 0);
+	/* mapped by fault-around while cached: listed, speculative */
+	ck_assert_int_eq(pageset_access(ps, DEV, 9, 200, 215, 60, PAGESET_WEAK), 0);
+	ck_assert_uint_eq(only_file_ranges(UINT64_MAX, 0, &r), 2);
+	ck_assert_uint_eq(r[0].first_page, 100);
+	ck_assert_uint_eq(r[0].page_count, 3);
+	ck_assert(r[0].demanded);
+	ck_assert_uint_eq(r[0].first_ns, 50);
+	ck_assert_uint_eq(r[1].first_page, 200);
+	ck_assert_uint_eq(r[1].page_count, 16);
+	ck_assert(!r[1].demanded);
+	free(r);
+}
+END_TEST
+
+START_TEST(test_clip_at_end_of_file)
+{
+	struct pageset_range *r = NULL;
+
+	/* a read() reports the whole request, past the end of a 3-page file */
+	ck_assert_int_eq(pageset_access(ps, DEV, 3, 0, 31, 1, PAGESET_STRONG), 0);
+	ck_assert_uint_eq(only_file_ranges(3, 0, &r), 1);
+	ck_assert_uint_eq(r[0].page_count, 3);
+	free(r);
+	ck_assert_uint_eq(only_file_ranges(0, 0, &r), 0);
+	ck_assert_ptr_null(r);
+}
+END_TEST
+
+START_TEST(test_chunk_boundaries)
+{
+	struct pageset_range *r = NULL;
+
+	/* across several 64-page chunks, from 60 to 200 */
+	ck_assert_int_eq(pageset_add(ps, DEV, 4, 60, 141, 5), 0);
+	ck_assert_uint_eq(only_file_ranges(UINT64_MAX, 0, &r), 1);
+	ck_assert_uint_eq(r[0].first_page, 60);
+	ck_assert_uint_eq(r[0].page_count, 141);
+	free(r);
+	ck_assert_int_eq(pageset_access(ps, DEV, 4, 63, 64, 6, PAGESET_STRONG), 0);
+	ck_assert_uint_eq(only_file_ranges(UINT64_MAX, 0, &r), 3);
+	ck_assert_uint_eq(r[1].first_page, 63);
+	ck_assert_uint_eq(r[1].page_count, 2);
+	ck_assert(r[1].demanded);
+	free(r);
+}
+END_TEST
+
+START_TEST(test_split_on_time_gap)
+{
+	struct pageset_range *r = NULL;
+
+	/* pages 0..9 at t=0, 10..19 a second later: two ranges, each with its own time */
+	ck_assert_int_eq(pageset_add(ps, DEV, 8, 0, 10, 0), 0);
+	ck_assert_int_eq(pageset_add(ps, DEV, 8, 10, 10, 1000000000ull), 0);
+	ck_assert_uint_eq(only_file_ranges(UINT64_MAX, 0, &r), 2);
+	ck_assert_uint_eq(r[0].page_count, 10);
+	ck_assert_uint_eq(r[1].first_page, 10);
+	ck_assert_uint_eq(r[1].first_ns, 1000000000ull);
+	free(r);
+}
+END_TEST
+
+START_TEST(test_first_time_is_minimum)
+{
+	struct pageset_range *r = NULL;
+
+	/* events arrive CPU by CPU, not in time order */
+	ck_assert_int_eq(pageset_add(ps, DEV, 2, 0, 1, 500), 0);
+	ck_assert_int_eq(pageset_add(ps, DEV, 2, 0, 1, 300), 0);
+	ck_assert_int_eq(pageset_access(ps, DEV, 2, 0, 0, 400, PAGESET_STRONG), 0);
+	ck_assert_uint_eq(only_file_ranges(UINT64_MAX, 0, &r), 1);
+	ck_assert_uint_eq(r[0].first_ns, 300);
+	free(r);
+}
+END_TEST
+
+START_TEST(test_files_sorted_and_counted)
+{
+	struct pageset_file *files = NULL;
+	size_t n = 0;
+
+	ck_assert_int_eq(pageset_add(ps, 0x800001, 7, 0, 4, 9), 0);
+	ck_assert_int_eq(pageset_add(ps, DEV, 20, 0, 2, 8), 0);
+	ck_assert_int_eq(pageset_add(ps, DEV, 10, 1000, 1, 7), 0);
+	ck_assert_int_eq(pageset_access(ps, DEV, 10, 1000, 1001, 6, PAGESET_STRONG), 0);
+	ck_assert_int_eq(pageset_files(ps, &files, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(files[0].dev, DEV);
+	ck_assert_uint_eq(files[0].ino, 10);
+	ck_assert_uint_eq(files[0].added_pages, 1);
+	ck_assert_uint_eq(files[0].used_pages, 2);
+	ck_assert_uint_eq(files[0].first_ns, 6);
+	ck_assert_uint_eq(files[1].ino, 20);
+	ck_assert_uint_eq(files[2].dev, 0x800001);
+	free(files);
+	/* the set stays usable after listing */
+	ck_assert_int_eq(pageset_add(ps, DEV, 10, 5, 1, 1), 0);
+	ck_assert(pageset_is_added(ps, DEV, 10, 1000, NULL));
+	ck_assert(pageset_is_added(ps, DEV, 10, 5, NULL));
+}
+END_TEST
+
+START_TEST(test_invalid)
+{
+	ck_assert_int_eq(pageset_add(ps, DEV, 1, 0, 0, 0), -EINVAL);
+	ck_assert_int_eq(pageset_add(ps, DEV, 1, UINT64_MAX, 2, 0), -EINVAL);
+	ck_assert_int_eq(pageset_access(ps, DEV, 1, 5, 4, 0, PAGESET_STRONG), -EINVAL);
+	ck_assert_int_eq(pageset_access(ps, DEV, 1, 0, 1ull << 40, 0, PAGESET_WEAK), -EINVAL);
+}
+END_TEST
+
+/* A million events over thousands of files: everything kept, nothing mixed up. */
+START_TEST(test_many_events)
+{
+	struct pageset_file *files = NULL;
+	uint64_t total = 0, failed = 0;
+	size_t n = 0;
+
+	/* one check at the end: a million ck_asserts are slow under ASan and valgrind */
+	for (uint64_t i = 0; i < 1000000; i++) {
+		uint64_t ino = 1 + (i * 7919) % 5000;
+		uint64_t page = (i / 5000) * 3;
+
+		failed += pageset_add(ps, DEV, ino, page, 1, i) != 0;
+	}
+	ck_assert_uint_eq(failed, 0);
+	ck_assert_int_eq(pageset_files(ps, &files, &n), 0);
+	ck_assert_uint_eq(n, 5000);
+	for (size_t i = 0; i < n; i++)
+		total += files[i].added_pages;
+	ck_assert_uint_eq(total, 1000000);
+	free(files);
+}
+END_TEST
+
+static Suite *pageset_suite(void)
+{
+	Suite *s = suite_create("pageset");
+	TCase *tc = tcase_create("pageset");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_folio_order);
+	tcase_add_test(tc, test_demanded_vs_speculative);
+	tcase_add_test(tc, test_warm_pages_recorded);
+	tcase_add_test(tc, test_clip_at_end_of_file);
+	tcase_add_test(tc, test_chunk_boundaries);
+	tcase_add_test(tc, test_split_on_time_gap);
+	tcase_add_test(tc, test_first_time_is_minimum);
+	tcase_add_test(tc, test_files_sorted_and_counted);
+	tcase_add_test(tc, test_invalid);
+	tcase_add_test(tc, test_many_events);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_SUITE(pageset_suite)
