@@ -22,7 +22,7 @@
 #include "learn-window.h"
 #include "util-log.h"
 #include "sys-mountinfo.h"
-#include "watch-name.h"
+#include "watch-key.h"
 #include "trace-assemble.h"
 #include "trace-demand.h"
 #include "trace-events.h"
@@ -170,7 +170,7 @@ static void learn_window_done(struct learner *l, struct learn_window *w, uint64_
 	char name[NAME_MAX + 1], *path = NULL;
 	int r;
 
-	r = pack_name_for_exe(w->exe, name, sizeof(name));
+	r = watch_pack_name(0, w->exe, name, sizeof(name));
 	if (r < 0) {
 		log_warn("no pack name for '%s': %s, skipping", w->exe, strerror(-r));
 		return;

@@ -16,7 +16,7 @@
 
 #include "util-log.h"
 #include "cli-errors.h"
-#include "watch-name.h"
+#include "watch-key.h"
 #include "replay-packs.h"
 #include "replay-engine.h"
 #include "sys-residency.h"
@@ -105,7 +105,7 @@ int replay_packs_lookup(struct replay_packs *c, const char *exe, struct replay_p
 	size_t i;
 	int r;
 
-	r = pack_name_for_exe(exe, name, sizeof(name));
+	r = watch_pack_name(0, exe, name, sizeof(name));
 	if (r == -ENAMETOOLONG ||
 	    (r >= 0 && snprintf(path, sizeof(path), "%s/%s", c->dir, name) >= (int)sizeof(path)))
 		return -ENOENT;		/* no pack can have that name */

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A program's key, shared by the learning daemon (ura-trace --watch) and the
+ * exec daemon (ura-replay --watch): the identity of the root the process runs
+ * in, and the program's path inside that root; and the pack file name made of
+ * the two. Why this key: watch-key.h and ura-replay(8).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "watch-escape.h"
+#include "watch-key.h"
+
+int watch_self_read(struct watch_self *ret)
+{
+	struct stat st;
+
+	if (stat("/", &st) < 0)
+		return -errno;
+	ret->dev = st.st_dev;
+	ret->ino = st.st_ino;
+	return 0;
+}
+
+/* A 64-bit digest (FNV-1a, then a final mix): ids and long names, not security. */
+static uint64_t digest(const void *data, size_t len, uint64_t h)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+int watch_root_of(pid_t pid, const struct watch_self *self, struct watch_root *ret)
+{
+	char link[64];
+	struct stat st;
+	uint64_t ident[2];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/root", (int)pid);
+	if (stat(link, &st) < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	if (st.st_dev == self->dev && st.st_ino == self->ino) {
+		ret->id = 0;
+		strcpy(ret->path, "/");
+		return 0;
+	}
+	n = readlink(link, ret->path, sizeof(ret->path) - 1);
+	if (n <= 0)
+		return n < 0 ? (errno == ENOENT ? -ESRCH : -errno) : -EINVAL;
+	ret->path[n] = '\0';
+	ident[0] = (uint64_t)st.st_dev;
+	ident[1] = (uint64_t)st.st_ino;
+	ret->id = digest(ident, sizeof(ident), 0xcbf29ce484222325ULL);
+	if (ret->id == 0)
+		ret->id = 1;	/* 0 is the daemon's own root */
+	return 0;
+}
+
+int watch_path_in_root(const struct watch_root *root, const char *host_path, char *buf,
+		       size_t size)
+{
+	const char *p = host_path;
+	size_t rl = strlen(root->path), n;
+
+	if (!host_path || host_path[0] != '/')
+		return -EINVAL;
+	if (root->id != 0 && rl > 1 && strncmp(host_path, root->path, rl) == 0 &&
+	    (host_path[rl] == '/' || host_path[rl] == '\0'))
+		p = host_path[rl] ? host_path + rl : "/";
+	n = strlen(p);
+	if (n + 1 > size)
+		return -ENAMETOOLONG;
+	memcpy(buf, p, n + 1);
+	return (int)n;
+}
+
+int watch_path_normalize(const char *cwd, const char *path, char *buf, size_t size)
+{
+	char tmp[PATH_MAX * 2];
+	size_t out = 0;
+	char *save = NULL, *c;
+
+	if (!path || !path[0])
+		return -EINVAL;
+	if (path[0] == '/')
+		snprintf(tmp, sizeof(tmp), "%s", path);
+	else if (cwd && cwd[0] == '/')
+		snprintf(tmp, sizeof(tmp), "%s/%s", cwd, path);
+	else
+		return -EINVAL;
+	if (size < 2)
+		return -ENAMETOOLONG;
+	for (c = strtok_r(tmp, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		size_t l = strlen(c);
+
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			while (out > 0 && buf[out - 1] != '/')
+				out--;
+			if (out > 0)
+				out--;	/* the slash */
+			continue;
+		}
+		if (out + 1 + l + 1 > size)
+			return -ENAMETOOLONG;
+		buf[out++] = '/';
+		memcpy(buf + out, c, l);
+		out += l;
+	}
+	if (out == 0)
+		buf[out++] = '/';
+	buf[out] = '\0';
+	return (int)out;
+}
+
+/* Does @name (a basename) start with @prefix, followed by nothing, digits, dots or '-'? */
+static bool named(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	if (strncmp(name, prefix, n) != 0)
+		return false;
+	for (name += n; *name; name++)
+		if (!((*name >= '0' && *name <= '9') || *name == '.' || *name == '-'))
+			return false;
+	return true;
+}
+
+static bool interpreter(const char *exe)
+{
+	static const char *const versioned[] = { "python", "perl", "ruby", "node", "nodejs", "lua",
+						 "luajit", "php", "tclsh", "wish", "Rscript", "pypy" };
+	static const char *const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash" };
+	const char *base = strrchr(exe, '/');
+
+	base = base ? base + 1 : exe;
+	for (size_t i = 0; i < sizeof(versioned) / sizeof(versioned[0]); i++)
+		if (named(base, versioned[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(shells) / sizeof(shells[0]); i++)
+		if (strcmp(base, shells[i]) == 0)
+			return true;
+	return false;
+}
+
+int watch_script_arg(const char *exe, char *const argv[], int argc)
+{
+	if (!exe || !interpreter(exe))
+		return -1;
+	for (int i = 1; i < argc && argv[i]; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "-") == 0 || strcmp(a, "--") == 0)
+			return strcmp(a, "--") == 0 && i + 1 < argc && argv[i + 1] ? i + 1 : -1;
+		if (a[0] != '-')
+			return a[0] ? i : -1;
+		/* the program is on the command line, or a module: no script file */
+		if (strcmp(a, "-c") == 0 || strcmp(a, "-e") == 0 || strcmp(a, "-E") == 0 ||
+		    strcmp(a, "-m") == 0 || strcmp(a, "-r") == 0 || strcmp(a, "--eval") == 0 ||
+		    strcmp(a, "--command") == 0)
+			return -1;
+	}
+	return -1;
+}
+
+int watch_pack_name(uint64_t root_id, const char *path, char *buf, size_t size)
+{
+	static const char suffix[] = ".pack";
+	char name[PATH_MAX * 4 + 32];
+	char *esc = NULL;
+	size_t n;
+	int r;
+
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	r = path_escape(path, &esc);
+	if (r < 0)
+		return r;
+	if (root_id)
+		snprintf(name, sizeof(name), "@%016llx-%s", (unsigned long long)root_id, esc);
+	else
+		snprintf(name, sizeof(name), "%s", esc);
+	free(esc);
+	n = strlen(name);
+	if (n + strlen(suffix) > WATCH_NAME_MAX) {
+		/* keep a readable start; the digest of the whole name keeps names apart */
+		uint64_t h = digest(name, n, 0xcbf29ce484222325ULL);
+		size_t keep = WATCH_NAME_MAX - strlen(suffix) - 17;
+
+		n = keep + (size_t)snprintf(name + keep, sizeof(name) - keep, "~%016llx",
+					    (unsigned long long)h);
+	}
+	if (n + sizeof(suffix) > size)
+		return -ENAMETOOLONG;
+	memcpy(buf, name, n);
+	memcpy(buf + n, suffix, sizeof(suffix));
+	return (int)(n + strlen(suffix));
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A program's key, shared by both daemons: the root it runs in, and its path inside that root */
+#ifndef URA_WATCH_KEY_H
+#define URA_WATCH_KEY_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * Why this key (ura-replay(8), PROGRAM KEYS): a program is known by the path
+ * its own process sees (the path inside its root directory, "/usr/bin/python3"
+ * in a chroot too) and by the identity of that root. The daemon's own root has
+ * id 0 and keeps the plain names of earlier versions; any other root (a
+ * chroot, a pivot_root container) has the id of its root directory (device and
+ * inode as the daemon sees them), so a container's /usr/bin/python3 is never
+ * replayed with the host's pack, nor the reverse, and a chroot's packs survive
+ * restarts of what runs in it. A container whose root is a new overlay mount at
+ * each start gets a new id at each start (its packs age out of DIR).
+ * Nothing here opens a path: only /proc/PID magic links are read (readlink and
+ * stat of /proc/PID/root), so no user's filesystem can make a daemon wait.
+ */
+
+/* Where a process's root is, as the daemon reaches it. */
+struct watch_root {
+	uint64_t id;		/* 0: the daemon's own root; else the root directory's identity */
+	char path[PATH_MAX];	/* that root as the daemon's path ("/" for its own) */
+};
+
+/* The identity of the daemon's own root, read once at start (stat("/")). */
+struct watch_self {
+	dev_t dev;
+	ino_t ino;
+};
+
+int watch_self_read(struct watch_self *ret);
+
+/**
+ * watch_root_of() - the root directory of process @pid
+ * Return: 0, or -errno (-ESRCH: the process is gone). @ret is written only on success.
+ */
+int watch_root_of(pid_t pid, const struct watch_self *self, struct watch_root *ret);
+
+/**
+ * watch_path_in_root() - @host_path (a path the daemon sees) as seen from inside @root
+ *
+ * The root's path is taken off the front ("/srv/c/usr/bin/x" in a root at
+ * "/srv/c" is "/usr/bin/x"); a path outside it (the kernel names what a process
+ * in another mount namespace cannot reach from ours relative to that
+ * namespace) is kept as it is.
+ * Return: the length, or -ENAMETOOLONG / -EINVAL (not absolute).
+ */
+int watch_path_in_root(const struct watch_root *root, const char *host_path, char *buf,
+		       size_t size);
+
+/**
+ * watch_path_normalize() - @path made absolute against @cwd (both inside one root) and
+ * simplified lexically: "//", "." and ".." components go; symlinks are not followed.
+ * Return: the length, or -ENAMETOOLONG / -EINVAL.
+ */
+int watch_path_normalize(const char *cwd, const char *path, char *buf, size_t size);
+
+/**
+ * watch_script_arg() - the script an interpreter runs, from its argv
+ *
+ * For an interpreter (python*, perl*, ruby*, node*, lua*, php*, tclsh*, Rscript,
+ * and the shells sh, bash, dash, zsh, ksh, when given a file) the first argument
+ * that is not an option; none when the program comes from the command line or
+ * a module ("-c", "-e", "-m", "-" first) or @argv[0] is not an interpreter.
+ * Return: the index into @argv, or -1.
+ */
+int watch_script_arg(const char *exe, char *const argv[], int argc);
+
+/**
+ * watch_pack_name() - the pack file name of the program at @path inside root @root_id
+ *
+ * Root 0: $(systemd-escape --path PATH).pack, as always. Another root:
+ * "@<16 hex digits of the id>-" in front (systemd-escape never writes a bare
+ * '@', so the two never meet). A name longer than WATCH_NAME_MAX (room is left
+ * for the temporary name of an atomic write) keeps its first bytes and ends in
+ * "~<16 hex digits of a hash of the whole name>.pack".
+ * Return: the length, or -EINVAL (not absolute, a ".." component), -ENOMEM,
+ * -ENAMETOOLONG (@size too small). @buf is written only on success.
+ */
+#define WATCH_NAME_MAX	(NAME_MAX - 16)
+int watch_pack_name(uint64_t root_id, const char *path, char *buf, size_t size);
+
+#endif
