@@ -135,7 +135,11 @@ int ra_advise(const struct ura_pack *pack, const struct devmodel *model, FILE *d
 		}
 		row->copt = (double)row->c.requests * (double)row->c.requests +
 			    (double)row->c.unused * (double)row->c.unused;
-		row->time_ns = row->c.io_ns + a.meta.io_ns;
+		/* on a two-budget device the larger budget, not the sum of the requests */
+		row->time_ns = !model ? row->c.io_ns + a.meta.io_ns :
+			       devmodel_total(model, (row->c.pages_read + a.meta.pages_read) * 4096,
+					      row->c.requests + a.meta.requests,
+					      row->c.io_ns + a.meta.io_ns);
 	}
 	for (size_t w = 1; w < a.n; w++) {
 		if (a.row[w].time_ns < a.row[a.recommended].time_ns)

@@ -119,6 +119,9 @@ void replay_devices_set_up_models(struct replay_devices *devs, const bool *has_r
 			  devmodel_source_name(m.source), dv->rotational ? "rotational" : "no seeks",
 			  (double)devmodel_request_ns(&m) / 1e3,
 			  (double)devmodel_bandwidth(&m) / (1 << 20), sched_max_gap(dv) >> 10);
+		if (m.combine == DEVMODEL_BUDGETS)
+			log_debug("device %u:%u: two budgets, %.1f MiB/s and %" PRIu64 " reads/s",
+				  major, minor, (double)m.bps / (1 << 20), m.iops);
 		if (st->ndevs < REPLAY_REPORT_DEVS && has_requests[d]) {
 			struct replay_dev_report *rep = &st->devs[st->ndevs++];
 
