@@ -188,6 +188,24 @@ static int time_reads(int fd, uint64_t dev_size, uint64_t rsize, bool sequential
 	return 0;
 }
 
+/*
+ * How many small reads to mix with each large one: as many as spend the reads
+ * budget as fast as the large read spends the bytes budget, were there two
+ * (@small_ns is a read's price there, less the bytes it also spends), so that
+ * two budgets make the mix cost about what its large reads cost, and costs
+ * that add up make it cost about twice that.
+ */
+static uint64_t mix_per_large(uint64_t small, uint64_t small_ns, uint64_t large,
+			      uint64_t large_ns)
+{
+	uint64_t bytes_ns = (uint64_t)((unsigned __int128)large_ns * small / large), per;
+
+	if (small_ns <= bytes_ns || large_ns <= small_ns)
+		return MIX_MAX_PER_LARGE;	/* small reads cost their bytes only */
+	per = (large_ns - small_ns) / (small_ns - bytes_ns);
+	return per < 1 ? 1 : per > MIX_MAX_PER_LARGE ? MIX_MAX_PER_LARGE : per;
+}
+
 int devprobe_measure(int fd, uint64_t size, const struct devprobe_opts *o, struct devmodel *ret)
 {
 	struct devprobe_opts def;
@@ -237,14 +255,16 @@ int devprobe_measure(int fd, uint64_t size, const struct devprobe_opts *o, struc
 	 * two budgets let the small reads ride on the bytes budget (devmodel_classify()).
 	 */
 	if (m.n >= 5 && probe_sizes[4] * 16 <= size) {
-		uint64_t mixed = 0, per = m.ns[4] / m.ns[0];
+		struct devprobe_opts mo = *o;
+		uint64_t mixed = 0, per;
 
-		/* as many small reads as one large one costs: under two budgets both are
-		 * spent alike and the mix costs what its large reads do; costs that add
-		 * up make it cost twice that */
-		per = per < 1 ? 1 : per > MIX_MAX_PER_LARGE ? MIX_MAX_PER_LARGE : per;
+		per = mix_per_large(m.size[0], m.ns[0], m.size[4], m.ns[4]);
+		/* whole groups, several of them, or the mix is measured by its phases */
+		mo.min_count = (unsigned)(8 * (per + 1));
+		if (mo.max_ns < 2 * o->max_ns)
+			mo.max_ns = 2 * o->max_ns;
 		nanosleep(&(struct timespec){ 0, PAUSE_NS }, NULL);
-		if (time_reads(fd, size, probe_sizes[0], false, (unsigned)per, probe_sizes[4], o,
+		if (time_reads(fd, size, probe_sizes[0], false, (unsigned)per, probe_sizes[4], &mo,
 			       &mixed) == 0)
 			devmodel_classify(&m, m.size[0], m.ns[0], m.size[4], m.ns[4], (unsigned)per,
 					  mixed * (per + 1));
