@@ -13,6 +13,7 @@
 #include "dump-compare.h"
 #include "dump-text.h"
 #include "merge-runs.h"
+#include "util-json.h"
 #include "util.h"
 
 /* One side's pages (or metadata bytes) of an entry: sorted, disjoint [first, end) spans. */
@@ -505,12 +506,12 @@ static void json_entry(FILE *f, const struct compare_entry *e, bool metadata, bo
 		char *path = path_join(e->mount_point, e->path);
 
 		fputs("\"path\": ", f);
-		json_string(f, path ? path : e->path);
+		json_quote(f, path ? path : e->path);
 		free(path);
 	} else {
 		fputs("\"filesystem\": ", f);
 		if (e->mount_point)
-			json_string(f, e->mount_point);
+			json_quote(f, e->mount_point);
 		else
 			fputs("null", f);
 		fprintf(f, ", \"device\": \"%u:%u\"", e->major, e->minor);
@@ -529,9 +530,9 @@ static void json(FILE *f, const struct compare *c, const char *name_a, const cha
 	const struct compare_totals *t = &c->t;
 
 	fputs("{\n  \"a\": ", f);
-	json_string(f, name_a);
+	json_quote(f, name_a);
 	fputs(",\n  \"b\": ", f);
-	json_string(f, name_b);
+	json_quote(f, name_b);
 	fprintf(f, ",\n  \"totals\": {\"files_a\": %" PRIu64 ", \"files_b\": %" PRIu64
 		", \"added_files\": %" PRIu64 ", \"lost_files\": %" PRIu64
 		", \"changed_files\": %" PRIu64 ", \"replaced_files\": %" PRIu64

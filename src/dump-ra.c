@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "dump-ra.h"
+#include "util-json.h"
 #include "util.h"
 
 static double pct(uint64_t part, uint64_t whole)
@@ -127,9 +128,9 @@ static void json(FILE *f, const struct ura_pack *pack, const struct ra_advice *a
 		 const struct ra_device *dev)
 {
 	fputs("{\n  \"filesystem\": {\"mount_point\": ", f);
-	json_string(f, a->fs.mount_point);
+	json_quote(f, a->fs.mount_point);
 	fprintf(f, ", \"dev\": \"%u:%u\"},\n  \"device\": {\"name\": ", a->fs.major, a->fs.minor);
-	json_string(f, dev->name);
+	json_quote(f, dev->name);
 	fprintf(f, ", \"dev\": \"%u:%u\", \"model\": \"%s\", \"request_us\": %.1f, \"mbps\": %.1f},\n",
 		dev->major, dev->minor, devmodel_source_name(dev->model.source),
 		(double)devmodel_request_ns(&dev->model) / 1e3,
@@ -170,7 +171,7 @@ static void json(FILE *f, const struct ura_pack *pack, const struct ra_advice *a
 			continue;
 		path = path_join(fs.mount_point, pf.path);
 		fprintf(f, "%s\n    {\"path\": ", k++ ? "," : "");
-		json_string(f, path ? path : pf.path);
+		json_quote(f, path ? path : pf.path);
 		free(path);
 		json_counts_array(f, "requests", a, i, 0);
 		json_counts_array(f, "pages_read", a, i, 1);

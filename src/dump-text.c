@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "dump-text.h"
+#include "util-json.h"
 #include "util.h"
 
 #define MAP_WIDTH	64	/* characters in a page-map line */
@@ -485,11 +486,11 @@ static void json_fs(FILE *f, const struct ura_pack *pack, size_t i)
 	ura_pack_get_fs(pack, i, &fs);
 	fprintf(f, "%s\n    {\"index\": %zu, \"dev\": \"%u:%u\", \"major\": %u, \"minor\": %u, "
 		"\"mount_point\": ", i ? "," : "", i, fs.major, fs.minor, fs.major, fs.minor);
-	json_string(f, fs.mount_point);
+	json_quote(f, fs.mount_point);
 	fputs(", \"fstype\": ", f);
-	json_string(f, fs.fstype);
+	json_quote(f, fs.fstype);
 	fputs(", \"source\": ", f);
-	json_string(f, fs.source);
+	json_quote(f, fs.source);
 	fputs(", \"uuid\": ", f);
 	if (fs.flags & URA_PACK_FS_HAS_UUID) {
 		fputc('"', f);
@@ -524,7 +525,7 @@ static void json_file(FILE *f, const struct by_file *g, size_t i, bool first,
 	ura_pack_get_fs(g->pack, file.fs_index, &fs);
 	path = path_join(fs.mount_point, file.path);
 	fprintf(f, "%s\n    {\"path\": ", first ? "" : ",");
-	json_string(f, path ? path : file.path);
+	json_quote(f, path ? path : file.path);
 	free(path);
 	fprintf(f, ", \"index\": %zu, \"fs\": %u, \"dev\": \"%u:%u\", \"ino\": %" PRIu64
 		", \"size\": %" PRIu64 ", \"mtime_ns\": %" PRId64, i, file.fs_index, fs.major,
@@ -604,9 +605,9 @@ static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g,
 	}
 	fputs("],\n", f);
 	fputs("  \"trace\": {\"kernel_release\": ", f);
-	json_string(f, info.kernel_release);
+	json_quote(f, info.kernel_release);
 	fputs(", \"command\": ", f);
-	json_string(f, info.command);
+	json_quote(f, info.command);
 	fprintf(f, ", \"duration_ns\": %" PRIu64 ", \"lost_events\": %" PRIu64
 		", \"unresolved_inodes\": %" PRIu64 ", \"unresolved_bytes\": %" PRIu64
 		", \"read_ahead_kb\": %u, \"access_events\": %s, \"system\": %s, \"cold\": %s"
@@ -653,7 +654,7 @@ static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g,
 		ura_pack_get_fs(pack, file.fs_index, &fs);
 		path = path_join(fs.mount_point, file.path);
 		fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
-		json_string(f, path ? path : file.path);
+		json_quote(f, path ? path : file.path);
 		free(path);
 		fprintf(f, ", \"offset\": %" PRIu64 ", \"length\": %" PRIu64
 			", \"first_access_ns\": %" PRIu64 ", \"demanded\": %s, \"support\": %u"

@@ -5,6 +5,7 @@
 
 #include "dev-model.h"
 #include "replay-report.h"
+#include "util-json.h"
 #include "util.h"
 
 void replay_report(FILE *f, const struct replay_stats *s, bool json)
@@ -28,7 +29,7 @@ void replay_report(FILE *f, const struct replay_stats *s, bool json)
 		fputs(",\"failures\":[", f);
 		for (unsigned i = 0; i < s->ncauses; i++) {
 			fprintf(f, "%s{\"error\":", i ? "," : "");
-			json_string(f, strerror(s->causes[i].err));
+			json_quote(f, strerror(s->causes[i].err));
 			fprintf(f, ",\"count\":%" PRIu64 "}", s->causes[i].count);
 		}
 		fputs("],\"devices\":[", f);
