@@ -2,25 +2,42 @@
 /* The tools' one JSON writer: a stream of objects, arrays and values on a FILE*, commas kept */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util-json.h"
 #include "util.h"
 
-/*
- * Every byte goes through put() or putch(), which count the column for json_wrap(). The
- * _unlocked calls: a document is written by one thread, and a pack of 10^6 ranges makes
- * some 10^7 small writes, where taking the FILE's lock each time would show.
- */
+/* What waits in the buffer, to the FILE. */
+static void flush_buf(struct json *j)
+{
+	if (j->len)
+		fwrite(j->buf, 1, j->len, j->f);
+	j->len = 0;
+}
+
+/* Every byte goes through put() or putch(), which count the column for json_wrap(). */
 static void put(struct json *j, const void *s, size_t n)
 {
-	fwrite_unlocked(s, 1, n, j->f);
+	if (n > sizeof(j->buf) - j->len) {
+		flush_buf(j);
+		if (n > sizeof(j->buf)) {
+			fwrite(s, 1, n, j->f);
+			j->col += (unsigned)n;
+			return;
+		}
+	}
+	memcpy(j->buf + j->len, s, n);
+	j->len += n;
 	j->col += (unsigned)n;
 }
 
 static void putch(struct json *j, char c)
 {
-	fputc_unlocked(c, j->f);
+	if (j->len == sizeof(j->buf))
+		flush_buf(j);
+	j->buf[j->len++] = c;
 	j->col++;
 }
 
@@ -28,7 +45,7 @@ static void newline(struct json *j, unsigned indent)
 {
 	static const char blank[] = "                                ";
 
-	fputc_unlocked('\n', j->f);
+	putch(j, '\n');
 	j->col = 0;
 	while (indent) {
 		unsigned n = indent < sizeof(blank) - 1 ? indent : (unsigned)sizeof(blank) - 1;
@@ -132,11 +149,16 @@ void json_quote(FILE *f, const char *s)
 	struct json j = { .f = f };
 
 	quoted(&j, s);
+	flush_buf(&j);
 }
 
 void json_begin(struct json *j, FILE *f, enum json_style style)
 {
-	*j = (struct json){ .f = f, .compact = style == JSON_COMPACT };
+	j->f = f;
+	j->len = 0;
+	j->compact = style == JSON_COMPACT;
+	j->misuse = j->after_key = j->done = false;
+	j->depth = j->col = 0;
 }
 
 int json_end(struct json *j)
@@ -144,6 +166,7 @@ int json_end(struct json *j)
 	if (j->depth || j->after_key || !j->done)
 		j->misuse = true;
 	putch(j, '\n');
+	flush_buf(j);
 	if (fflush(j->f) != 0 || ferror(j->f))
 		return -EIO;
 	return j->misuse ? -EINVAL : 0;
@@ -220,6 +243,32 @@ void json_string(struct json *j, const char *s)
 	quoted(j, s);
 }
 
+void json_stringf(struct json *j, const char *fmt, ...)
+{
+	char buf[128], *s = buf;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof(buf)) {
+		va_start(ap, fmt);
+		if (vasprintf(&s, fmt, ap) < 0)
+			s = NULL;
+		va_end(ap);
+	}
+	if (n < 0 || !s) {
+		j->misuse = true;	/* a bad format, or no memory: the document is not whole */
+		value(j);
+		put(j, "null", 4);
+		return;
+	}
+	json_string(j, s);
+	if (s != buf)
+		free(s);
+}
+
 void json_u64(struct json *j, uint64_t v)
 {
 	value(j);
@@ -250,6 +299,7 @@ void json_double(struct json *j, double v, int precision)
 	} else if ((size_t)n < sizeof(buf)) {
 		put(j, buf, (size_t)n);
 	} else {			/* 1e300 has 301 digits */
+		flush_buf(j);
 		fprintf(j->f, "%.*f", precision, v);
 		j->col += (unsigned)n;
 	}

@@ -21,12 +21,16 @@ enum json_layout {
 	JSON_LINES,	/* one member a line, two spaces of indent a level; the close on its own line */
 };
 
+#define JSON_BUF	4096
+
 /*
- * The writer's state, on the caller's stack; only util-json.c looks inside. Nothing is
- * buffered beyond the FILE*: a document of any size costs the same few bytes.
+ * The writer's state, on the caller's stack; only util-json.c looks inside. What it writes
+ * waits in buf until buf is full or the document ends: a document of any size costs these
+ * few KiB, and the many small writes of a large one cost a copy each, not a stdio call.
  */
 struct json {
 	FILE *f;
+	size_t len;		/* bytes waiting in buf */
 	bool compact;
 	bool misuse;		/* a key outside an object, a value without its key, depth... */
 	bool after_key;		/* a key was written: its value comes next, without a separator */
@@ -40,13 +44,15 @@ struct json {
 		bool wrap;	/* the next member starts a new line, under the first */
 		unsigned col;	/* the column of the first member */
 	} level[JSON_MAX_DEPTH];
+	char buf[JSON_BUF];
 };
 
 /* Start a document of one value on @f. */
 void json_begin(struct json *j, FILE *f, enum json_style style);
 
 /*
- * End it: a newline after the value, then flush. Return: 0; -EINVAL if the calls did not
+ * End it: a newline after the value, then write what waits and flush @f. Nothing else may
+ * write to @f between json_begin() and json_end(). Return: 0; -EINVAL if the calls did not
  * make one balanced value; -EIO if @f had a write error.
  */
 int json_end(struct json *j);
@@ -66,6 +72,8 @@ void json_key(struct json *j, const char *key);
  * any bytes stays visible and the output stays valid JSON.
  */
 void json_string(struct json *j, const char *s);
+/* A string made by printf from @fmt ("%u:%u" of a device), escaped as json_string() does. */
+void json_stringf(struct json *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void json_u64(struct json *j, uint64_t v);
 void json_i64(struct json *j, int64_t v);
 /* A number with @precision decimals ("%.*f"); NaN and infinities, which JSON lacks, as null. */

@@ -157,6 +157,24 @@ START_TEST(test_escapes)
 }
 END_TEST
 
+/* json_stringf(): short and longer than its buffer, escaped like json_string(). */
+START_TEST(test_stringf)
+{
+	char want[400], arg[300];
+	struct doc d;
+
+	memset(arg, 'x', sizeof(arg) - 1);
+	arg[sizeof(arg) - 1] = '\0';
+	snprintf(want, sizeof(want), "[\"8:1\", \"\\\"%s\\\"\"]\n", arg);
+	doc_begin(&d, JSON_SPACED);
+	json_array_begin(&d.j, JSON_INLINE);
+	json_stringf(&d.j, "%u:%u", 8u, 1u);
+	json_stringf(&d.j, "\"%s\"", arg);
+	json_array_end(&d.j);
+	doc_check(&d, 0, want);
+}
+END_TEST
+
 /* Keys are escaped like strings. */
 START_TEST(test_key_escaped)
 {
@@ -285,6 +303,7 @@ static Suite *util_json_suite(void)
 	tcase_add_test(tc, test_compact);
 	tcase_add_test(tc, test_wrap);
 	tcase_add_test(tc, test_escapes);
+	tcase_add_test(tc, test_stringf);
 	tcase_add_test(tc, test_key_escaped);
 	tcase_add_test(tc, test_numbers);
 	tcase_add_test(tc, test_huge_double);
