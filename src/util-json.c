@@ -144,14 +144,6 @@ static void put_u64(struct json *j, uint64_t v)
 	put(j, p, (size_t)(buf + sizeof(buf) - p));
 }
 
-void json_quote(FILE *f, const char *s)
-{
-	struct json j = { .f = f };
-
-	quoted(&j, s);
-	flush_buf(&j);
-}
-
 void json_begin(struct json *j, FILE *f, enum json_style style)
 {
 	j->f = f;

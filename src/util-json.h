@@ -87,9 +87,6 @@ void json_null(struct json *j);
  */
 void json_wrap(struct json *j);
 
-/* Only @s as a JSON string, on @f: for the emitters not yet on the writer (goes once none is). */
-void json_quote(FILE *f, const char *s);
-
 /* A member in one call: json_key() then the value. */
 static inline void json_key_string(struct json *j, const char *key, const char *s)
 {
