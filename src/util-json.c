@@ -242,11 +242,11 @@ void json_stringf(struct json *j, const char *fmt, ...)
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized): clang 14 false positive */
 	va_end(ap);
 	if (n >= (int)sizeof(buf)) {
 		va_start(ap, fmt);
-		if (vasprintf(&s, fmt, ap) < 0)
+		if (vasprintf(&s, fmt, ap) < 0) /* NOLINT(clang-analyzer-valist.Uninitialized): clang 14 false positive */
 			s = NULL;
 		va_end(ap);
 	}
