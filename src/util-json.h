@@ -12,13 +12,13 @@
 /* How the whole document is spaced. */
 enum json_style {
 	JSON_SPACED,	/* ", " between members, ": " after keys, and JSON_LINES honoured */
-	JSON_COMPACT,	/* "," and ":" only, every container on one line (ura-replay's report) */
+	JSON_COMPACT,	/* "," and ":" only, every container on one line (one-line reports) */
 };
 
 /* How one container lays out its members (JSON_SPACED only). */
 enum json_layout {
 	JSON_INLINE,	/* {"a": 1, "b": [2, 3]} */
-	JSON_LINES,	/* one member a line, two spaces of indent a level; the close on its own line */
+	JSON_LINES,	/* a member a line, indented two spaces a level; the close on a line */
 };
 
 #define JSON_BUF	4096
@@ -33,7 +33,7 @@ struct json {
 	size_t len;		/* bytes waiting in buf */
 	bool compact;
 	bool misuse;		/* a key outside an object, a value without its key, depth... */
-	bool after_key;		/* a key was written: its value comes next, without a separator */
+	bool after_key;		/* a key was written: its value follows, no separator */
 	bool done;		/* the top-level value was begun */
 	unsigned depth;
 	unsigned col;		/* bytes written since the last newline, for json_wrap() */

@@ -146,7 +146,8 @@ START_TEST(test_escapes)
 	check_string("nl\ntab\tcr\r", "\"nl\\ntab\\tcr\\u000d\"\n");
 	check_string("\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"\n");
 	/* valid UTF-8 of 2, 3 and 4 bytes passes unchanged */
-	check_string("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"\n");
+	check_string("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80",
+		     "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"\n");
 	/* a byte that is not UTF-8 is its Latin-1 code point; what follows it is read anew */
 	check_string("a\xff" "b", "\"a\\u00ffb\"\n");
 	check_string("\xc3(", "\"\\u00c3(\"\n");
