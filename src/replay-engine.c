@@ -34,6 +34,8 @@
 struct engine {
 	const struct ura_pack *pack;
 	const struct replay_options *o;
+	struct replay_fs *fs;	/* where the pack's filesystems are now */
+	size_t nfs;
 	struct replay_plan plan;
 	struct replay_files files;
 	struct replay_budget budget;
@@ -351,14 +353,21 @@ next:
 
 /* ---- the run ---- */
 
-int replay_run(const struct ura_pack *pack, const struct replay_options *o,
-	       struct replay_stats *ret)
+int replay_run(const struct ura_pack *pack, struct sys_view *view,
+	       const struct replay_options *o, struct replay_stats *ret)
 {
-	struct engine c = { .pack = pack, .o = o };
+	struct engine c = { .pack = pack, .o = o, .nfs = ura_pack_fs_count(pack) };
 	uint64_t start = now_monotonic_ns(), total = 0, avail, floor;
 	int r;
 
-	r = replay_plan_build(pack, o, &c.plan, &c.st);
+	/* where the files are, and what the plan needs to know of their devices; then the plan */
+	r = replay_mounts_find(pack, view, o->root, o->dry_run, &c.fs);
+	if (r < 0)
+		goto out;
+	r = replay_devices_prepare(view, pack, c.fs, c.nfs, o);
+	if (r < 0)
+		goto out;
+	r = replay_plan_build(pack, view, c.fs, c.nfs, o, &c.plan, &c.st);
 	if (r < 0)
 		goto out;
 	c.done = calloc(c.plan.nreq ? c.plan.nreq : 1, 1);
@@ -366,7 +375,7 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 		r = -ENOMEM;
 		goto out;
 	}
-	r = replay_files_init(&c.files, pack, c.plan.fs, c.plan.nfiles,
+	r = replay_files_init(&c.files, pack, c.fs, c.plan.nfiles,
 			      (const unsigned (*)[2])c.plan.bdevs, c.plan.nbdev, c.plan.req,
 			      c.plan.nreq, o, &c.st);
 	if (r < 0)
@@ -418,6 +427,7 @@ out:
 	replay_budget_free(&c.budget);
 	replay_files_free(&c.files);
 	replay_plan_free(&c.plan);
+	replay_mounts_free(c.fs, c.nfs);
 	free(c.done);
 	return r;
 }

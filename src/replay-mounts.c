@@ -12,6 +12,7 @@
 #include "sys-mountinfo.h"
 #include "replay-mounts.h"
 #include "sys-safeopen.h"
+#include "sys-view.h"
 #include "util.h"
 
 /*
@@ -39,13 +40,12 @@ static int try_recorded_mount_point(struct replay_fs *fs, const struct ura_pack_
 	return r;
 }
 
-int replay_mounts_find(const struct ura_pack *pack, const char *root, bool dry_run,
-		       struct replay_fs **ret)
+int replay_mounts_find(const struct ura_pack *pack, const struct sys_view *view, const char *root,
+		       bool dry_run, struct replay_fs **ret)
 {
 	size_t nfs = ura_pack_fs_count(pack);
-	struct mount_table tab = { 0 };
+	const struct mount_table *tab = NULL;
 	struct replay_fs *all = NULL;
-	bool have_tab = false;
 	int rootfd = -1, root_err = 0, r;
 
 	all = calloc(nfs ? nfs : 1, sizeof(*all));
@@ -59,12 +59,10 @@ int replay_mounts_find(const struct ura_pack *pack, const char *root, bool dry_r
 		root_err = errno;
 	}
 	if (!root && !dry_run) {
-		r = mountinfo_read("/proc/self/mountinfo", &tab);
-		if (r < 0)
+		tab = sys_view_mounts(view);
+		if (!tab)
 			log_warn("cannot read '/proc/self/mountinfo': %s, using the pack's mount points",
-				 strerror(-r));
-		else
-			have_tab = true;
+				 strerror(-sys_view_mounts_error(view)));
 	}
 	for (size_t i = 0; i < nfs; i++) {
 		struct replay_fs *fs = &all[i];
@@ -80,7 +78,7 @@ int replay_mounts_find(const struct ura_pack *pack, const char *root, bool dry_r
 			continue;
 		if (root)
 			fs->dir = path_join(root, pf.mount_point);
-		else if (have_tab && (e = mountinfo_find_dev_at(&tab, pf.major, pf.minor, pf.mount_point)))
+		else if (tab && (e = mountinfo_find_dev_at(tab, pf.major, pf.minor, pf.mount_point)))
 			fs->dir = strdup(e->mount_point);
 		else
 			fs->dir = strdup(pf.mount_point);
@@ -123,8 +121,6 @@ int replay_mounts_find(const struct ura_pack *pack, const char *root, bool dry_r
 out:
 	if (rootfd >= 0)
 		close(rootfd);
-	if (have_tab)
-		mountinfo_free(&tab);
 	return r;
 }
 

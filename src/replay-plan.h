@@ -16,9 +16,10 @@
 #include "replay-report.h"
 #include "replay-schedule.h"
 
+struct sys_view;
+
 struct replay_plan {
-	struct replay_fs *fs;		/* per filesystem of the pack: where it is now */
-	size_t nfs;
+	size_t nfs;			/* the pack's filesystems: */
 	uint32_t *fs_dev;		/* per filesystem: index of its device */
 	struct replay_devices devices;	/* per device: limits and cost model */
 	size_t nfiles;			/* objects 0 .. nfiles - 1 are the pack's files, */
@@ -32,20 +33,24 @@ struct replay_plan {
 };
 
 /**
- * replay_plan_build() - find the pack's filesystems and devices, and plan the reads
+ * replay_plan_build() - plan the reads of @pack: asks the system nothing
+ * @view: each device's facts and model (replay_devices_prepare() put them there)
+ * @fs: where the pack's filesystems are now (replay_mounts_find()), @nfs of them
  * @ret: the plan; free with replay_plan_free(), also on failure
  * @st: gets the plan's figures: files, pack_bytes, past_eof_bytes (of ranges
  *	clipped at the recorded size), plan_ns and the devices' reports
  *
- * Sets up each device's cost model (--request-cost/--bandwidth, a kept or new
- * measurement, or sysfs's guess), turns the selected ranges (demanded ones,
- * with the speculative pages of their fault-around windows; all with --all)
- * and the metadata ranges into requests (sched_build()), and puts metadata
- * first. Rotational order is a second step: replay_plan_order_rotational().
+ * Sets up each device's cost model (--request-cost/--bandwidth, the view's
+ * kept or new measurement, or sysfs's guess), turns the selected ranges
+ * (demanded ones, with the speculative pages of their fault-around windows;
+ * all with --all) and the metadata ranges into requests (sched_build()), and
+ * puts metadata first. Rotational order is a second step:
+ * replay_plan_order_rotational().
  *
  * Return: 0, -ENOMEM, -EINVAL (a file of an unknown filesystem).
  */
-int replay_plan_build(const struct ura_pack *pack, const struct replay_options *o,
+int replay_plan_build(const struct ura_pack *pack, const struct sys_view *view,
+		      const struct replay_fs *fs, size_t nfs, const struct replay_options *o,
 		      struct replay_plan *ret, struct replay_stats *st);
 
 /**

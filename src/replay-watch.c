@@ -20,6 +20,7 @@
 #include "replay-packs.h"
 #include "replay-watch.h"
 #include "replay-engine.h"
+#include "sys-view.h"
 #include "util.h"
 
 #define QUEUE_LEN	64	/* jobs waiting at most: more are dropped (and counted) */
@@ -53,6 +54,7 @@ static void job_free(struct job *j)
 static void run_job(struct watch *w, struct job *j)
 {
 	struct replay_stats st;
+	struct sys_view *view = NULL;
 	uint64_t t0 = now_monotonic_ns();
 	int r;
 
@@ -60,7 +62,10 @@ static void run_job(struct watch *w, struct job *j)
 		log_debug("'%s' started: its pack's first ranges are resident, skipping", j->exe);
 		return;
 	}
-	r = replay_run(j->pack->pack, &w->ro, &st);
+	r = sys_view_read(SYS_VIEW_MOUNTS, &view);
+	if (r == 0)
+		r = replay_run(j->pack->pack, view, &w->ro, &st);
+	sys_view_unref(view);
 	if (r < 0) {
 		log_warn("cannot replay '%s' for '%s': %s, skipping", j->pack->path, j->exe,
 			 strerror(-r));

@@ -15,6 +15,7 @@
 #include "replay-engine.h"
 #include "sys-residency.h"
 #include "replay-schedule.h"
+#include "sys-view.h"
 #include "unit.h"
 
 #define KiB 1024ull
@@ -636,11 +637,14 @@ static char *make_pack(const char *const *names, size_t count)
 static struct replay_stats run(const char *pack, struct replay_options *o)
 {
 	struct ura_pack *p = NULL;
+	struct sys_view *view = NULL;
 	struct replay_stats st;
 
 	o->root = dir;
 	ck_assert_int_eq(replay_open_pack(pack, &p), 0);
-	ck_assert_int_eq(replay_run(p, o, &st), 0);
+	ck_assert_int_eq(sys_view_read(SYS_VIEW_MOUNTS, &view), 0);
+	ck_assert_int_eq(replay_run(p, view, o, &st), 0);
+	sys_view_unref(view);
 	ura_pack_free(p);
 	return st;
 }
