@@ -28,12 +28,14 @@
 struct job {
 	struct replay_pack *pack;
 	char *exe;
+	struct sys_view *view;		/* the system when the exec came (a reference) */
 };
 
 struct watch {
 	const struct replay_options *o;
 	struct replay_options ro;	/* what each replay runs with */
 	struct replay_packs packs;
+	struct sys_view *view;		/* read at start, again after each mount change */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct job queue[QUEUE_LEN];
@@ -48,13 +50,13 @@ static void job_free(struct job *j)
 		__atomic_store_n(&j->pack->busy, false, __ATOMIC_RELEASE);
 	replay_pack_put(j->pack);
 	free(j->exe);
+	sys_view_unref(j->view);
 	*j = (struct job){ 0 };
 }
 
 static void run_job(struct watch *w, struct job *j)
 {
 	struct replay_stats st;
-	struct sys_view *view = NULL;
 	uint64_t t0 = now_monotonic_ns();
 	int r;
 
@@ -62,10 +64,7 @@ static void run_job(struct watch *w, struct job *j)
 		log_debug("'%s' started: its pack's first ranges are resident, skipping", j->exe);
 		return;
 	}
-	r = sys_view_read(SYS_VIEW_MOUNTS, &view);
-	if (r == 0)
-		r = replay_run(j->pack->pack, view, &w->ro, &st);
-	sys_view_unref(view);
+	r = replay_run(j->pack->pack, j->view, &w->ro, &st);
 	if (r < 0) {
 		log_warn("cannot replay '%s' for '%s': %s, skipping", j->pack->path, j->exe,
 			 strerror(-r));
@@ -116,6 +115,7 @@ static void on_exec(const char *path, pid_t pid, void *userdata)
 	}
 	j.pack = p;
 	j.exe = strdup(path);
+	j.view = sys_view_ref(w->view);
 	pthread_mutex_lock(&w->lock);
 	if (!j.exe || w->len == QUEUE_LEN) {
 		w->dropped++;
@@ -153,7 +153,7 @@ static int signals_open(sigset_t *old)
 
 int replay_watch(const struct replay_options *o)
 {
-	struct replay_exec src = { .fd = -1, .mounts_fd = -1 };
+	struct replay_exec src = { .fd = -1 };
 	struct watch *w = NULL;
 	pthread_t *th = NULL;
 	unsigned started = 0;
@@ -181,7 +181,13 @@ int replay_watch(const struct replay_options *o)
 		r = sfd;
 		goto out;
 	}
-	r = replay_exec_open(&src);
+	/* the system, read once: again only after the kernel flags a mount change */
+	r = sys_view_read(SYS_VIEW_WATCH, &w->view);
+	if (r < 0)
+		goto out;
+	if (sys_view_watch_fd(w->view) < 0)
+		log_debug("cannot watch the mount table: filesystems mounted later are not watched");
+	r = replay_exec_open(w->view, &src);
 	if (r < 0)
 		goto out;
 	for (; started < (o->max_replays ? o->max_replays : 1); started++) {
@@ -196,7 +202,7 @@ int replay_watch(const struct replay_options *o)
 		struct pollfd p[3] = {
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = src.fd, .events = POLLIN },
-			{ .fd = src.mounts_fd, .events = POLLPRI },
+			{ .fd = sys_view_watch_fd(w->view), .events = POLLPRI },
 		};
 
 		if (poll(p, 3, -1) < 0) {
@@ -214,7 +220,10 @@ int replay_watch(const struct replay_options *o)
 			break;
 		}
 		if (p[2].revents & (POLLPRI | POLLERR)) {
-			int k = replay_exec_mounts_changed(&src);
+			int k = sys_view_refresh(&w->view, true);
+
+			if (k >= 0)
+				k = replay_exec_mounts_changed(&src, w->view);
 
 			if (k < 0)
 				log_warn("cannot watch execs on the new mounts: %s", strerror(-k));
@@ -257,6 +266,7 @@ out:
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 	replay_packs_free(&w->packs);
+	sys_view_unref(w->view);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 out_free:
