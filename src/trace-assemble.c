@@ -21,10 +21,10 @@
 
 #include <ura/pack.h>
 
-#include "dev-block.h"
 #include "sys-fileid.h"
 #include "util-log.h"
 #include "sys-mountinfo.h"
+#include "sys-view.h"
 #include "trace-pageset.h"
 #include "trace-rakb.h"
 #include "trace-resolve.h"
@@ -57,7 +57,7 @@ struct fsuuid2 {
 struct found_fs {
 	uint32_t kdev;
 	struct ura_pack_fs rec;		/* strings point into the mount table or the root */
-	unsigned max_sectors_kb;	/* of its block device, 0 unknown (read for the access log) */
+	unsigned max_sectors_kb;	/* of its block device, 0 unknown (for the access log) */
 	unsigned max_segments, max_segment_kb;	/* of its block device, 0 unknown */
 };
 
@@ -85,7 +85,8 @@ struct found_meta {
 struct assembly {
 	const struct assemble_opts *o;
 	const struct trace_demand *demand;
-	const struct mount_table *mt;
+	struct sys_view *view;		/* the system after the trace: devices are read into it */
+	const struct mount_table *mt;	/* its mounts */
 	const struct rakb_state *ra;	/* read_ahead_kb forced during the trace, or NULL */
 	struct trace_summary *sum;
 	unsigned range_flags;		/* PAGESET_* for ranges */
@@ -229,12 +230,16 @@ static int fs_slot(struct assembly *a, uint32_t kdev, const struct mount_entry *
 	n->rec.read_ahead_kb = rakb_during_trace(a->ra, n->rec.major, n->rec.minor);
 	if (me && fs_uuid(me->mount_point, n->rec.major, n->rec.minor, n->rec.uuid))
 		n->rec.flags |= URA_PACK_FS_HAS_UUID;
-	if (a->o->access && blockdev_max_sectors_kb(n->rec.major, n->rec.minor,
-						    &n->max_sectors_kb) < 0)
-		n->max_sectors_kb = 0;	/* not a block device (btrfs, NFS, ...): unknown */
-	if (a->o->access && blockdev_max_segments(n->rec.major, n->rec.minor, &n->max_segments,
-						  &n->max_segment_kb) < 0)
-		n->max_segments = n->max_segment_kb = 0;
+	if (a->o->access) {	/* not a block device (btrfs, NFS, ...): 0, unknown */
+		struct sys_device dev;
+		int r = sys_view_device(a->view, n->rec.major, n->rec.minor, &dev);
+
+		if (r < 0)
+			return r;
+		n->max_sectors_kb = dev.max_sectors_kb;
+		n->max_segments = dev.max_segments;
+		n->max_segment_kb = dev.max_segment_kb;
+	}
 	*ret = a->nfs++;
 	return 0;
 }
@@ -903,10 +908,11 @@ out:
 
 /* Gather and build; then write @o->pack, or hand the builder over (@ret, when not NULL). */
 static int assemble(const struct assemble_opts *o, const struct trace_demand *d,
-		    const struct mount_table *mt, const struct rakb_state *ra,
+		    struct sys_view *view, const struct rakb_state *ra,
 		    struct trace_summary *sum, struct ura_pack_builder **ret)
 {
-	struct assembly a = { .o = o, .demand = d, .mt = mt, .ra = ra, .sum = sum };
+	struct assembly a = { .o = o, .demand = d, .view = view, .mt = sys_view_mounts(view),
+			      .ra = ra, .sum = sum };
 	struct ura_pack_builder *b = NULL;
 	struct pageset_file *files = NULL;
 	bool logged = false;
@@ -975,15 +981,14 @@ out:
 }
 
 int assemble_pack(const struct assemble_opts *o, const struct trace_demand *d,
-		  const struct mount_table *mt, const struct rakb_state *ra,
-		  struct trace_summary *sum)
+		  struct sys_view *view, const struct rakb_state *ra, struct trace_summary *sum)
 {
-	return assemble(o, d, mt, ra, sum, NULL);
+	return assemble(o, d, view, ra, sum, NULL);
 }
 
 int assemble_build(const struct assemble_opts *o, const struct trace_demand *d,
-		   const struct mount_table *mt, const struct rakb_state *ra,
+		   struct sys_view *view, const struct rakb_state *ra,
 		   struct trace_summary *sum, struct ura_pack_builder **ret)
 {
-	return assemble(o, d, mt, ra, sum, ret);
+	return assemble(o, d, view, ra, sum, ret);
 }
