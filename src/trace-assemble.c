@@ -906,13 +906,46 @@ out:
 	return r;
 }
 
-/* Gather and build; then write @o->pack, or hand the builder over (@ret, when not NULL). */
+void assemble_devices_free(struct assemble_devices *d)
+{
+	free(d->dev);
+	*d = (struct assemble_devices){ 0 };
+}
+
+/* The devices of the filesystems gathered, each once, in order (the pack's). */
+static int devices_used(const struct assembly *a, struct assemble_devices *ret)
+{
+	struct assemble_devices d = { .dev = calloc(a->nfs ? a->nfs : 1, sizeof(*d.dev)) };
+
+	if (!d.dev)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->nfs; i++) {
+		unsigned major = a->fs[i].rec.major, minor = a->fs[i].rec.minor;
+		bool seen = !major && !minor;
+
+		for (size_t k = 0; k < d.n && !seen; k++)
+			seen = d.dev[k][0] == major && d.dev[k][1] == minor;
+		if (seen)
+			continue;
+		d.dev[d.n][0] = major;
+		d.dev[d.n++][1] = minor;
+	}
+	*ret = d;
+	return 0;
+}
+
+/*
+ * Gather and build; then write @o->pack, or hand the builder over (@ret, when
+ * not NULL). @ret_devs: the devices of the pack's filesystems, if not NULL.
+ */
 static int assemble(const struct assemble_opts *o, const struct trace_demand *d,
 		    struct sys_view *view, const struct rakb_state *ra,
-		    struct trace_summary *sum, struct ura_pack_builder **ret)
+		    struct trace_summary *sum, struct ura_pack_builder **ret,
+		    struct assemble_devices *ret_devs)
 {
 	struct assembly a = { .o = o, .demand = d, .view = view, .mt = sys_view_mounts(view),
 			      .ra = ra, .sum = sum };
+	struct assemble_devices devs = { 0 };
 	struct ura_pack_builder *b = NULL;
 	struct pageset_file *files = NULL;
 	bool logged = false;
@@ -943,6 +976,11 @@ static int assemble(const struct assemble_opts *o, const struct trace_demand *d,
 	r = build(&a, b);
 	if (r < 0)
 		goto out;
+	if (ret_devs) {
+		r = devices_used(&a, &devs);
+		if (r < 0)
+			goto out;
+	}
 	if (ret) {
 		*ret = b;
 		b = NULL;
@@ -958,6 +996,10 @@ static int assemble(const struct assemble_opts *o, const struct trace_demand *d,
 		goto out;
 	}
 	sum->pack_written = true;
+	if (ret_devs) {
+		*ret_devs = devs;
+		devs = (struct assemble_devices){ 0 };
+	}
 out:
 	if (r < 0 && !logged && b && (r == -EINVAL || r == -E2BIG) &&
 	    strcmp(ura_pack_builder_error(b), "no error") != 0)
@@ -974,6 +1016,7 @@ out:
 	free(a.meta);
 	free(a.fs);
 	free(a.devs);
+	assemble_devices_free(&devs);
 	free(files);
 	free(a.pack_abs);
 	ura_pack_builder_free(b);
@@ -981,14 +1024,15 @@ out:
 }
 
 int assemble_pack(const struct assemble_opts *o, const struct trace_demand *d,
-		  struct sys_view *view, const struct rakb_state *ra, struct trace_summary *sum)
+		  struct sys_view *view, const struct rakb_state *ra, struct trace_summary *sum,
+		  struct assemble_devices *ret_devs)
 {
-	return assemble(o, d, view, ra, sum, NULL);
+	return assemble(o, d, view, ra, sum, NULL, ret_devs);
 }
 
 int assemble_build(const struct assemble_opts *o, const struct trace_demand *d,
 		   struct sys_view *view, const struct rakb_state *ra,
 		   struct trace_summary *sum, struct ura_pack_builder **ret)
 {
-	return assemble(o, d, view, ra, sum, ret);
+	return assemble(o, d, view, ra, sum, ret, NULL);
 }

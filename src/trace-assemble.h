@@ -25,6 +25,15 @@ struct assemble_opts {
 	const struct access_log *access;	/* the trace's access log to write, or NULL */
 };
 
+/* The devices of a pack's filesystems, each once, in the pack's order (0:0 left out). */
+struct assemble_devices {
+	unsigned (*dev)[2];		/* major, minor */
+	size_t n;
+};
+
+/** assemble_devices_free() - accepts a zeroed @d */
+void assemble_devices_free(struct assemble_devices *d);
+
 /**
  * assemble_pack() - name the traced inodes and write the pack
  * @o: options
@@ -34,6 +43,8 @@ struct assemble_opts {
  * @ra: read_ahead_kb forced during the trace, or NULL
  * @sum: counts of files, ranges, bytes, unresolved and left-out files are added;
  *	@sum->lost_events goes into the pack; @sum->pack_written is set
+ * @ret_devs: if not NULL, on success the devices of the pack's filesystems
+ *	(what trace_measure_devices() measures); free with assemble_devices_free()
  *
  * First every fact is gathered: the inodes are named (resolve, btrfs
  * subvolumes), each name is checked to still be the traced inode (statx, birth
@@ -47,7 +58,8 @@ struct assemble_opts {
  * Return: 0 or -errno.
  */
 int assemble_pack(const struct assemble_opts *o, const struct trace_demand *d,
-		  struct sys_view *view, const struct rakb_state *ra, struct trace_summary *sum);
+		  struct sys_view *view, const struct rakb_state *ra, struct trace_summary *sum,
+		  struct assemble_devices *ret_devs);
 
 struct ura_pack_builder;
 

@@ -54,6 +54,7 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 		.read_ahead_kb = o->read_ahead_kb,
 	};
 	struct sys_view *view = NULL;
+	struct assemble_devices devs = { 0 };
 	struct rakb_state ra = { 0 };
 	struct trace_demand d = { 0 };
 	struct access_log *log = NULL;
@@ -123,7 +124,7 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 	r = mounts_read(view, r);
 	if (r < 0)
 		goto out;
-	r = assemble_pack(&ao, &d, view, &ra, sum);
+	r = assemble_pack(&ao, &d, view, &ra, sum, &devs);
 	if (r == 0 && sum->access_truncated)
 		log_warn("the access log stopped at %zu accesses (its limit, or out of memory): "
 			 "the pack holds the first", access_count(log));
@@ -134,12 +135,13 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 	if (r < 0)
 		goto out;
 	if (!o->input && sum->pack_written && o->probe >= 0)
-		trace_measure_devices(o->pack, o->probe > 0);
+		trace_measure_devices((const unsigned (*)[2])devs.dev, devs.n, o->probe > 0);
 out:
 	rakb_free(&ra);
 	if (blocked)
 		sigprocmask(SIG_SETMASK, &orig, NULL);
 	sys_view_unref(view);
+	assemble_devices_free(&devs);
 	if (d.event_log)
 		fclose(d.event_log);
 	demand_fini(&d);
