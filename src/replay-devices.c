@@ -180,8 +180,7 @@ int replay_devices_find_or_add(struct replay_devices *devs, const struct sys_vie
 }
 
 void replay_devices_set_up_models(struct replay_devices *devs, const struct sys_view *view,
-				  const bool *has_requests, const struct replay_options *o,
-				  struct replay_stats *st)
+				  const bool *has_requests, const struct replay_options *o)
 {
 	for (size_t d = 0; d < devs->n; d++) {
 		unsigned major = devs->devnum[d][0], minor = devs->devnum[d][1];
@@ -216,16 +215,6 @@ void replay_devices_set_up_models(struct replay_devices *devs, const struct sys_
 		if (m.combine == DEVMODEL_BUDGETS)
 			log_debug("device %u:%u: two budgets, %.1f MiB/s and %" PRIu64 " reads/s",
 				  major, minor, (double)m.bps / (1 << 20), m.iops);
-		if (st->ndevs < REPLAY_REPORT_DEVS && has_requests[d]) {
-			struct replay_dev_report *rep = &st->devs[st->ndevs++];
-
-			*rep = (struct replay_dev_report){
-				.major = major, .minor = minor, .source = m.source,
-				.request_ns = devmodel_request_ns(&m),
-				.bandwidth = devmodel_bandwidth(&m),
-				.rotational = dv->rotational,
-			};
-		}
 	}
 }
 

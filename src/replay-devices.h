@@ -11,7 +11,6 @@
 
 #include "replay-mounts.h"
 #include "replay-options.h"
-#include "replay-report.h"
 #include "replay-schedule.h"
 
 struct sys_view;
@@ -63,16 +62,14 @@ int replay_devices_find_or_add(struct replay_devices *devs, const struct sys_vie
  * replay_devices_set_up_models() - give every device its cost model
  * @view: the models kept or measured (replay_devices_prepare()) and sysfs's flags
  * @has_requests: per device: the plan reads from it (only those get the
- *	view's model and are reported)
- * @st: gets a report (struct replay_dev_report) of each device with requests
+ *	view's model)
  *
  * The options' figures (--request-cost, --bandwidth), else the view's model,
  * else a guess from sysfs's rotational flag, which loop, virtio, USB and dm
  * devices often get wrong. --rotational overrides the model's flag.
  */
 void replay_devices_set_up_models(struct replay_devices *devs, const struct sys_view *view,
-				  const bool *has_requests, const struct replay_options *o,
-				  struct replay_stats *st);
+				  const bool *has_requests, const struct replay_options *o);
 
 /** replay_devices_any_rotational() - is some device read in physical order? */
 bool replay_devices_any_rotational(const struct replay_devices *devs);

@@ -28,8 +28,8 @@ struct planner {
 	const struct sys_view *view;
 	const struct replay_options *o;
 	struct replay_plan *p;
-	struct replay_stats *st;
-	bool *listed;			/* per file: has a request (counted in st->files) */
+	bool *has_requests;		/* per device: the plan reads from it */
+	bool *listed;			/* per file: has a request (counted in p->counts.files) */
 	uint64_t clipped_bytes;		/* of ranges past the pack's file or the device's size */
 };
 
@@ -288,7 +288,7 @@ static int append_fault_around(struct planner *c, const struct ura_pack_range *r
 			};
 			if (!c->listed[fi]) {
 				c->listed[fi] = true;
-				c->st->files++;
+				c->p->counts.files++;
 			}
 			*n = append_merging(c, *n);
 		}
@@ -376,7 +376,7 @@ static int requests_from_pack(struct planner *c)
 				};
 				if (!c->listed[fi]) {
 					c->listed[fi] = true;
-					c->st->files++;
+					c->p->counts.files++;
 				}
 				n = append_merging(c, n);
 			} else if (nw && rg.first_page < file_pages[rg.file_index]) {
@@ -547,8 +547,18 @@ static void count_plan(struct planner *c)
 {
 	struct replay_plan *p = c->p;
 	const struct replay_devices *devs = &p->devices;
-	struct replay_stats *st = c->st;
+	struct replay_plan_counts *st = &p->counts;
 
+	/* the devices with requests, in the table's order, with their models */
+	for (size_t d = 0; d < devs->n && st->ndevs < REPLAY_REPORT_DEVS; d++)
+		if (c->has_requests[d])
+			st->devs[st->ndevs++] = (struct replay_dev_report){
+				.major = devs->devnum[d][0], .minor = devs->devnum[d][1],
+				.source = devs->dev[d].model.source,
+				.request_ns = devmodel_request_ns(&devs->dev[d].model),
+				.bandwidth = devmodel_bandwidth(&devs->dev[d].model),
+				.rotational = devs->dev[d].rotational,
+			};
 	/* what the replay sets out to read: overlaps once, merged holes included */
 	st->pack_bytes = st->past_eof_bytes = c->clipped_bytes;
 	for (size_t i = 0; i < p->nreq; i++) {
@@ -580,10 +590,9 @@ static void count_plan(struct planner *c)
 
 int replay_plan_build(const struct ura_pack *pack, const struct sys_view *view,
 		      const struct replay_fs *fs, size_t nfs, const struct replay_options *o,
-		      struct replay_plan *ret, struct replay_stats *st)
+		      struct replay_plan *ret)
 {
-	struct planner c = { .pack = pack, .view = view, .o = o, .p = ret, .st = st };
-	bool *has_requests = NULL;
+	struct planner c = { .pack = pack, .view = view, .o = o, .p = ret };
 	size_t nmeta;
 	int r;
 
@@ -599,20 +608,20 @@ int replay_plan_build(const struct ura_pack *pack, const struct sys_view *view,
 		if (r < 0)
 			return r;
 	}
-	r = devices_with_requests(&c, &has_requests);
+	r = devices_with_requests(&c, &c.has_requests);
 	if (r < 0)
 		return r;
-	replay_devices_set_up_models(&ret->devices, view, has_requests, o, st);
-	free(has_requests);
+	replay_devices_set_up_models(&ret->devices, view, c.has_requests, o);
 	r = requests_from_pack(&c);
 	free(c.listed);
+	if (r == 0)
+		r = sched_build(&ret->req, ret->nreq, (uint32_t)(ret->nfiles + ret->nbdev),
+				ret->devices.dev, ret->devices.n, &ret->nreq);
+	if (r == 0)
+		count_plan(&c);
+	free(c.has_requests);
 	if (r < 0)
 		return r;
-	r = sched_build(&ret->req, ret->nreq, (uint32_t)(ret->nfiles + ret->nbdev), ret->devices.dev,
-			ret->devices.n, &ret->nreq);
-	if (r < 0)
-		return r;
-	count_plan(&c);
 	/*
 	 * Metadata first. Rotational order needs every file open (FIEMAP) before
 	 * the first read: then all metadata goes first, issued before ordering.

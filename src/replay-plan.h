@@ -18,6 +18,16 @@
 
 struct sys_view;
 
+/* What a plan sets out to read, for the report (the engine adds the other stages' counts). */
+struct replay_plan_counts {
+	uint64_t files;			/* files with something to read */
+	uint64_t pack_bytes;		/* of the requests, and of the ranges clipped */
+	uint64_t past_eof_bytes;	/* clipped at the recorded size or the device's end */
+	uint64_t plan_ns;		/* device time of all requests, by the models */
+	struct replay_dev_report devs[REPLAY_REPORT_DEVS];	/* devices with requests */
+	unsigned ndevs;
+};
+
 struct replay_plan {
 	size_t nfs;			/* the pack's filesystems: */
 	uint32_t *fs_dev;		/* per filesystem: index of its device */
@@ -30,15 +40,15 @@ struct replay_plan {
 	size_t nmeta_first;		/* req[0 .. nmeta_first): metadata to issue before
 					 * replay_plan_order_rotational() opens the files */
 	bool rotational;		/* some device is read in physical order */
+	struct replay_plan_counts counts;
 };
 
 /**
  * replay_plan_build() - plan the reads of @pack: asks the system nothing
  * @view: each device's facts and model (replay_devices_prepare() put them there)
  * @fs: where the pack's filesystems are now (replay_mounts_find()), @nfs of them
- * @ret: the plan; free with replay_plan_free(), also on failure
- * @st: gets the plan's figures: files, pack_bytes, past_eof_bytes (of ranges
- *	clipped at the recorded size), plan_ns and the devices' reports
+ * @ret: the plan, with its figures in @ret->counts; free with replay_plan_free(),
+ *	also on failure
  *
  * Sets up each device's cost model (--request-cost/--bandwidth, the view's
  * kept or new measurement, or sysfs's guess), turns the selected ranges
@@ -51,7 +61,7 @@ struct replay_plan {
  */
 int replay_plan_build(const struct ura_pack *pack, const struct sys_view *view,
 		      const struct replay_fs *fs, size_t nfs, const struct replay_options *o,
-		      struct replay_plan *ret, struct replay_stats *st);
+		      struct replay_plan *ret);
 
 /**
  * replay_plan_order_rotational() - physical order within time bins on rotational devices

@@ -3,7 +3,8 @@
  * Unit tests of src/replay-devices.c: the device table, the step before
  * planning (which devices' models go into the view) and where each cost model
  * comes from (options > the view's kept model > sysfs's guess), with the kept
- * models in a temporary URA_DEVICE_CACHE; nothing is measured, no root needed.
+ * models in a temporary URA_DEVICE_CACHE; and the devices a plan reports.
+ * Nothing is measured, no root needed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include "sys-view.h"
 #include "util-log.h"
 #include "replay-devices.h"
+#include "replay-plan.h"
 #include "unit.h"
 
 #define NO_SUCH_MAJOR	4095u		/* no block device has this number */
@@ -25,7 +27,6 @@ static char *cache;
 static struct sys_view *view;
 static struct replay_devices devs;
 static struct replay_options o;
-static struct replay_stats st;
 static const bool with_requests[] = { true }, without_requests[] = { false };
 
 static struct sys_view *new_view(void)
@@ -43,7 +44,6 @@ static void setup(void)
 	ck_assert_int_eq(setenv(DEVCACHE_ENV, cache, 1), 0);
 	view = new_view();
 	devs = (struct replay_devices){ 0 };
-	st = (struct replay_stats){ 0 };
 	replay_options_init(&o);
 	o.dry_run = true;		/* never measure */
 }
@@ -140,8 +140,7 @@ static void prepare(unsigned maj, unsigned min, bool demanded)
 
 static enum devmodel_source source_of(size_t d, const bool *has_requests)
 {
-	st = (struct replay_stats){ 0 };
-	replay_devices_set_up_models(&devs, view, has_requests, &o, &st);
+	replay_devices_set_up_models(&devs, view, has_requests, &o);
 	return devs.dev[d].model.source;
 }
 
@@ -177,8 +176,6 @@ START_TEST(test_options_beat_the_guess)
 	ck_assert_int_eq(replay_devices_find_or_add(&devs, view, NO_SUCH_MAJOR, 1, 0, &d), 0);
 	ck_assert_int_eq(source_of(d, with_requests), DEVMODEL_DEFAULT);
 	ck_assert(!devs.dev[d].rotational);
-	ck_assert_uint_eq(st.ndevs, 1);
-	ck_assert_int_eq(st.devs[0].source, DEVMODEL_DEFAULT);
 
 	o.request_ns = 3000000;
 	ck_assert_int_eq(source_of(d, with_requests), DEVMODEL_OPTIONS);
@@ -191,7 +188,6 @@ START_TEST(test_options_beat_the_guess)
 	ck_assert(replay_devices_any_rotational(&devs));
 
 	ck_assert_int_eq(source_of(d, without_requests), DEVMODEL_OPTIONS);
-	ck_assert_uint_eq(st.ndevs, 0);	/* only devices with requests are reported */
 }
 END_TEST
 
@@ -249,11 +245,8 @@ START_TEST(test_kept_model)
 	prepare(maj, min, true);
 	ck_assert_int_eq(source_of(d, with_requests), DEVMODEL_CACHE);
 	ck_assert(devs.dev[d].rotational);	/* the kept model's flag, not sysfs's */
-	ck_assert_uint_eq(st.ndevs, 1);
-	ck_assert_int_eq(st.devs[0].source, DEVMODEL_CACHE);
-	ck_assert_uint_eq(st.devs[0].request_ns, devmodel_request_ns(&devs.dev[d].model));
-	ck_assert_uint_ge(st.devs[0].request_ns, 250000);
-	ck_assert_uint_lt(st.devs[0].request_ns, 300000);
+	ck_assert_uint_ge(devmodel_request_ns(&devs.dev[d].model), 250000);
+	ck_assert_uint_lt(devmodel_request_ns(&devs.dev[d].model), 300000);
 
 	/* not a dry run, but no files of the pack on it now: the kept model, nothing measured */
 	sys_view_unref(view);
@@ -268,7 +261,6 @@ START_TEST(test_kept_model)
 
 	o.bandwidth = 50ull << 20;
 	ck_assert_int_eq(source_of(d, with_requests), DEVMODEL_OPTIONS);
-	ck_assert_int_eq(st.devs[0].source, DEVMODEL_OPTIONS);
 
 	/* a model the view holds already (the exec daemon's) is not looked for again */
 	o.bandwidth = 0;
@@ -288,6 +280,57 @@ START_TEST(test_kept_model)
 }
 END_TEST
 
+/* A plan reports the devices it reads from, with their models; its files and bytes. */
+START_TEST(test_plan_reports)
+{
+	struct ura_pack_builder *b = NULL;
+	struct ura_pack *p = NULL;
+	struct replay_plan plan;
+	struct replay_fs fs[2] = { { .dirfd = -1, .major = NO_SUCH_MAJOR, .minor = 1 },
+				   { .dirfd = -1, .major = NO_SUCH_MAJOR, .minor = 2 } };
+	struct ura_pack_file f = { .path = "f", .path_len = 1, .ino = 12, .size = 1 << 20 };
+	struct ura_pack_range rg = { .page_count = 4, .flags = URA_PACK_RANGE_DEMANDED };
+	void *data = NULL;
+	size_t len = 0;
+
+	/* the first filesystem has a demanded range, the second a speculative one only */
+	ck_assert_int_eq(ura_pack_builder_new(&b), 0);
+	for (int i = 0; i < 2; i++) {
+		struct ura_pack_fs pf = { .major = NO_SUCH_MAJOR, .minor = (uint32_t)i + 1,
+					  .mount_point = i ? "/b" : "/a", .fstype = "", .source = "" };
+
+		ck_assert_int_eq(ura_pack_builder_add_fs(b, &pf, &f.fs_index), 0);
+		ck_assert_int_eq(ura_pack_builder_add_file(b, &f, &rg.file_index), 0);
+		ck_assert_int_eq(ura_pack_builder_add_range(b, &rg), 0);
+		rg.flags = 0;
+	}
+	ck_assert_int_eq(ura_pack_builder_serialize(b, &data, &len), 0);
+	ck_assert_int_eq(ura_pack_parse(data, len, &p), 0);
+	free(data);
+	ura_pack_builder_free(b);
+
+	ck_assert_int_eq(replay_devices_prepare(view, p, fs, 2, &o), 0);
+	ck_assert_int_eq(replay_plan_build(p, view, fs, 2, &o, &plan), 0);
+	ck_assert_uint_eq(plan.counts.ndevs, 1);	/* only devices with requests */
+	ck_assert_uint_eq(plan.counts.devs[0].minor, 1);
+	ck_assert_int_eq(plan.counts.devs[0].source, DEVMODEL_DEFAULT);
+	ck_assert_uint_eq(plan.counts.devs[0].plan_bytes, 4 * 4096);
+	ck_assert_uint_eq(plan.counts.devs[0].plan_requests, plan.nreq);
+	ck_assert_uint_eq(plan.counts.files, 1);
+	ck_assert_uint_eq(plan.counts.pack_bytes, 4 * 4096);
+	ck_assert_uint_eq(plan.counts.past_eof_bytes, 0);
+	ck_assert_uint_eq(plan.counts.plan_ns, plan.counts.devs[0].plan_ns);
+	replay_plan_free(&plan);
+
+	o.all = true;				/* the speculative range too: both devices */
+	ck_assert_int_eq(replay_plan_build(p, view, fs, 2, &o, &plan), 0);
+	ck_assert_uint_eq(plan.counts.ndevs, 2);
+	ck_assert_uint_eq(plan.counts.files, 2);
+	replay_plan_free(&plan);
+	ura_pack_free(p);
+}
+END_TEST
+
 static Suite *replay_devices_suite(void)
 {
 	Suite *s = suite_create("replay-devices");
@@ -298,6 +341,7 @@ static Suite *replay_devices_suite(void)
 	tcase_add_test(tc, test_options_beat_the_guess);
 	tcase_add_test(tc, test_prepare);
 	tcase_add_test(tc, test_kept_model);
+	tcase_add_test(tc, test_plan_reports);
 	suite_add_tcase(s, tc);
 	return s;
 }
