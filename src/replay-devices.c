@@ -179,8 +179,14 @@ int replay_devices_find_or_add(struct replay_devices *devs, const struct sys_vie
 	return 0;
 }
 
+struct replay_costs replay_costs_of(const struct replay_options *o)
+{
+	return (struct replay_costs){ .request_ns = o->request_ns, .bandwidth = o->bandwidth,
+				      .rotational = o->rotational };
+}
+
 void replay_devices_set_up_models(struct replay_devices *devs, const struct sys_view *view,
-				  const bool *has_requests, const struct replay_options *o)
+				  const bool *has_requests, const struct replay_costs *o)
 {
 	for (size_t d = 0; d < devs->n; d++) {
 		unsigned major = devs->devnum[d][0], minor = devs->devnum[d][1];

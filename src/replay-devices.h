@@ -58,18 +58,29 @@ int replay_devices_prepare(struct sys_view *view, const struct ura_pack *pack,
 int replay_devices_find_or_add(struct replay_devices *devs, const struct sys_view *view,
 			       unsigned major, unsigned minor, uint64_t chunk, uint32_t *ret);
 
+/* What the options say of every device's costs. */
+struct replay_costs {
+	uint64_t request_ns;		/* --request-cost; 0: not given */
+	uint64_t bandwidth;		/* --bandwidth, bytes per second; 0: not given */
+	int rotational;			/* --rotational: 0 no, 1 yes, -1 as the model says */
+};
+
+/** replay_costs_of() - those of @o */
+struct replay_costs replay_costs_of(const struct replay_options *o);
+
 /**
  * replay_devices_set_up_models() - give every device its cost model
  * @view: the models kept or measured (replay_devices_prepare()) and sysfs's flags
  * @has_requests: per device: the plan reads from it (only those get the
  *	view's model)
+ * @costs: the options' figures
  *
  * The options' figures (--request-cost, --bandwidth), else the view's model,
  * else a guess from sysfs's rotational flag, which loop, virtio, USB and dm
  * devices often get wrong. --rotational overrides the model's flag.
  */
 void replay_devices_set_up_models(struct replay_devices *devs, const struct sys_view *view,
-				  const bool *has_requests, const struct replay_options *o);
+				  const bool *has_requests, const struct replay_costs *costs);
 
 /** replay_devices_any_rotational() - is some device read in physical order? */
 bool replay_devices_any_rotational(const struct replay_devices *devs);

@@ -418,7 +418,9 @@ int replay_run(const struct ura_pack *pack, struct sys_view *view,
 	}
 	r = replay_files_init(&c.files, pack, c.fs, c.plan.nfiles,
 			      (const unsigned (*)[2])c.plan.bdevs, c.plan.nbdev, c.plan.req,
-			      c.plan.nreq, o);
+			      c.plan.nreq,
+			      (o->stale == REPLAY_STALE_READ ? REPLAY_FILES_READ_STALE : 0) |
+			      (o->fadvise_random ? REPLAY_FILES_FADVISE_RANDOM : 0));
 	if (r < 0)
 		goto out;
 	if (o->dry_run) {

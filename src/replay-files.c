@@ -21,16 +21,17 @@
 #include "sys-fileid.h"
 #include "util-log.h"
 #include "replay-files.h"
+#include "replay-options.h"
 #include "sys-safeopen.h"
 
 int replay_files_init(struct replay_files *files, const struct ura_pack *pack,
 		      const struct replay_fs *fs, size_t nfiles, const unsigned (*bdevs)[2],
-		      size_t nbdev, const struct sched_item *req, size_t nreq,
-		      const struct replay_options *o)
+		      size_t nbdev, const struct sched_item *req, size_t nreq, unsigned flags)
 {
 	*files = (struct replay_files){
 		.pack = pack, .fs = fs, .nfiles = nfiles, .nobj = nfiles + nbdev,
-		.read_stale = o->stale == REPLAY_STALE_READ, .fadvise_random = o->fadvise_random,
+		.read_stale = flags & REPLAY_FILES_READ_STALE,
+		.fadvise_random = flags & REPLAY_FILES_FADVISE_RANDOM,
 	};
 	for (int i = 0; i < REPLAY_FILES_LOCKS; i++)
 		pthread_mutex_init(&files->locks[i], NULL);

@@ -11,7 +11,6 @@
 #include <ura/pack.h>
 
 #include "replay-mounts.h"
-#include "replay-options.h"
 #include "replay-report.h"
 #include "replay-schedule.h"
 
@@ -66,11 +65,15 @@ struct replay_files {
 	pthread_mutex_t locks[REPLAY_FILES_LOCKS];
 };
 
+#define REPLAY_FILES_READ_STALE		0x1	/* --stale=read: read changed files anyway */
+#define REPLAY_FILES_FADVISE_RANDOM	0x2	/* --fadvise=random on each file opened */
+
 /**
  * replay_files_init() - the objects of a plan, none open yet
  * @nfiles: the pack's files are objects 0 .. @nfiles - 1
  * @bdevs: then the block devices holding metadata, @nbdev of them
  * @req: the requests: each file is closed after its last one
+ * @flags: REPLAY_FILES_*
  *
  * What is found is counted in @files->counts.
  * The file limit is the caller's: set @files->fd_cap (replay_files_raise_limit()).
@@ -78,8 +81,7 @@ struct replay_files {
  */
 int replay_files_init(struct replay_files *files, const struct ura_pack *pack,
 		      const struct replay_fs *fs, size_t nfiles, const unsigned (*bdevs)[2],
-		      size_t nbdev, const struct sched_item *req, size_t nreq,
-		      const struct replay_options *o);
+		      size_t nbdev, const struct sched_item *req, size_t nreq, unsigned flags);
 
 /** replay_files_free() - close every descriptor; accepts a zeroed or half-built @files */
 void replay_files_free(struct replay_files *files);

@@ -593,6 +593,7 @@ int replay_plan_build(const struct ura_pack *pack, const struct sys_view *view,
 		      struct replay_plan *ret)
 {
 	struct planner c = { .pack = pack, .view = view, .o = o, .p = ret };
+	struct replay_costs costs;
 	size_t nmeta;
 	int r;
 
@@ -611,7 +612,8 @@ int replay_plan_build(const struct ura_pack *pack, const struct sys_view *view,
 	r = devices_with_requests(&c, &c.has_requests);
 	if (r < 0)
 		return r;
-	replay_devices_set_up_models(&ret->devices, view, c.has_requests, o);
+	costs = replay_costs_of(o);
+	replay_devices_set_up_models(&ret->devices, view, c.has_requests, &costs);
 	r = requests_from_pack(&c);
 	free(c.listed);
 	if (r == 0)

@@ -140,7 +140,9 @@ static void prepare(unsigned maj, unsigned min, bool demanded)
 
 static enum devmodel_source source_of(size_t d, const bool *has_requests)
 {
-	replay_devices_set_up_models(&devs, view, has_requests, &o);
+	struct replay_costs costs = replay_costs_of(&o);
+
+	replay_devices_set_up_models(&devs, view, has_requests, &costs);
 	return devs.dev[d].model.source;
 }
 

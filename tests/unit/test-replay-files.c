@@ -84,7 +84,6 @@ static void setup(void)
 		{ .obj = 0, .len = 4096 }, { .obj = 1, .len = 4096 },
 		{ .obj = 0, .len = 4096 }, { .obj = 2, .len = 4096 },
 	};
-	struct replay_options o;
 
 	log_set_level(LOG_LVL_ERR - 1);
 	dir = unit_mkdtemp();
@@ -96,9 +95,8 @@ static void setup(void)
 	make_pack();
 	fs = (struct replay_fs){ .dir = dir, .dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) };
 	ck_assert_int_ge(fs.dirfd, 0);
-	replay_options_init(&o);
 	ck_assert_int_eq(replay_files_init(&files, pack, &fs, NFILES, NULL, 0, req,
-					   sizeof(req) / sizeof(req[0]), &o), 0);
+					   sizeof(req) / sizeof(req[0]), 0), 0);
 	files.fd_cap = 100;
 }
 
