@@ -171,6 +171,39 @@ START_TEST(test_script_arg)
 }
 END_TEST
 
+/* Options that take a value, and options that are only flags: the script is found past them. */
+START_TEST(test_script_arg_options)
+{
+	char *she[] = { "/bin/sh", "-e", "/usr/lib/x/run", "a", NULL };	/* #!/bin/sh -e */
+	char *sho[] = { "bash", "-o", "pipefail", "+x", "s.sh", NULL };
+	char *shs[] = { "dash", "-s", "a", NULL };
+	char *pyw[] = { "python3", "-W", "ignore", "app.py", NULL };
+	char *pye[] = { "python3", "-E", "-X", "dev", "app.py", NULL };
+	char *perle[] = { "perl", "-w", "-e", "print 1", NULL };
+	char *phpf[] = { "php", "-d", "x=1", "-f", "w.php", NULL };
+	char *phpr[] = { "php", "-r", "echo 1;", NULL };
+	char *lua[] = { "lua5.4", "-e", "x=1", "s.lua", NULL };
+	char *ddash[] = { "python3", "--", NULL };
+	char *stdin_[] = { "ruby", "-", "x.rb", NULL };
+
+	ck_assert_int_eq(watch_script_arg("/usr/bin/dash", she, 4), 2);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/bash", sho, 5), 4);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/dash", shs, 3), -1);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/python3.11", pyw, 4), 3);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/python3.11", pye, 5), 4);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/perl", perle, 4), -1);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/php8.2", phpf, 5), 4);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/php8.2", phpr, 3), -1);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/lua5.4", lua, 4), 3);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/python3", ddash, 2), -1);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/ruby", stdin_, 3), -1);
+	ck_assert(watch_is_interpreter("/usr/bin/python3.11"));
+	ck_assert(watch_is_interpreter("/usr/bin/dash"));
+	ck_assert(!watch_is_interpreter("/usr/bin/ls"));
+	ck_assert(!watch_is_interpreter("/lib64/ld-linux-x86-64.so.2"));
+}
+END_TEST
+
 START_TEST(test_root_of_self)
 {
 	struct watch_self self;
@@ -196,6 +229,7 @@ static Suite *watch_key_suite(void)
 	tcase_add_test(tc, test_path_in_root);
 	tcase_add_test(tc, test_normalize);
 	tcase_add_test(tc, test_script_arg);
+	tcase_add_test(tc, test_script_arg_options);
 	tcase_add_test(tc, test_root_of_self);
 	suite_add_tcase(s, tc);
 	return s;
