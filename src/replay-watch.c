@@ -54,10 +54,12 @@ static void run_job(struct watch *w, struct job *j)
 {
 	struct replay_stats st;
 	uint64_t t0 = now_monotonic_ns();
+	struct replay_check ck;
 	int r;
 
-	if (replay_pack_resident(j->pack->pack)) {
-		log_debug("'%s' started: its pack's first ranges are resident, skipping", j->exe);
+	if (replay_pack_check(j->pack, true, &ck) == 0 && ck.sampled && ck.resident == ck.sampled) {
+		log_debug("'%s' started: all %u sampled pages of its pack are resident (%.2f ms), "
+			  "skipping", j->exe, ck.sampled, (double)ck.ns / 1e6);
 		return;
 	}
 	r = replay_run(j->pack->pack, &w->ro, &st);
@@ -102,7 +104,7 @@ static void on_exec(const char *path, pid_t pid, void *userdata)
 	struct replay_pack *p = NULL;
 	struct job j = { 0 };
 
-	if (replay_packs_lookup(&w->packs, path, &p) < 0)
+	if (replay_packs_lookup(&w->packs, 0, path, &p, NULL) < 0)
 		return;
 	if (__atomic_exchange_n(&p->busy, true, __ATOMIC_ACQ_REL)) {
 		log_debug("'%s' started (pid %d): its pack is being replayed, skipping", path, pid);
