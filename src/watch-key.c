@@ -43,11 +43,21 @@ static uint64_t digest(const void *data, size_t len, uint64_t h)
 	return h;
 }
 
+uint64_t watch_root_id(const struct watch_self *self, dev_t dev, ino_t ino)
+{
+	uint64_t ident[2] = { (uint64_t)dev, (uint64_t)ino }, id;
+
+	if (dev == self->dev && ino == self->ino)
+		return 0;
+	id = digest(ident, sizeof(ident), 0xcbf29ce484222325ULL);
+	return id ? id : 1;	/* 0 is the daemon's own root */
+}
+
 int watch_root_of(pid_t pid, const struct watch_self *self, struct watch_root *ret)
 {
 	char link[64], path[PATH_MAX];
 	struct statx stx;
-	uint64_t ident[2];
+	uint64_t id;
 	ssize_t n;
 
 	snprintf(link, sizeof(link), "/proc/%d/root", (int)pid);
@@ -58,7 +68,8 @@ int watch_root_of(pid_t pid, const struct watch_self *self, struct watch_root *r
 	 */
 	if (statx(AT_FDCWD, link, AT_STATX_DONT_SYNC, STATX_INO, &stx) < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	if (makedev(stx.stx_dev_major, stx.stx_dev_minor) == self->dev && stx.stx_ino == self->ino) {
+	id = watch_root_id(self, makedev(stx.stx_dev_major, stx.stx_dev_minor), stx.stx_ino);
+	if (id == 0) {
 		ret->id = 0;
 		strcpy(ret->path, "/");
 		return 0;
@@ -68,11 +79,7 @@ int watch_root_of(pid_t pid, const struct watch_self *self, struct watch_root *r
 		return n < 0 ? (errno == ENOENT ? -ESRCH : -errno) : -EINVAL;
 	path[n] = '\0';
 	memcpy(ret->path, path, (size_t)n + 1);
-	ident[0] = (uint64_t)makedev(stx.stx_dev_major, stx.stx_dev_minor);
-	ident[1] = (uint64_t)stx.stx_ino;
-	ret->id = digest(ident, sizeof(ident), 0xcbf29ce484222325ULL);
-	if (ret->id == 0)
-		ret->id = 1;	/* 0 is the daemon's own root */
+	ret->id = id;
 	return 0;
 }
 

@@ -37,6 +37,13 @@ struct watch_self {
 int watch_self_read(struct watch_self *ret);
 
 /**
+ * watch_root_id() - the id of the root directory of device @dev and inode @ino:
+ * 0 for the daemon's own (@self), else a digest of the two (never 0). The same
+ * directory has the same id in a chroot and a pivot_root container.
+ */
+uint64_t watch_root_id(const struct watch_self *self, dev_t dev, ino_t ino);
+
+/**
  * watch_root_of() - the root directory of process @pid
  * Return: 0, or -errno (-ESRCH: the process is gone). @ret is written only on success.
  */

@@ -217,6 +217,21 @@ START_TEST(test_root_of_self)
 }
 END_TEST
 
+/* A root's id: 0 for the daemon's own, else the same for the same directory, never 0. */
+START_TEST(test_root_id)
+{
+	struct watch_self self;
+
+	ck_assert_int_eq(watch_self_read(&self), 0);
+	ck_assert_uint_eq(watch_root_id(&self, self.dev, self.ino), 0);
+	ck_assert_uint_ne(watch_root_id(&self, self.dev, self.ino + 1), 0);
+	ck_assert_uint_eq(watch_root_id(&self, self.dev, self.ino + 1),
+			  watch_root_id(&self, self.dev, self.ino + 1));
+	ck_assert_uint_ne(watch_root_id(&self, self.dev, self.ino + 1),
+			  watch_root_id(&self, self.dev + 1, self.ino + 1));
+}
+END_TEST
+
 static Suite *watch_key_suite(void)
 {
 	Suite *s = suite_create("watch-key");
@@ -231,6 +246,7 @@ static Suite *watch_key_suite(void)
 	tcase_add_test(tc, test_script_arg);
 	tcase_add_test(tc, test_script_arg_options);
 	tcase_add_test(tc, test_root_of_self);
+	tcase_add_test(tc, test_root_id);
 	suite_add_tcase(s, tc);
 	return s;
 }
