@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/fanotify.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -114,6 +115,19 @@ int replay_exec_mounts_changed(struct replay_exec *s)
 	return mark_all(s);
 }
 
+/*
+ * Does the file start with "#!"? Asked of the page cache only (RWF_NOWAIT):
+ * the event loop never waits for a disk, and the kernel is reading that page
+ * for the exec anyway. Not known (not cached yet): no.
+ */
+static bool is_script(int fd)
+{
+	char magic[2];
+	struct iovec iov = { magic, sizeof(magic) };
+
+	return preadv2(fd, &iov, 1, 0, RWF_NOWAIT) == 2 && magic[0] == '#' && magic[1] == '!';
+}
+
 int replay_exec_read(struct replay_exec *s, replay_exec_fn fn, void *userdata)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
@@ -132,6 +146,8 @@ int replay_exec_read(struct replay_exec *s, replay_exec_fn fn, void *userdata)
 		for (struct fanotify_event_metadata *m = (struct fanotify_event_metadata *)buf;
 		     FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
 			char link[64], path[PATH_MAX];
+			struct replay_exec_event ev = { .pid = (pid_t)m->pid, .path = path };
+			struct statx stx;
 			ssize_t k;
 
 			if (m->vers != FANOTIFY_METADATA_VERSION) {
@@ -147,12 +163,20 @@ int replay_exec_read(struct replay_exec *s, replay_exec_fn fn, void *userdata)
 				continue;
 			snprintf(link, sizeof(link), "/proc/self/fd/%d", m->fd);
 			k = readlink(link, path, sizeof(path) - 1);
+			if (k > 0 && path[0] == '/' &&
+			    statx(m->fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_INO, &stx) == 0) {
+				path[k] = '\0';
+				ev.dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+				ev.ino = stx.stx_ino;
+				ev.script = is_script(m->fd);
+			} else {
+				k = 0;		/* not reachable from our root */
+			}
 			close(m->fd);
-			if (k <= 0 || path[0] != '/')
-				continue;	/* not reachable from our root */
-			path[k] = '\0';
+			if (k <= 0)
+				continue;
 			count++;
-			fn(path, (pid_t)m->pid, userdata);
+			fn(&ev, userdata);
 		}
 	}
 }

@@ -1,18 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * ura-replay --watch: the daemon. One thread polls the exec source, the
- * mount table and a signalfd; each exec whose program has a pack becomes a job
- * in a bounded queue, taken by one of --max-replays worker threads that
- * replays it with the engine (src/replay-engine.c). The exec'ing program never waits.
+ * mount table and a signalfd, and names each exec by its program's key
+ * (watch-key.c: the root it runs in and the program's path there; for a
+ * script, the script); an exec whose program has a pack becomes a job in a
+ * bounded queue, taken by one of --max-replays worker threads, which replays
+ * it with the engine (src/replay-engine.c) unless what it would read is
+ * resident. The exec'ing program never waits.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "util-log.h"
@@ -20,25 +28,59 @@
 #include "replay-packs.h"
 #include "replay-watch.h"
 #include "replay-engine.h"
+#include "watch-key.h"
 #include "util.h"
 
 #define QUEUE_LEN	64	/* jobs waiting at most: more are dropped (and counted) */
+#define PENDING_MAX	64	/* interpreters waiting for their exec to complete */
+#define PENDING_NS	1000000000ull	/* ... at most this long (a cold exec reads from disk) */
+#define PENDING_POLL_MS	1	/* how often they are looked at */
+#define SCRIPTS_MAX	32	/* "#!" scripts whose interpreter's exec is still to come */
+#define SCRIPT_NS	1000000000ull
+#define STARTS_MAX	64	/* replays queued lately, by process and pack: one per start */
+#define START_NS	2000000000ull
+#define CMDLINE_MAX	8192	/* bytes of an interpreter's argv looked at */
+#define ARGS_MAX	64
 
 struct job {
 	struct replay_pack *pack;
-	char *exe;
+	char *exe;		/* the program's path in its root (the script for a script) */
+	char *root;		/* its root as the daemon sees it, NULL for the daemon's own */
+};
+
+/* An interpreter exec'd: its argv names the script, once the exec completes. */
+struct pending {
+	pid_t pid;
+	dev_t dev;		/* the interpreter's identity: /proc/PID/exe once the exec is done */
+	ino_t ino;
+	uint64_t deadline;
+	char *path;		/* the interpreter's path in its root */
+	struct watch_root *root;
+};
+
+struct recent {
+	pid_t pid;
+	uint64_t at;		/* 0: free */
+	uint64_t hash;		/* the pack's name (starts only) */
 };
 
 struct watch {
 	const struct replay_options *o;
 	struct replay_options ro;	/* what each replay runs with */
 	struct replay_packs packs;
+	struct watch_self self;
+	bool chatty;			/* -vv: every exec and its key */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct job queue[QUEUE_LEN];
 	size_t head, len;
 	bool stop;			/* atomic; also the replays' cancel flag */
 	uint64_t dropped;
+	/* the event loop's own */
+	struct pending pending[PENDING_MAX];
+	size_t npending;
+	struct recent scripts[SCRIPTS_MAX];
+	struct recent starts[STARTS_MAX];
 };
 
 static void job_free(struct job *j)
@@ -47,30 +89,55 @@ static void job_free(struct job *j)
 		__atomic_store_n(&j->pack->busy, false, __ATOMIC_RELEASE);
 	replay_pack_put(j->pack);
 	free(j->exe);
+	free(j->root);
 	*j = (struct job){ 0 };
+}
+
+/*
+ * How a program is named in messages: "'/usr/bin/x'", "'/usr/bin/x' in root
+ * '/srv/c'", or, for a root the daemon cannot reach by a path (a container's,
+ * after pivot_root in its own mount namespace: the kernel names it "/"),
+ * "'/usr/bin/x' in another mount namespace's root": '%s%s%s' with in_root()
+ * and root_name().
+ */
+static const char *in_root(const char *root)
+{
+	return !root ? "" : strcmp(root, "/") ? "' in root '" : "' in another mount namespace's root";
+}
+
+static const char *root_name(const char *root)
+{
+	return root && strcmp(root, "/") ? root : "";
 }
 
 static void run_job(struct watch *w, struct job *j)
 {
+	const char *rs = in_root(j->root), *rp = root_name(j->root);
+	struct replay_check ck;
 	struct replay_stats st;
 	uint64_t t0 = now_monotonic_ns();
-	struct replay_check ck;
 	int r;
 
-	if (replay_pack_check(j->pack, true, &ck) == 0 && ck.sampled && ck.resident == ck.sampled) {
-		log_debug("'%s' started: all %u sampled pages of its pack are resident (%.2f ms), "
-			  "skipping", j->exe, ck.sampled, (double)ck.ns / 1e6);
+	/* the decision is on the exec's path: stop at the first page that is not resident */
+	r = replay_pack_check(j->pack, true, &ck);
+	if (r == 0 && ck.sampled && ck.resident == ck.sampled) {
+		log_debug("'%s%s%s' started: all %u sampled pages of what its pack would read "
+			  "(%.1f MiB%s) are resident (looked at in %.2f ms), skipping", j->exe, rs, rp,
+			  ck.sampled, (double)j->pack->sampled_bytes / (1 << 20),
+			  j->pack->sampled_shared ? "" : " but for ld.so and libc", (double)ck.ns / 1e6);
 		return;
 	}
+	if (__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
+		return;
 	r = replay_run(j->pack->pack, &w->ro, &st);
 	if (r < 0) {
-		log_warn("cannot replay '%s' for '%s': %s, skipping", j->pack->path, j->exe,
+		log_warn("cannot replay '%s' for '%s%s%s': %s, skipping", j->pack->path, j->exe, rs, rp,
 			 strerror(-r));
 		return;
 	}
-	log_info("'%s' started: issued %" PRIu64 " KiB in %" PRIu64 " requests (%" PRIu64
+	log_info("'%s%s%s' started: issued %" PRIu64 " KiB in %" PRIu64 " requests (%" PRIu64
 		 " KiB resident, %" PRIu64 " KiB skipped) in %.1f ms from '%s'",
-		 j->exe, st.issued_bytes >> 10, st.requests, st.resident_bytes >> 10,
+		 j->exe, rs, rp, st.issued_bytes >> 10, st.requests, st.resident_bytes >> 10,
 		 st.skipped_bytes >> 10, (double)(now_monotonic_ns() - t0) / 1e6, j->pack->path);
 }
 
@@ -97,27 +164,88 @@ static void *worker(void *arg)
 	}
 }
 
-/* An exec: queue a replay of the program's pack, if it has one and none is under way. */
-static void on_exec(const char *path, pid_t pid, void *userdata)
+/* ---- what each exec is: the event loop ---- */
+
+static uint64_t name_hash(const char *s)
 {
-	struct watch *w = userdata;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Is there a record of @pid (and @hash, unless 0) younger than @max_ns? Taken out when @take. */
+static bool recent_find(struct recent *r, size_t n, pid_t pid, uint64_t hash, uint64_t now,
+			uint64_t max_ns, bool take)
+{
+	for (size_t i = 0; i < n; i++)
+		if (r[i].at && r[i].pid == pid && (!hash || r[i].hash == hash) &&
+		    now - r[i].at < max_ns) {
+			if (take)
+				r[i].at = 0;
+			return true;
+		}
+	return false;
+}
+
+/* Remember @pid (and @hash): in a free or expired slot, else in place of the oldest. */
+static void recent_add(struct recent *r, size_t n, pid_t pid, uint64_t hash, uint64_t now)
+{
+	size_t old = 0;
+
+	for (size_t i = 1; i < n; i++)
+		if (r[i].at < r[old].at)
+			old = i;
+	r[old] = (struct recent){ .pid = pid, .at = now, .hash = hash };
+}
+
+/* The program @path (in @root) was exec'd by @pid: queue a replay of its pack, if it has one. */
+static void consider(struct watch *w, pid_t pid, const struct watch_root *root, const char *path)
+{
+	const char *rs = in_root(root->id ? root->path : NULL);
+	const char *rp = root_name(root->id ? root->path : NULL);
+	char name[NAME_MAX + 1] = "";
 	struct replay_pack *p = NULL;
 	struct job j = { 0 };
+	uint64_t now = now_monotonic_ns(), h;
+	int r;
 
-	if (replay_packs_lookup(&w->packs, 0, path, &p, NULL) < 0)
+	r = replay_packs_lookup(&w->packs, root->id, path, &p, name);
+	if (r < 0) {
+		if (w->chatty && r == -ENOENT)
+			log_debug("'%s%s%s' started (pid %d): no pack '%s'", path, rs, rp, pid,
+				  name[0] ? name : "(none can be named)");
+		else if (r != -ENOENT)
+			log_debug("'%s%s%s' started (pid %d): its pack '%s' cannot be read, skipping",
+				  path, rs, rp, pid, name);
 		return;
+	}
+	/* one replay per start: a process that execs the program again (env, a wrapper) */
+	h = name_hash(name);
+	if (recent_find(w->starts, STARTS_MAX, pid, h, now, START_NS, false)) {
+		log_debug("'%s%s%s' started again by pid %d: replayed for it already, skipping", path,
+			  rs, rp, pid);
+		replay_pack_put(p);
+		return;
+	}
+	recent_add(w->starts, STARTS_MAX, pid, h, now);
 	if (__atomic_exchange_n(&p->busy, true, __ATOMIC_ACQ_REL)) {
-		log_debug("'%s' started (pid %d): its pack is being replayed, skipping", path, pid);
+		log_debug("'%s%s%s' started (pid %d): its pack is being replayed, skipping", path, rs,
+			  rp, pid);
 		replay_pack_put(p);
 		return;
 	}
 	j.pack = p;
 	j.exe = strdup(path);
+	j.root = root->id ? strdup(root->path) : NULL;
 	pthread_mutex_lock(&w->lock);
-	if (!j.exe || w->len == QUEUE_LEN) {
+	if (!j.exe || (root->id && !j.root) || w->len == QUEUE_LEN) {
 		w->dropped++;
 		pthread_mutex_unlock(&w->lock);
-		log_debug("'%s' started: %s, skipping", path,
+		log_debug("'%s%s%s' started (pid %d): %s, skipping", path, rs, rp, pid,
 			  j.exe ? "too many replays waiting" : strerror(ENOMEM));
 		job_free(&j);
 		return;
@@ -125,6 +253,173 @@ static void on_exec(const char *path, pid_t pid, void *userdata)
 	w->queue[(w->head + w->len++) % QUEUE_LEN] = j;
 	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
+}
+
+static void pending_free(struct pending *q)
+{
+	free(q->path);
+	free(q->root);
+	*q = (struct pending){ 0 };
+}
+
+static void pending_drop(struct watch *w, size_t i)
+{
+	pending_free(&w->pending[i]);
+	w->pending[i] = w->pending[--w->npending];
+}
+
+/* An interpreter: its script is known once the exec completes (fanotify comes before). */
+static void pend(struct watch *w, const struct replay_exec_event *ev, const struct watch_root *root,
+		 const char *path)
+{
+	struct pending q = { .pid = ev->pid, .dev = ev->dev, .ino = ev->ino,
+			     .deadline = now_monotonic_ns() + PENDING_NS };
+
+	if (w->npending == PENDING_MAX) {
+		log_debug("'%s' started (pid %d): too many interpreters waiting, skipping", path,
+			  ev->pid);
+		return;
+	}
+	q.path = strdup(path);
+	q.root = malloc(sizeof(*q.root));
+	if (!q.path || !q.root) {
+		pending_free(&q);
+		return;
+	}
+	*q.root = *root;
+	w->pending[w->npending++] = q;
+}
+
+/*
+ * The argv of @pid once its exec of the file @q names has completed: 1 and
+ * @buf filled (NUL-separated), 0 not yet, -errno (-ESRCH: gone).
+ */
+static int exec_done_argv(const struct pending *q, char *buf, size_t size, size_t *ret_len)
+{
+	char link[64];
+	struct statx stx;
+	ssize_t n;
+	int fd;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)q->pid);
+	if (statx(AT_FDCWD, link, AT_STATX_DONT_SYNC, STATX_INO, &stx) < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	/* the old image still (an interpreter that re-execs itself is taken as done) */
+	if (makedev(stx.stx_dev_major, stx.stx_dev_minor) != q->dev || stx.stx_ino != q->ino)
+		return 0;
+	snprintf(link, sizeof(link), "/proc/%d/cmdline", (int)q->pid);
+	fd = open(link, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return 0;	/* the new image's arguments are not in place yet */
+	buf[n] = '\0';
+	*ret_len = (size_t)n;
+	return 1;
+}
+
+/* The key of an interpreter whose exec completed: its script, else itself. */
+static void resolve(struct watch *w, const struct pending *q, char *args, size_t len)
+{
+	char *argv[ARGS_MAX + 1], cwd[PATH_MAX], cwd_in[PATH_MAX], script[PATH_MAX], link[64];
+	const char *base = "/";
+	int argc = 0, k;
+	ssize_t n;
+
+	for (size_t i = 0; i < len && argc < ARGS_MAX; i += strlen(args + i) + 1)
+		argv[argc++] = args + i;
+	argv[argc] = NULL;
+	k = watch_script_arg(q->path, argv, argc);
+	if (k < 0) {
+		consider(w, q->pid, q->root, q->path);
+		return;
+	}
+	/* a relative script is relative to the process's working directory, in its root */
+	if (argv[k][0] != '/') {
+		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)q->pid);
+		n = readlink(link, cwd, sizeof(cwd) - 1);
+		if (n <= 0)
+			return;
+		cwd[n] = '\0';
+		if (cwd[0] != '/' || watch_path_in_root(q->root, cwd, cwd_in, sizeof(cwd_in)) < 0)
+			return;
+		base = cwd_in;
+	}
+	if (watch_path_normalize(base, argv[k], script, sizeof(script)) < 0)
+		return;
+	consider(w, q->pid, q->root, script);
+}
+
+/* Look at the interpreters waiting for their exec to complete. */
+static void poll_pending(struct watch *w)
+{
+	char *args = NULL;
+	uint64_t now = now_monotonic_ns();
+
+	for (size_t i = 0; i < w->npending;) {
+		struct pending *q = &w->pending[i];
+		size_t len = 0;
+		int r;
+
+		if (!args && !(args = malloc(CMDLINE_MAX)))
+			return;
+		r = exec_done_argv(q, args, CMDLINE_MAX, &len);
+		if (r == 0 && now < q->deadline) {
+			i++;
+			continue;
+		}
+		if (r > 0)
+			resolve(w, q, args, len);
+		else if (w->chatty)
+			log_debug("'%s' started (pid %d): %s, skipping", q->path, q->pid,
+				  r == 0 ? "its exec did not complete in time" :
+				  r == -ESRCH ? "it exited before its arguments could be read" :
+				  strerror(-r));
+		pending_drop(w, i);
+	}
+	free(args);
+}
+
+/*
+ * An exec (fanotify FAN_OPEN_EXEC: the exec is under way, the process still
+ * runs its old image). Its key: the process's root and the program's path
+ * there; for a "#!" script the script (the kernel opens its interpreter next,
+ * in the same exec: that event is part of this start), for an interpreter
+ * (python3 app.py) the script its argv names, once the exec has completed.
+ */
+static void on_exec(const struct replay_exec_event *ev, void *userdata)
+{
+	struct watch *w = userdata;
+	struct watch_root root;
+	char path[PATH_MAX];
+	uint64_t now = now_monotonic_ns();
+	int r;
+
+	r = watch_root_of(ev->pid, &w->self, &root);
+	if (r < 0 || watch_path_in_root(&root, ev->path, path, sizeof(path)) < 0) {
+		if (w->chatty)
+			log_debug("'%s' started (pid %d): %s, skipping", ev->path, ev->pid,
+				  r == -ESRCH ? "it exited before its root could be read" :
+				  r < 0 ? strerror(-r) : "its path is too long");
+		return;
+	}
+	if (!ev->script && recent_find(w->scripts, SCRIPTS_MAX, ev->pid, 0, now, SCRIPT_NS, true)) {
+		if (w->chatty)
+			log_debug("'%s' started (pid %d): the interpreter of the script just started, "
+				  "part of its start", path, ev->pid);
+		return;
+	}
+	if (ev->script)
+		recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, now);
+	else if (watch_is_interpreter(path)) {
+		pend(w, ev, &root, path);
+		return;
+	}
+	consider(w, ev->pid, &root, path);
 }
 
 static int signals_open(sigset_t *old)
@@ -168,8 +463,12 @@ int replay_watch(const struct replay_options *o)
 	w->ro = *o;
 	w->ro.wait = false;
 	w->ro.cancel = &w->stop;
+	w->chatty = o->verbosity >= 2;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
+	r = watch_self_read(&w->self);
+	if (r < 0)
+		goto out;
 	r = replay_packs_init(&w->packs, o->watch_dir);
 	if (r < 0)
 		goto out;
@@ -196,7 +495,7 @@ int replay_watch(const struct replay_options *o)
 			{ .fd = src.mounts_fd, .events = POLLPRI },
 		};
 
-		if (poll(p, 3, -1) < 0) {
+		if (poll(p, 3, w->npending ? PENDING_POLL_MS : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			r = -errno;
@@ -232,11 +531,13 @@ int replay_watch(const struct replay_options *o)
 				overflows = src.overflows;
 			}
 		}
+		if (w->npending)
+			poll_pending(w);
 	}
 out:
-	/* stop: running replays see the cancel flag at their next request */
+	/* stop: running replays see the cancel flag at their next request or pacing slice */
 	pthread_mutex_lock(&w->lock);
-	__atomic_store_n(&w->stop, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->stop, true, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->lock);
 	for (unsigned k = 0; k < started; k++)
@@ -246,6 +547,8 @@ out:
 		w->head = (w->head + 1) % QUEUE_LEN;
 		w->len--;
 	}
+	while (w->npending)
+		pending_drop(w, w->npending - 1);
 	if (w->dropped)
 		log_debug("%" PRIu64 " replays dropped: too many waiting", w->dropped);
 	replay_exec_close(&src);
