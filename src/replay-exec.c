@@ -115,17 +115,46 @@ int replay_exec_mounts_changed(struct replay_exec *s)
 	return mark_all(s);
 }
 
-/*
- * Does the file start with "#!"? Asked of the page cache only (RWF_NOWAIT):
- * the event loop never waits for a disk, and the kernel is reading that page
- * for the exec anyway. Not known (not cached yet): no.
- */
-static bool is_script(int fd)
+static bool spacetab(char c)
 {
-	char magic[2];
-	struct iovec iov = { magic, sizeof(magic) };
+	return c == ' ' || c == '\t';
+}
 
-	return preadv2(fd, &iov, 1, 0, RWF_NOWAIT) == 2 && magic[0] == '#' && magic[1] == '!';
+/*
+ * Is the file a "#!" script, and where does the kernel put the script's path
+ * in its interpreter's argv? "INTERPRETER [ARG] SCRIPT ARGS...": 2 when the
+ * "#!" line has an argument after the interpreter, else 1; 0: not a script.
+ * The line is parsed as fs/binfmt_script.c does (the first 256 bytes). Read
+ * from the page cache only (RWF_NOWAIT): the event loop never waits for a
+ * disk, and the kernel is reading that page for the exec anyway; a page not
+ * cached yet: 0.
+ */
+static int script_arg(int fd)
+{
+	char buf[256];
+	struct iovec iov = { buf, sizeof(buf) - 1 };
+	ssize_t n = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
+	char *end, *name, *p;
+
+	if (n < 2 || buf[0] != '#' || buf[1] != '!')
+		return 0;
+	buf[n] = '\0';
+	end = memchr(buf, '\n', (size_t)n);
+	if (!end)
+		end = buf + n;
+	while (end > buf + 2 && spacetab(end[-1]))
+		end--;
+	for (name = buf + 2; name < end && spacetab(*name); name++)
+		;
+	if (name == end)
+		return 0;	/* no interpreter: the kernel refuses it */
+	for (p = name; p < end && *p && !spacetab(*p); p++)
+		;
+	if (p == end || !*p)
+		return 1;
+	while (p < end && spacetab(*p))
+		p++;
+	return p < end ? 2 : 1;
 }
 
 int replay_exec_read(struct replay_exec *s, replay_exec_fn fn, void *userdata)
@@ -168,7 +197,7 @@ int replay_exec_read(struct replay_exec *s, replay_exec_fn fn, void *userdata)
 				path[k] = '\0';
 				ev.dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
 				ev.ino = stx.stx_ino;
-				ev.script = is_script(m->fd);
+				ev.script = script_arg(m->fd);
 			} else {
 				k = 0;		/* not reachable from our root */
 			}

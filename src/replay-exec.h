@@ -20,7 +20,8 @@ struct replay_exec_event {
 	const char *path;	/* the file, absolute, as this process names it (symlinks resolved) */
 	dev_t dev;		/* its identity */
 	ino_t ino;
-	bool script;		/* it starts with "#!": its interpreter is opened next, by the same exec */
+	int script;		/* "#!": where the kernel puts the script's path in its interpreter's
+				 * argv (1, or 2 after the "#!" line's argument); 0: not a script */
 };
 
 /* Called for each file opened for execution. */
@@ -47,7 +48,7 @@ int replay_exec_mounts_changed(struct replay_exec *s);
 /**
  * replay_exec_read() - hand the queued exec events to @fn, without blocking
  *
- * Whether a file is a script is read from its first bytes without waiting
+ * Whether a file is a script is read from its first line without waiting
  * (RWF_NOWAIT): a file whose first page is not cached yet counts as none.
  * Return: the events handed, or -errno. A queue overflow is counted in
  * @s->overflows (and the lost events are gone).

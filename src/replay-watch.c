@@ -51,6 +51,7 @@ struct job {
 /* An interpreter exec'd: its argv names the script, once the exec completes. */
 struct pending {
 	pid_t pid;
+	int script;		/* the "#!" script's place in argv (replay_exec_event), or 0 */
 	dev_t dev;		/* the interpreter's identity: /proc/PID/exe once the exec is done */
 	ino_t ino;
 	uint64_t deadline;
@@ -61,7 +62,8 @@ struct pending {
 struct recent {
 	pid_t pid;
 	uint64_t at;		/* 0: free */
-	uint64_t hash;		/* the pack's name (starts only) */
+	uint64_t hash;		/* the pack's name (starts) */
+	int arg;		/* the script's place in argv (scripts) */
 };
 
 struct watch {
@@ -177,29 +179,35 @@ static uint64_t name_hash(const char *s)
 	return h;
 }
 
-/* Is there a record of @pid (and @hash, unless 0) younger than @max_ns? Taken out when @take. */
-static bool recent_find(struct recent *r, size_t n, pid_t pid, uint64_t hash, uint64_t now,
-			uint64_t max_ns, bool take)
+/*
+ * The record of @pid (and @hash, unless 0) younger than @max_ns, or NULL;
+ * taken out (a copy in *@ret) when @take.
+ */
+static const struct recent *recent_find(struct recent *r, size_t n, pid_t pid, uint64_t hash,
+					uint64_t now, uint64_t max_ns, bool take, struct recent *ret)
 {
 	for (size_t i = 0; i < n; i++)
 		if (r[i].at && r[i].pid == pid && (!hash || r[i].hash == hash) &&
 		    now - r[i].at < max_ns) {
+			if (ret)
+				*ret = r[i];
 			if (take)
 				r[i].at = 0;
-			return true;
+			return &r[i];
 		}
-	return false;
+	return NULL;
 }
 
-/* Remember @pid (and @hash): in a free or expired slot, else in place of the oldest. */
-static void recent_add(struct recent *r, size_t n, pid_t pid, uint64_t hash, uint64_t now)
+/* Remember @pid: in a free or expired slot, else in place of the oldest. */
+static void recent_add(struct recent *r, size_t n, pid_t pid, uint64_t hash, int arg,
+		       uint64_t now)
 {
 	size_t old = 0;
 
 	for (size_t i = 1; i < n; i++)
 		if (r[i].at < r[old].at)
 			old = i;
-	r[old] = (struct recent){ .pid = pid, .at = now, .hash = hash };
+	r[old] = (struct recent){ .pid = pid, .at = now, .hash = hash, .arg = arg };
 }
 
 /* The program @path (in @root) was exec'd by @pid: queue a replay of its pack, if it has one. */
@@ -225,13 +233,13 @@ static void consider(struct watch *w, pid_t pid, const struct watch_root *root, 
 	}
 	/* one replay per start: a process that execs the program again (env, a wrapper) */
 	h = name_hash(name);
-	if (recent_find(w->starts, STARTS_MAX, pid, h, now, START_NS, false)) {
+	if (recent_find(w->starts, STARTS_MAX, pid, h, now, START_NS, false, NULL)) {
 		log_debug("'%s%s%s' started again by pid %d: replayed for it already, skipping", path,
 			  rs, rp, pid);
 		replay_pack_put(p);
 		return;
 	}
-	recent_add(w->starts, STARTS_MAX, pid, h, now);
+	recent_add(w->starts, STARTS_MAX, pid, h, 0, now);
 	if (__atomic_exchange_n(&p->busy, true, __ATOMIC_ACQ_REL)) {
 		log_debug("'%s%s%s' started (pid %d): its pack is being replayed, skipping", path, rs,
 			  rp, pid);
@@ -268,11 +276,15 @@ static void pending_drop(struct watch *w, size_t i)
 	w->pending[i] = w->pending[--w->npending];
 }
 
-/* An interpreter: its script is known once the exec completes (fanotify comes before). */
+/*
+ * An interpreter: its script is known once the exec completes (fanotify comes
+ * before): the argument @script of its argv (that of a "#!" script), or the
+ * one watch_script_arg() finds (@script 0).
+ */
 static void pend(struct watch *w, const struct replay_exec_event *ev, const struct watch_root *root,
-		 const char *path)
+		 const char *path, int script)
 {
-	struct pending q = { .pid = ev->pid, .dev = ev->dev, .ino = ev->ino,
+	struct pending q = { .pid = ev->pid, .script = script, .dev = ev->dev, .ino = ev->ino,
 			     .deadline = now_monotonic_ns() + PENDING_NS };
 
 	if (w->npending == PENDING_MAX) {
@@ -333,8 +345,8 @@ static void resolve(struct watch *w, const struct pending *q, char *args, size_t
 	for (size_t i = 0; i < len && argc < ARGS_MAX; i += strlen(args + i) + 1)
 		argv[argc++] = args + i;
 	argv[argc] = NULL;
-	k = watch_script_arg(q->path, argv, argc);
-	if (k < 0) {
+	k = q->script ? (q->script < argc ? q->script : -1) : watch_script_arg(q->path, argv, argc);
+	if (k < 0 || !argv[k][0]) {
 		consider(w, q->pid, q->root, q->path);
 		return;
 	}
@@ -386,15 +398,22 @@ static void poll_pending(struct watch *w)
 
 /*
  * An exec (fanotify FAN_OPEN_EXEC: the exec is under way, the process still
- * runs its old image). Its key: the process's root and the program's path
- * there; for a "#!" script the script (the kernel opens its interpreter next,
- * in the same exec: that event is part of this start), for an interpreter
- * (python3 app.py) the script its argv names, once the exec has completed.
+ * runs its old image). Its key, as the learning daemon makes it: the process's
+ * root and the program's path there; for a script, the script's path as
+ * exec'd (argv: symlinks not resolved, relative to the working directory),
+ * read once the exec has completed: for a "#!" script, its interpreter's
+ * exec, which the kernel starts next in the same execve(), is where argv
+ * names it; for an interpreter (python3 app.py), the script its argv names.
+ * A script whose first page is not cached yet when its event is read (a cold
+ * start: the kernel is reading it) is taken for a program, by its resolved
+ * path; its interpreter, if known, then names it by argv too: one replay per
+ * start either way.
  */
 static void on_exec(const struct replay_exec_event *ev, void *userdata)
 {
 	struct watch *w = userdata;
 	struct watch_root root;
+	struct recent script;
 	char path[PATH_MAX];
 	uint64_t now = now_monotonic_ns();
 	int r;
@@ -407,16 +426,20 @@ static void on_exec(const struct replay_exec_event *ev, void *userdata)
 				  r < 0 ? strerror(-r) : "its path is too long");
 		return;
 	}
-	if (!ev->script && recent_find(w->scripts, SCRIPTS_MAX, ev->pid, 0, now, SCRIPT_NS, true)) {
+	if (ev->script) {
+		/* its interpreter comes next: the script is named in that one's argv */
+		recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, ev->script, now);
 		if (w->chatty)
-			log_debug("'%s' started (pid %d): the interpreter of the script just started, "
-				  "part of its start", path, ev->pid);
+			log_debug("'%s' started (pid %d): a script, named once its interpreter runs",
+				  path, ev->pid);
 		return;
 	}
-	if (ev->script)
-		recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, now);
-	else if (watch_is_interpreter(path)) {
-		pend(w, ev, &root, path);
+	if (recent_find(w->scripts, SCRIPTS_MAX, ev->pid, 0, now, SCRIPT_NS, true, &script)) {
+		pend(w, ev, &root, path, script.arg);
+		return;
+	}
+	if (watch_is_interpreter(path)) {
+		pend(w, ev, &root, path, 0);
 		return;
 	}
 	consider(w, ev->pid, &root, path);
