@@ -237,7 +237,7 @@ fuzz:
 
 # Benchmarks, run by hand as root (bench/*.sh build what they need with `make bench`).
 BENCH_PROGS := $(addprefix $(B)/bench/,resolve-bench naive-replay pack-bench demand-models \
-	exec-sources replay-genpack)
+	exec-sources replay-genpack watch-check)
 .PHONY: bench
 bench: $(BENCH_PROGS)
 
