@@ -54,7 +54,7 @@ struct pending {
 	int script;		/* the "#!" script's place in argv (replay_exec_event), or 0 */
 	dev_t dev;		/* the interpreter's identity: /proc/PID/exe once the exec is done */
 	ino_t ino;
-	uint64_t deadline;
+	uint64_t since, deadline;	/* the event's time, and how long to wait */
 	char *path;		/* the interpreter's path in its root */
 	struct watch_root *root;
 };
@@ -284,8 +284,9 @@ static void pending_drop(struct watch *w, size_t i)
 static void pend(struct watch *w, const struct replay_exec_event *ev, const struct watch_root *root,
 		 const char *path, int script)
 {
+	uint64_t now = now_monotonic_ns();
 	struct pending q = { .pid = ev->pid, .script = script, .dev = ev->dev, .ino = ev->ino,
-			     .deadline = now_monotonic_ns() + PENDING_NS };
+			     .since = now, .deadline = now + PENDING_NS };
 
 	if (w->npending == PENDING_MAX) {
 		log_debug("'%s' started (pid %d): too many interpreters waiting, skipping", path,
@@ -345,6 +346,9 @@ static void resolve(struct watch *w, const struct pending *q, char *args, size_t
 	for (size_t i = 0; i < len && argc < ARGS_MAX; i += strlen(args + i) + 1)
 		argv[argc++] = args + i;
 	argv[argc] = NULL;
+	if (w->chatty)
+		log_debug("'%s' (pid %d): its exec completed %.2f ms after the event", q->path,
+			  q->pid, (double)(now_monotonic_ns() - q->since) / 1e6);
 	k = q->script ? (q->script < argc ? q->script : -1) : watch_script_arg(q->path, argv, argc);
 	if (k < 0 || !argv[k][0]) {
 		consider(w, q->pid, q->root, q->path);
