@@ -6,7 +6,10 @@
  * script, the script); an exec whose program has a pack becomes a job in a
  * bounded queue, taken by one of --max-replays worker threads, which replays
  * it with the engine (src/replay-engine.c) unless what it would read is
- * resident. The exec'ing program never waits.
+ * resident. The exec'ing program never waits. Where the key is known only once
+ * the exec has completed (an interpreter's script is in its argv), the likely
+ * key's pack is replayed at once and stopped if the key turns out otherwise:
+ * an exec can take a second on a slow disk, which is a second of prefetch.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +36,7 @@
 
 #define QUEUE_LEN	64	/* jobs waiting at most: more are dropped (and counted) */
 #define PENDING_MAX	64	/* interpreters waiting for their exec to complete */
-#define PENDING_NS	1000000000ull	/* ... at most this long (a cold exec reads from disk) */
+#define PENDING_NS	5000000000ull	/* ... at most this long (a cold exec reads from disk) */
 #define PENDING_POLL_MS	1	/* how often they are looked at */
 #define SCRIPTS_MAX	32	/* "#!" scripts whose interpreter's exec is still to come */
 #define SCRIPT_NS	1000000000ull
@@ -42,10 +45,16 @@
 #define CMDLINE_MAX	8192	/* bytes of an interpreter's argv looked at */
 #define ARGS_MAX	64
 
+/* A replay to run; shared (refcounted) by the queue, a worker, and a pending exec. */
 struct job {
+	unsigned refs;		/* atomic */
+	bool cancel;		/* atomic: stop issuing (the engine's cancel flag) */
+	char *instead;		/* when cancelled for another key: that program (for the log) */
+	uint64_t since;		/* the exec's event */
 	struct replay_pack *pack;
 	char *exe;		/* the program's path in its root (the script for a script) */
 	char *root;		/* its root as the daemon sees it, NULL for the daemon's own */
+	pid_t pid;
 };
 
 /* An interpreter exec'd: its argv names the script, once the exec completes. */
@@ -57,26 +66,31 @@ struct pending {
 	uint64_t since, deadline;	/* the event's time, and how long to wait */
 	char *path;		/* the interpreter's path in its root */
 	struct watch_root *root;
+	struct job *spec;	/* the replay started meanwhile (a reference), or NULL */
+	char *spec_path;	/* the key it was started for */
 };
 
+/* Processes lately seen: "#!" scripts whose interpreter is to come, and replays queued. */
 struct recent {
 	pid_t pid;
 	uint64_t at;		/* 0: free */
 	uint64_t hash;		/* the pack's name (starts) */
 	int arg;		/* the script's place in argv (scripts) */
+	struct job *spec;	/* scripts: the replay started for the script's path, or NULL */
+	char *spec_path;
 };
 
 struct watch {
 	const struct replay_options *o;
-	struct replay_options ro;	/* what each replay runs with */
 	struct replay_packs packs;
 	struct watch_self self;
 	bool chatty;			/* -vv: every exec and its key */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct job queue[QUEUE_LEN];
+	struct job *queue[QUEUE_LEN];
 	size_t head, len;
-	bool stop;			/* atomic; also the replays' cancel flag */
+	struct job **running;		/* per worker: the job it runs, or NULL */
+	bool stop;			/* atomic */
 	uint64_t dropped;
 	/* the event loop's own */
 	struct pending pending[PENDING_MAX];
@@ -85,14 +99,36 @@ struct watch {
 	struct recent starts[STARTS_MAX];
 };
 
-static void job_free(struct job *j)
+static struct job *job_get(struct job *j)
 {
+	if (j)
+		__atomic_add_fetch(&j->refs, 1, __ATOMIC_RELAXED);
+	return j;
+}
+
+static void job_put(struct job *j)
+{
+	if (!j || __atomic_sub_fetch(&j->refs, 1, __ATOMIC_ACQ_REL) > 0)
+		return;
 	if (j->pack)
 		__atomic_store_n(&j->pack->busy, false, __ATOMIC_RELEASE);
 	replay_pack_put(j->pack);
+	free(j->instead);
 	free(j->exe);
 	free(j->root);
-	*j = (struct job){ 0 };
+	free(j);
+}
+
+/* Stop @j: it was started for a key that turned out wrong (@instead), or the daemon stops. */
+static void job_cancel(struct job *j, const char *instead)
+{
+	char *dup = instead ? strdup(instead) : NULL, *none = NULL;
+
+	/* the worker may be reading it: set once, atomically */
+	if (dup && !__atomic_compare_exchange_n(&j->instead, &none, dup, false, __ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+		free(dup);
+	__atomic_store_n(&j->cancel, true, __ATOMIC_RELEASE);
 }
 
 /*
@@ -115,11 +151,22 @@ static const char *root_name(const char *root)
 static void run_job(struct watch *w, struct job *j)
 {
 	const char *rs = in_root(j->root), *rp = root_name(j->root);
+	struct replay_options o = *w->o;
 	struct replay_check ck;
 	struct replay_stats st;
 	uint64_t t0 = now_monotonic_ns();
+	const char *instead;
 	int r;
 
+	o.wait = false;
+	o.cancel = &j->cancel;
+	if (__atomic_load_n(&j->cancel, __ATOMIC_ACQUIRE)) {
+		instead = __atomic_load_n(&j->instead, __ATOMIC_ACQUIRE);
+		if (instead)
+			log_debug("'%s%s%s' started (pid %d): its start is '%s', skipping", j->exe, rs,
+				  rp, j->pid, instead);
+		return;
+	}
 	/* the decision is on the exec's path: stop at the first page that is not resident */
 	r = replay_pack_check(j->pack, true, &ck);
 	if (r == 0 && ck.sampled && ck.resident == ck.sampled) {
@@ -129,26 +176,37 @@ static void run_job(struct watch *w, struct job *j)
 			  j->pack->sampled_shared ? "" : " but for ld.so and libc", (double)ck.ns / 1e6);
 		return;
 	}
-	if (__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
-		return;
-	r = replay_run(j->pack->pack, &w->ro, &st);
+	if (w->chatty)
+		log_debug("'%s%s%s': replay starts %.2f ms after its exec's event", j->exe, rs, rp,
+			  (double)(now_monotonic_ns() - j->since) / 1e6);
+	r = replay_run(j->pack->pack, &o, &st);
 	if (r < 0) {
 		log_warn("cannot replay '%s' for '%s%s%s': %s, skipping", j->pack->path, j->exe, rs, rp,
 			 strerror(-r));
 		return;
 	}
+	instead = __atomic_load_n(&j->instead, __ATOMIC_ACQUIRE);
 	log_info("'%s%s%s' started: issued %" PRIu64 " KiB in %" PRIu64 " requests (%" PRIu64
-		 " KiB resident, %" PRIu64 " KiB skipped) in %.1f ms from '%s'",
-		 j->exe, rs, rp, st.issued_bytes >> 10, st.requests, st.resident_bytes >> 10,
-		 st.skipped_bytes >> 10, (double)(now_monotonic_ns() - t0) / 1e6, j->pack->path);
+		 " KiB resident, %" PRIu64 " KiB skipped) in %.1f ms from '%s'%s%s%s", j->exe, rs, rp,
+		 st.issued_bytes >> 10, st.requests, st.resident_bytes >> 10, st.skipped_bytes >> 10,
+		 (double)(now_monotonic_ns() - t0) / 1e6, j->pack->path,
+		 instead ? "; stopped: its start is '" : "", instead ? instead : "",
+		 instead ? "'" : "");
 }
+
+struct worker_arg {
+	struct watch *w;
+	size_t slot;		/* its place in w->running */
+};
 
 static void *worker(void *arg)
 {
-	struct watch *w = arg;
+	struct watch *w = ((struct worker_arg *)arg)->w;
+	size_t slot = ((struct worker_arg *)arg)->slot;
 
+	free(arg);
 	for (;;) {
-		struct job j;
+		struct job *j;
 
 		pthread_mutex_lock(&w->lock);
 		while (!w->len && !__atomic_load_n(&w->stop, __ATOMIC_RELAXED))
@@ -160,9 +218,13 @@ static void *worker(void *arg)
 		j = w->queue[w->head];
 		w->head = (w->head + 1) % QUEUE_LEN;
 		w->len--;
+		w->running[slot] = j;
 		pthread_mutex_unlock(&w->lock);
-		run_job(w, &j);
-		job_free(&j);
+		run_job(w, j);
+		pthread_mutex_lock(&w->lock);
+		w->running[slot] = NULL;
+		pthread_mutex_unlock(&w->lock);
+		job_put(j);
 	}
 }
 
@@ -181,7 +243,7 @@ static uint64_t name_hash(const char *s)
 
 /*
  * The record of @pid (and @hash, unless 0) younger than @max_ns, or NULL;
- * taken out (a copy in *@ret) when @take.
+ * taken out (moved to *@ret, which is returned) when @take.
  */
 static const struct recent *recent_find(struct recent *r, size_t n, pid_t pid, uint64_t hash,
 					uint64_t now, uint64_t max_ns, bool take, struct recent *ret)
@@ -191,33 +253,50 @@ static const struct recent *recent_find(struct recent *r, size_t n, pid_t pid, u
 		    now - r[i].at < max_ns) {
 			if (ret)
 				*ret = r[i];
-			if (take)
-				r[i].at = 0;
-			return &r[i];
+			if (take)	/* what it holds goes with the copy */
+				r[i] = (struct recent){ 0 };
+			return take ? ret : &r[i];
 		}
 	return NULL;
 }
 
-/* Remember @pid: in a free or expired slot, else in place of the oldest. */
+static void recent_free(struct recent *r)
+{
+	job_put(r->spec);
+	free(r->spec_path);
+	*r = (struct recent){ 0 };
+}
+
+/*
+ * Remember @pid: in a free or expired slot, else in place of the oldest. Takes
+ * over @spec and @spec_path.
+ */
 static void recent_add(struct recent *r, size_t n, pid_t pid, uint64_t hash, int arg,
-		       uint64_t now)
+		       uint64_t now, struct job *spec, char *spec_path)
 {
 	size_t old = 0;
 
 	for (size_t i = 1; i < n; i++)
 		if (r[i].at < r[old].at)
 			old = i;
-	r[old] = (struct recent){ .pid = pid, .at = now, .hash = hash, .arg = arg };
+	recent_free(&r[old]);
+	r[old] = (struct recent){ .pid = pid, .at = now, .hash = hash, .arg = arg, .spec = spec,
+				  .spec_path = spec_path };
 }
 
-/* The program @path (in @root) was exec'd by @pid: queue a replay of its pack, if it has one. */
-static void consider(struct watch *w, pid_t pid, const struct watch_root *root, const char *path)
+/*
+ * The program @path (in @root) was exec'd by @pid: queue a replay of its pack,
+ * if it has one. Return: the job (a reference, for the caller to cancel) when
+ * @want_job, else NULL.
+ */
+static struct job *consider(struct watch *w, pid_t pid, const struct watch_root *root,
+			    const char *path, uint64_t since, bool want_job)
 {
 	const char *rs = in_root(root->id ? root->path : NULL);
 	const char *rp = root_name(root->id ? root->path : NULL);
 	char name[NAME_MAX + 1] = "";
 	struct replay_pack *p = NULL;
-	struct job j = { 0 };
+	struct job *j = NULL;
 	uint64_t now = now_monotonic_ns(), h;
 	int r;
 
@@ -229,7 +308,7 @@ static void consider(struct watch *w, pid_t pid, const struct watch_root *root, 
 		else if (r != -ENOENT)
 			log_debug("'%s%s%s' started (pid %d): its pack '%s' cannot be read, skipping",
 				  path, rs, rp, pid, name);
-		return;
+		return NULL;
 	}
 	/* one replay per start: a process that execs the program again (env, a wrapper) */
 	h = name_hash(name);
@@ -237,36 +316,48 @@ static void consider(struct watch *w, pid_t pid, const struct watch_root *root, 
 		log_debug("'%s%s%s' started again by pid %d: replayed for it already, skipping", path,
 			  rs, rp, pid);
 		replay_pack_put(p);
-		return;
+		return NULL;
 	}
-	recent_add(w->starts, STARTS_MAX, pid, h, 0, now);
+	recent_add(w->starts, STARTS_MAX, pid, h, 0, now, NULL, NULL);
 	if (__atomic_exchange_n(&p->busy, true, __ATOMIC_ACQ_REL)) {
 		log_debug("'%s%s%s' started (pid %d): its pack is being replayed, skipping", path, rs,
 			  rp, pid);
 		replay_pack_put(p);
-		return;
+		return NULL;
 	}
-	j.pack = p;
-	j.exe = strdup(path);
-	j.root = root->id ? strdup(root->path) : NULL;
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		__atomic_store_n(&p->busy, false, __ATOMIC_RELEASE);
+		replay_pack_put(p);
+		return NULL;
+	}
+	j->refs = 1;
+	j->pack = p;
+	j->since = since;
+	j->pid = pid;
+	j->exe = strdup(path);
+	j->root = root->id ? strdup(root->path) : NULL;
 	pthread_mutex_lock(&w->lock);
-	if (!j.exe || (root->id && !j.root) || w->len == QUEUE_LEN) {
+	if (!j->exe || (root->id && !j->root) || w->len == QUEUE_LEN) {
 		w->dropped++;
 		pthread_mutex_unlock(&w->lock);
 		log_debug("'%s%s%s' started (pid %d): %s, skipping", path, rs, rp, pid,
-			  j.exe ? "too many replays waiting" : strerror(ENOMEM));
-		job_free(&j);
-		return;
+			  j->exe ? "too many replays waiting" : strerror(ENOMEM));
+		job_put(j);
+		return NULL;
 	}
 	w->queue[(w->head + w->len++) % QUEUE_LEN] = j;
 	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
+	return want_job ? job_get(j) : NULL;
 }
 
 static void pending_free(struct pending *q)
 {
 	free(q->path);
 	free(q->root);
+	job_put(q->spec);
+	free(q->spec_path);
 	*q = (struct pending){ 0 };
 }
 
@@ -279,18 +370,21 @@ static void pending_drop(struct watch *w, size_t i)
 /*
  * An interpreter: its script is known once the exec completes (fanotify comes
  * before): the argument @script of its argv (that of a "#!" script), or the
- * one watch_script_arg() finds (@script 0).
+ * one watch_script_arg() finds (@script 0). @spec, the replay started
+ * meanwhile for the key @spec_path, is taken over (and may be NULL).
  */
 static void pend(struct watch *w, const struct replay_exec_event *ev, const struct watch_root *root,
-		 const char *path, int script)
+		 const char *path, int script, struct job *spec, char *spec_path)
 {
 	uint64_t now = now_monotonic_ns();
 	struct pending q = { .pid = ev->pid, .script = script, .dev = ev->dev, .ino = ev->ino,
-			     .since = now, .deadline = now + PENDING_NS };
+			     .since = now, .deadline = now + PENDING_NS, .spec = spec,
+			     .spec_path = spec_path };
 
 	if (w->npending == PENDING_MAX) {
 		log_debug("'%s' started (pid %d): too many interpreters waiting, skipping", path,
 			  ev->pid);
+		pending_free(&q);
 		return;
 	}
 	q.path = strdup(path);
@@ -335,8 +429,25 @@ static int exec_done_argv(const struct pending *q, char *buf, size_t size, size_
 	return 1;
 }
 
-/* The key of an interpreter whose exec completed: its script, else itself. */
-static void resolve(struct watch *w, const struct pending *q, char *args, size_t len)
+/*
+ * The key of an interpreter whose exec completed: its script, else itself;
+ * the replay started meanwhile goes on if it was for that key, else it stops
+ * and that key's pack is replayed.
+ */
+static void settle(struct watch *w, struct pending *q, const char *key)
+{
+	if (q->spec && strcmp(q->spec_path, key) == 0) {
+		if (w->chatty)
+			log_debug("'%s' (pid %d): its replay was started for the right program", key,
+				  q->pid);
+		return;
+	}
+	if (q->spec)
+		job_cancel(q->spec, key);
+	consider(w, q->pid, q->root, key, q->since, false);
+}
+
+static void resolve(struct watch *w, struct pending *q, char *args, size_t len)
 {
 	char *argv[ARGS_MAX + 1], cwd[PATH_MAX], cwd_in[PATH_MAX], script[PATH_MAX], link[64];
 	const char *base = "/";
@@ -351,7 +462,7 @@ static void resolve(struct watch *w, const struct pending *q, char *args, size_t
 			  q->pid, (double)(now_monotonic_ns() - q->since) / 1e6);
 	k = q->script ? (q->script < argc ? q->script : -1) : watch_script_arg(q->path, argv, argc);
 	if (k < 0 || !argv[k][0]) {
-		consider(w, q->pid, q->root, q->path);
+		settle(w, q, q->path);
 		return;
 	}
 	/* a relative script is relative to the process's working directory, in its root */
@@ -367,7 +478,7 @@ static void resolve(struct watch *w, const struct pending *q, char *args, size_t
 	}
 	if (watch_path_normalize(base, argv[k], script, sizeof(script)) < 0)
 		return;
-	consider(w, q->pid, q->root, script);
+	settle(w, q, script);
 }
 
 /* Look at the interpreters waiting for their exec to complete. */
@@ -388,13 +499,18 @@ static void poll_pending(struct watch *w)
 			i++;
 			continue;
 		}
-		if (r > 0)
+		if (r > 0) {
 			resolve(w, q, args, len);
-		else if (w->chatty)
-			log_debug("'%s' started (pid %d): %s, skipping", q->path, q->pid,
-				  r == 0 ? "its exec did not complete in time" :
-				  r == -ESRCH ? "it exited before its arguments could be read" :
-				  strerror(-r));
+		} else {
+			/* gone: nothing to prefetch for; too slow: the replay started is the guess */
+			if (r == -ESRCH && q->spec)
+				job_cancel(q->spec, NULL);
+			if (w->chatty)
+				log_debug("'%s' started (pid %d): %s", q->path, q->pid,
+					  r == 0 ? "its exec did not complete in time" :
+					  r == -ESRCH ? "it exited before its arguments could be read" :
+					  strerror(-r));
+		}
 		pending_drop(w, i);
 	}
 	free(args);
@@ -418,6 +534,7 @@ static void on_exec(const struct replay_exec_event *ev, void *userdata)
 	struct watch *w = userdata;
 	struct watch_root root;
 	struct recent script;
+	struct job *spec;
 	char path[PATH_MAX];
 	uint64_t now = now_monotonic_ns();
 	int r;
@@ -431,22 +548,30 @@ static void on_exec(const struct replay_exec_event *ev, void *userdata)
 		return;
 	}
 	if (ev->script) {
-		/* its interpreter comes next: the script is named in that one's argv */
-		recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, ev->script, now);
+		/*
+		 * Its interpreter comes next: the script is named in that one's argv.
+		 * Meanwhile its path as the kernel names it (the same unless a symlink
+		 * was on the way) is the guess.
+		 */
 		if (w->chatty)
 			log_debug("'%s' started (pid %d): a script, named once its interpreter runs",
 				  path, ev->pid);
+		spec = consider(w, ev->pid, &root, path, now, true);
+		recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, ev->script, now, spec,
+			   spec ? strdup(path) : NULL);
 		return;
 	}
 	if (recent_find(w->scripts, SCRIPTS_MAX, ev->pid, 0, now, SCRIPT_NS, true, &script)) {
-		pend(w, ev, &root, path, script.arg);
+		pend(w, ev, &root, path, script.arg, script.spec, script.spec_path);
 		return;
 	}
 	if (watch_is_interpreter(path)) {
-		pend(w, ev, &root, path, 0);
+		/* its own pack meanwhile: right for "python3 -c" and "sh -c", stopped for a script */
+		spec = consider(w, ev->pid, &root, path, now, true);
+		pend(w, ev, &root, path, 0, spec, spec ? strdup(path) : NULL);
 		return;
 	}
-	consider(w, ev->pid, &root, path);
+	consider(w, ev->pid, &root, path, now, false);
 }
 
 static int signals_open(sigset_t *old)
@@ -480,16 +605,15 @@ int replay_watch(const struct replay_options *o)
 	sigset_t old;
 	int sfd = -1, r;
 
+	unsigned nworkers = o->max_replays ? o->max_replays : 1;
+
 	w = calloc(1, sizeof(*w));
-	th = calloc(o->max_replays ? o->max_replays : 1, sizeof(*th));
-	if (!w || !th) {
+	th = calloc(nworkers, sizeof(*th));
+	if (!w || !th || !(w->running = calloc(nworkers, sizeof(*w->running)))) {
 		r = -ENOMEM;
 		goto out_free;
 	}
 	w->o = o;
-	w->ro = *o;
-	w->ro.wait = false;
-	w->ro.cancel = &w->stop;
 	w->chatty = o->verbosity >= 2;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
@@ -507,10 +631,19 @@ int replay_watch(const struct replay_options *o)
 	r = replay_exec_open(&src);
 	if (r < 0)
 		goto out;
-	for (; started < (o->max_replays ? o->max_replays : 1); started++) {
-		r = -pthread_create(&th[started], NULL, worker, w);
-		if (r < 0)
+	for (; started < nworkers; started++) {
+		struct worker_arg *a = malloc(sizeof(*a));
+
+		if (!a) {
+			r = -ENOMEM;
 			goto out;
+		}
+		*a = (struct worker_arg){ w, started };
+		r = -pthread_create(&th[started], NULL, worker, a);
+		if (r < 0) {
+			free(a);
+			goto out;
+		}
 	}
 	if (access(o->watch_dir, F_OK) < 0)
 		log_info("'%s' does not exist (yet): no pack to replay until it does", o->watch_dir);
@@ -562,20 +695,25 @@ int replay_watch(const struct replay_options *o)
 			poll_pending(w);
 	}
 out:
-	/* stop: running replays see the cancel flag at their next request or pacing slice */
+	/* stop: running replays see their cancel flag at their next request or pacing slice */
 	pthread_mutex_lock(&w->lock);
 	__atomic_store_n(&w->stop, true, __ATOMIC_RELEASE);
+	for (unsigned k = 0; k < nworkers; k++)
+		if (w->running[k])
+			job_cancel(w->running[k], NULL);
 	pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->lock);
 	for (unsigned k = 0; k < started; k++)
 		pthread_join(th[k], NULL);
 	while (w->len) {
-		job_free(&w->queue[w->head]);
+		job_put(w->queue[w->head]);
 		w->head = (w->head + 1) % QUEUE_LEN;
 		w->len--;
 	}
 	while (w->npending)
 		pending_drop(w, w->npending - 1);
+	for (size_t k = 0; k < SCRIPTS_MAX; k++)
+		recent_free(&w->scripts[k]);
 	if (w->dropped)
 		log_debug("%" PRIu64 " replays dropped: too many waiting", w->dropped);
 	replay_exec_close(&src);
@@ -588,6 +726,8 @@ out:
 	pthread_mutex_destroy(&w->lock);
 out_free:
 	free(th);
+	if (w)
+		free(w->running);
 	free(w);
 	return r;
 }

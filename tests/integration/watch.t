@@ -96,7 +96,7 @@ stop_daemon() {
 	return $rc
 }
 
-plan 39
+plan 40
 mkpacks
 : >"$T/log"
 ok "the daemon starts and watches execs" start_daemon -v
@@ -133,7 +133,15 @@ if [ -x "$PY" ]; then
 		bash -c 'cd "$1" && "$2" -W ignore ./app.py "$3" "$4" | mostly' - "$T" "$PY" \
 		"$MKPACK" "$T/data"
 	ok "one replay for it" test "$(grep -c "'$T/app.py' started: issued" "$T/log")" = 1
+	# python3 -c: no script, the interpreter's own pack (named by the file exec'd)
+	"$MKPACK" "$(name "$(readlink -f "$PY")")" "$T/data" >/dev/null
+	evict "$T/data"
+	ok "python3 -c: the interpreter's own pack" bash -c '"$1" -c "import sys, time, subprocess
+time.sleep(1.5); sys.exit(subprocess.run([sys.argv[1], \"--resident\", sys.argv[2]]).returncode)" \
+		"$2" "$3" | mostly' - "$PY" "$MKPACK" "$T/data"
+	rm -f "$(name "$(readlink -f "$PY")")"
 else
+	skip "no python3 in /usr"
 	skip "no python3 in /usr"
 	skip "no python3 in /usr"
 fi
