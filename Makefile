@@ -99,7 +99,7 @@ UNIT_OBJS := $(call obj,$(wildcard tests/unit/test-*.c) tests/unit/runner.c)
 FUZZ_TARGETS := $(B)/tests/fuzz/fuzz-pack $(B)/tests/fuzz/fuzz-mountinfo
 HELPERS := $(B)/tests/integration/helpers
 TEST_HELPERS := $(HELPERS)/evict $(HELPERS)/touch-pages $(HELPERS)/ra-workload \
-	$(HELPERS)/mkhostile $(HELPERS)/mkpack
+	$(HELPERS)/mkhostile $(HELPERS)/mkpack $(HELPERS)/packname $(HELPERS)/fuse-hang
 
 all: $(LIB_A) $(LIB_SO) $(PROGS) $(PC)
 
@@ -237,7 +237,7 @@ fuzz:
 
 # Benchmarks, run by hand as root (bench/*.sh build what they need with `make bench`).
 BENCH_PROGS := $(addprefix $(B)/bench/,resolve-bench naive-replay pack-bench demand-models \
-	exec-sources replay-genpack)
+	exec-sources replay-genpack watch-check)
 .PHONY: bench
 bench: $(BENCH_PROGS)
 

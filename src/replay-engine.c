@@ -117,20 +117,31 @@ static int issue(int fd, uint64_t off, uint64_t len)
 	return -r;
 }
 
+static bool cancelled(const struct engine *c)
+{
+	return c->o->cancel && __atomic_load_n(c->o->cancel, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * --lead: wait until the request's time comes. The wait is cut in slices of
+ * PACE_SLICE_NS so that a cancel (ura-replay --watch's SIGTERM) ends it within
+ * a slice, whatever the pacing: a paced replay may sleep for seconds.
+ */
+#define PACE_SLICE_NS	10000000ull
 static void pace(const struct engine *c, uint64_t time_ns)
 {
-	struct timespec ts;
-	uint64_t at;
+	uint64_t at, now;
 
 	if (!c->o->lead_ns || time_ns <= c->o->lead_ns)
 		return;
 	at = c->t0 + time_ns - c->o->lead_ns;
-	if (now_monotonic_ns() >= at)
-		return;
-	ts.tv_sec = (time_t)(at / 1000000000);
-	ts.tv_nsec = (long)(at % 1000000000);
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
+	while ((now = now_monotonic_ns()) < at && !cancelled(c)) {
+		uint64_t until = c->o->cancel && at - now > PACE_SLICE_NS ? now + PACE_SLICE_NS : at;
+		struct timespec ts = { .tv_sec = (time_t)(until / 1000000000),
+				       .tv_nsec = (long)(until % 1000000000) };
+
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
 }
 
 static void do_request(struct engine *c, size_t i)
@@ -140,12 +151,15 @@ static void do_request(struct engine *c, size_t i)
 	uint64_t len = q->len, have = 0, n;
 	int fd = -1, r;
 
-	if (replay_budget_stopped(&c->budget) ||
-	    (c->o->cancel && __atomic_load_n(c->o->cancel, __ATOMIC_RELAXED))) {
+	if (replay_budget_stopped(&c->budget) || cancelled(c)) {
 		stat_add(&c->io.skipped_bytes, len);
 		goto out;
 	}
 	pace(c, q->time_ns);
+	if (cancelled(c)) {
+		stat_add(&c->io.skipped_bytes, len);
+		goto out;
+	}
 	fd = replay_files_get(&c->files, q->obj);
 	if (fd < 0) {
 		stat_add(&c->io.skipped_bytes, len);
@@ -173,6 +187,11 @@ static void do_request(struct engine *c, size_t i)
 	}
 	replay_inflight_wait(&c->inflight, q->dev, len - have,
 			     devmodel_cost(&c->plan.devices.dev[q->dev].model, len - have));
+	/* cancelled while waiting for pacing or room: nothing is issued after a cancel is seen */
+	if (cancelled(c)) {
+		stat_add(&c->io.skipped_bytes, len - have);
+		goto out;
+	}
 	r = issue(fd, q->off, len);
 	if (r < 0) {
 		char name[PATH_MAX + 64];
@@ -442,6 +461,7 @@ int replay_run(const struct ura_pack *pack, struct sys_view *view,
 				 c.plan.devices.n, o->inflight, o->queue_ns, &c.budget.stop);
 	if (r < 0)
 		goto out;
+	c.inflight.cancel = o->cancel;
 	/* rotational order opens every file: the metadata goes first, issued right here */
 	if (c.plan.nmeta_first) {
 		c.t0 = now_monotonic_ns();

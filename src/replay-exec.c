@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/fanotify.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -98,6 +99,48 @@ int replay_exec_mounts_changed(struct replay_exec *s, const struct sys_view *vie
 	return mark_all(s, view);
 }
 
+static bool spacetab(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/*
+ * Is the file a "#!" script, and where does the kernel put the script's path
+ * in its interpreter's argv? "INTERPRETER [ARG] SCRIPT ARGS...": 2 when the
+ * "#!" line has an argument after the interpreter, else 1; 0: not a script.
+ * The line is parsed as fs/binfmt_script.c does (the first 256 bytes). Read
+ * from the page cache only (RWF_NOWAIT): the event loop never waits for a
+ * disk, and the kernel is reading that page for the exec anyway; a page not
+ * cached yet: 0.
+ */
+static int script_arg(int fd)
+{
+	char buf[256];
+	struct iovec iov = { buf, sizeof(buf) - 1 };
+	ssize_t n = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
+	char *end, *name, *p;
+
+	if (n < 2 || buf[0] != '#' || buf[1] != '!')
+		return 0;
+	buf[n] = '\0';
+	end = memchr(buf, '\n', (size_t)n);
+	if (!end)
+		end = buf + n;
+	while (end > buf + 2 && spacetab(end[-1]))
+		end--;
+	for (name = buf + 2; name < end && spacetab(*name); name++)
+		;
+	if (name == end)
+		return 0;	/* no interpreter: the kernel refuses it */
+	for (p = name; p < end && *p && !spacetab(*p); p++)
+		;
+	if (p == end || !*p)
+		return 1;
+	while (p < end && spacetab(*p))
+		p++;
+	return p < end ? 2 : 1;
+}
+
 int replay_exec_read(struct replay_exec *s, replay_exec_fn fn, void *userdata)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
@@ -116,6 +159,8 @@ int replay_exec_read(struct replay_exec *s, replay_exec_fn fn, void *userdata)
 		for (struct fanotify_event_metadata *m = (struct fanotify_event_metadata *)buf;
 		     FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
 			char link[64], path[PATH_MAX];
+			struct replay_exec_event ev = { .pid = (pid_t)m->pid, .path = path };
+			struct statx stx;
 			ssize_t k;
 
 			if (m->vers != FANOTIFY_METADATA_VERSION) {
@@ -131,12 +176,20 @@ int replay_exec_read(struct replay_exec *s, replay_exec_fn fn, void *userdata)
 				continue;
 			snprintf(link, sizeof(link), "/proc/self/fd/%d", m->fd);
 			k = readlink(link, path, sizeof(path) - 1);
+			if (k > 0 && path[0] == '/' &&
+			    statx(m->fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_INO, &stx) == 0) {
+				path[k] = '\0';
+				ev.dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+				ev.ino = stx.stx_ino;
+				ev.script = script_arg(m->fd);
+			} else {
+				k = 0;		/* not reachable from our root */
+			}
 			close(m->fd);
-			if (k <= 0 || path[0] != '/')
-				continue;	/* not reachable from our root */
-			path[k] = '\0';
+			if (k <= 0)
+				continue;
 			count++;
-			fn(path, (pid_t)m->pid, userdata);
+			fn(&ev, userdata);
 		}
 	}
 }

@@ -3,6 +3,7 @@
 #ifndef URA_REPLAY_EXEC_H
 #define URA_REPLAY_EXEC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -14,8 +15,18 @@ struct replay_exec {
 	uint64_t overflows;	/* FAN_Q_OVERFLOW seen: events were lost */
 };
 
-/* Called for each file opened for execution: its absolute path and the pid that execs it. */
-typedef void (*replay_exec_fn)(const char *path, pid_t pid, void *userdata);
+/* A file opened for execution. */
+struct replay_exec_event {
+	pid_t pid;		/* the process exec'ing: still its old image (the exec is under way) */
+	const char *path;	/* the file, absolute, as this process names it (symlinks resolved) */
+	dev_t dev;		/* its identity */
+	ino_t ino;
+	int script;		/* "#!": where the kernel puts the script's path in its interpreter's
+				 * argv (1, or 2 after the "#!" line's argument); 0: not a script */
+};
+
+/* Called for each file opened for execution. */
+typedef void (*replay_exec_fn)(const struct replay_exec_event *ev, void *userdata);
 
 /**
  * replay_exec_open() - start listening to every exec() on the system
@@ -40,6 +51,9 @@ int replay_exec_mounts_changed(struct replay_exec *s, const struct sys_view *vie
 
 /**
  * replay_exec_read() - hand the queued exec events to @fn, without blocking
+ *
+ * Whether a file is a script is read from its first line without waiting
+ * (RWF_NOWAIT): a file whose first page is not cached yet counts as none.
  * Return: the events handed, or -errno. A queue overflow is counted in
  * @s->overflows (and the lost events are gone).
  */

@@ -155,7 +155,8 @@ void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
 		else
 			room = rq->issued_ns <= rq->done_ns ||
 			       rq->issued_ns - rq->done_ns + cost_ns <= limit_ns;
-		if (room || __atomic_load_n(q->stop, __ATOMIC_ACQUIRE))
+		if (room || __atomic_load_n(q->stop, __ATOMIC_ACQUIRE) ||
+		    (q->cancel && __atomic_load_n(q->cancel, __ATOMIC_ACQUIRE)))
 			break;
 		pthread_mutex_unlock(&rq->lock);
 		nanosleep(&ts, NULL);

@@ -15,6 +15,7 @@ struct replay_inflight {
 	uint64_t limit_bytes;		/* --inflight SIZE; 0: by time */
 	uint64_t limit_ns;		/* --inflight TIME; 0 (and no size): no limit */
 	const bool *stop;		/* atomic: give up waiting when set */
+	const bool *cancel;		/* atomic, may be NULL: the same (the replay is cancelled) */
 };
 
 /**

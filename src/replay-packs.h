@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* ura-replay --watch: the packs of a directory by program, read lazily, reread when changed */
+/* ura-replay --watch: the packs of a directory by program key, read lazily, reread when changed */
 #ifndef URA_REPLAY_PACKS_H
 #define URA_REPLAY_PACKS_H
 
+#include <pthread.h>
 #include <stdbool.h>
+
+struct sys_view;
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -11,7 +14,13 @@
 #include <ura/pack.h>
 
 #define REPLAY_PACKS_MAX	64	/* packs kept parsed at most */
-#define REPLAY_PACKS_FIRST	4	/* ranges looked at to tell whether a start is cached */
+#define REPLAY_PACKS_SAMPLES	64	/* pages looked at to tell whether a start is cached */
+
+/* A page of a pack's file, looked at to tell whether the program's data is resident. */
+struct replay_sample {
+	uint32_t file;			/* the pack's file index */
+	uint32_t page;			/* page number in the file */
+};
 
 /* One pack file, as last seen; shared by the cache and the replays that use it. */
 struct replay_pack {
@@ -25,6 +34,16 @@ struct replay_pack {
 	unsigned refs;			/* atomic: the cache's and each replay's */
 	bool busy;			/* atomic: a replay of it is queued or running */
 	uint64_t last_used;		/* lookup count at the last use, for eviction */
+	struct replay_sample *samples;	/* by file, then page: one file opened once per check */
+	uint32_t nsamples;
+	uint64_t sampled_bytes;		/* the demanded bytes they are spread over */
+	bool sampled_shared;		/* the pack has nothing but shared files: sampled anyway */
+};
+
+/* A file every program maps (the dynamic loader, the C library), by identity. */
+struct replay_shared {
+	dev_t dev;
+	ino_t ino;
 };
 
 struct replay_packs {
@@ -32,17 +51,37 @@ struct replay_packs {
 	struct replay_pack *slot[REPLAY_PACKS_MAX];
 	size_t n;
 	uint64_t lookups;
+	struct replay_shared *shared;	/* left out of the samples */
+	size_t nshared;
+	bool locked;			/* @lock is initialised */
+	pthread_mutex_t lock;		/* lookups come from the event loop and the resolver */
 };
 
-/** replay_packs_init() - an empty cache of the packs in @dir; 0 or -ENOMEM */
+/**
+ * replay_packs_init() - an empty cache of the packs in @dir
+ *
+ * The files this process maps (its /proc/self/maps: ld.so and libc, as every
+ * dynamically linked program) are remembered as shared: resident on any
+ * running system, they say nothing about whether a program's own data is.
+ * Return: 0 or -ENOMEM.
+ */
 int replay_packs_init(struct replay_packs *c, const char *dir);
 
 /** replay_packs_free() - drop the cache's references; accepts a zeroed @c */
 void replay_packs_free(struct replay_packs *c);
 
 /**
- * replay_packs_lookup() - the pack of the program at @exe: DIR/$(systemd-escape --path EXE).pack
+ * replay_packs_set_shared() - replace the shared files (tests); @n may be 0
+ * Return: 0 or -ENOMEM.
+ */
+int replay_packs_set_shared(struct replay_packs *c, const struct replay_shared *files, size_t n);
+
+/**
+ * replay_packs_lookup() - the pack of a program: DIR/watch_pack_name(@root_id, @path)
+ * @root_id, @path: the program's key (watch-key.h): its root and its path there
  * @ret: on success, a reference (replay_pack_put() it) to a pack that was read
+ * @ret_name: if not NULL, the pack's file name (set whatever the result, when
+ *	there is one), NAME_MAX + 1 bytes
  *
  * The file is looked at (stat) at every lookup, through DIR's path, so a
  * directory removed and created again, a pack added, replaced or removed, are
@@ -52,21 +91,35 @@ void replay_packs_free(struct replay_packs *c);
  *
  * Return: 0; -ENOENT (no pack: the common case, never logged), or the error
  * that makes this version of the pack unusable (logged when first seen).
- * Not thread-safe: one caller (the watch loop).
+ * Thread-safe.
  */
-int replay_packs_lookup(struct replay_packs *c, const char *exe, struct replay_pack **ret);
+int replay_packs_lookup(struct replay_packs *c, uint64_t root_id, const char *path,
+			struct replay_pack **ret, char *ret_name);
 
 /** replay_pack_put() - drop a reference; the last one frees; NULL is allowed */
 void replay_pack_put(struct replay_pack *p);
 
+/* What a look at a pack's sampled pages found. */
+struct replay_check {
+	unsigned sampled;		/* pages looked at */
+	unsigned resident;		/* of them, in the page cache */
+	uint64_t ns;			/* time the look took */
+};
+
 /**
- * replay_pack_resident() - is the start of the pack already in the page cache?
+ * replay_pack_check() - is what a replay of @p would read already resident?
+ * @stop_at_miss: stop at the first sampled page that is not resident (the
+ *	answer is known: replay)
  *
- * True when each of the first REPLAY_PACKS_FIRST demanded ranges by first
- * access (fewer in a smaller pack) is a regular file with the pack's inode
- * number and wholly resident. False when any is not, cannot be opened, or
- * the pack has no demanded range.
+ * Looks at the pack's sampled pages (REPLAY_PACKS_SAMPLES of them at most,
+ * spread evenly over its demanded bytes, the shared files left out), each
+ * file opened as a replay opens it (beneath its filesystem's mount, found by
+ * device number, with no symlink followed and no mount crossed, never on
+ * FUSE) and checked to be the file the pack names: a page of a file that is
+ * missing, refused or changed counts as not resident.
+ * Return: 0, or -errno (-ENOMEM); @ret is filled on success.
  */
-bool replay_pack_resident(const struct ura_pack *pack);
+int replay_pack_check(const struct replay_pack *p, const struct sys_view *view, bool stop_at_miss,
+		      struct replay_check *ret);
 
 #endif

@@ -322,11 +322,13 @@ static bool better(const struct mount_table *t, const struct mount_entry *a,
  */
 static bool on_non_directory(const struct mount_entry *e)
 {
-	struct stat st;
+	struct statx stx;
 
-	if (fstatat(AT_FDCWD, e->mount_point, &st, AT_NO_AUTOMOUNT) < 0)
+	/* AT_STATX_DONT_SYNC: a FUSE mount on top, whose server may never answer, is not asked */
+	if (statx(AT_FDCWD, e->mount_point, AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC, STATX_TYPE,
+		  &stx) < 0 || !(stx.stx_mask & STATX_TYPE))
 		return false;
-	return !S_ISDIR(st.st_mode);
+	return !S_ISDIR(stx.stx_mode);
 }
 
 const struct mount_entry *mountinfo_find_dev(const struct mount_table *t, unsigned major,

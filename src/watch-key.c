@@ -6,10 +6,12 @@
  * the two. Why this key: watch-key.h and ura-replay(8).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "watch-escape.h"
@@ -41,30 +43,43 @@ static uint64_t digest(const void *data, size_t len, uint64_t h)
 	return h;
 }
 
+uint64_t watch_root_id(const struct watch_self *self, dev_t dev, ino_t ino)
+{
+	uint64_t ident[2] = { (uint64_t)dev, (uint64_t)ino }, id;
+
+	if (dev == self->dev && ino == self->ino)
+		return 0;
+	id = digest(ident, sizeof(ident), 0xcbf29ce484222325ULL);
+	return id ? id : 1;	/* 0 is the daemon's own root */
+}
+
 int watch_root_of(pid_t pid, const struct watch_self *self, struct watch_root *ret)
 {
-	char link[64];
-	struct stat st;
-	uint64_t ident[2];
+	char link[64], path[PATH_MAX];
+	struct statx stx;
+	uint64_t id;
 	ssize_t n;
 
 	snprintf(link, sizeof(link), "/proc/%d/root", (int)pid);
-	if (stat(link, &st) < 0)
+	/*
+	 * AT_STATX_DONT_SYNC: the root may be on a FUSE filesystem (a user's
+	 * namespace), whose server would be asked for the attributes and might
+	 * never answer; device and inode numbers need no asking.
+	 */
+	if (statx(AT_FDCWD, link, AT_STATX_DONT_SYNC, STATX_INO, &stx) < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	if (st.st_dev == self->dev && st.st_ino == self->ino) {
+	id = watch_root_id(self, makedev(stx.stx_dev_major, stx.stx_dev_minor), stx.stx_ino);
+	if (id == 0) {
 		ret->id = 0;
 		strcpy(ret->path, "/");
 		return 0;
 	}
-	n = readlink(link, ret->path, sizeof(ret->path) - 1);
+	n = readlink(link, path, sizeof(path) - 1);
 	if (n <= 0)
 		return n < 0 ? (errno == ENOENT ? -ESRCH : -errno) : -EINVAL;
-	ret->path[n] = '\0';
-	ident[0] = (uint64_t)st.st_dev;
-	ident[1] = (uint64_t)st.st_ino;
-	ret->id = digest(ident, sizeof(ident), 0xcbf29ce484222325ULL);
-	if (ret->id == 0)
-		ret->id = 1;	/* 0 is the daemon's own root */
+	path[n] = '\0';
+	memcpy(ret->path, path, (size_t)n + 1);
+	ret->id = id;
 	return 0;
 }
 
@@ -139,39 +154,99 @@ static bool named(const char *name, const char *prefix)
 	return true;
 }
 
-static bool interpreter(const char *exe)
-{
-	static const char *const versioned[] = { "python", "perl", "ruby", "node", "nodejs", "lua",
-						 "luajit", "php", "tclsh", "wish", "Rscript", "pypy" };
-	static const char *const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash" };
-	const char *base = strrchr(exe, '/');
+/*
+ * How an interpreter's command line names its script. Options are skipped up to
+ * the first argument that is not one, which is the script; but an option of
+ * @none means the program comes from elsewhere (the command line, a module,
+ * standard input) and there is no script file, and an option of @arg takes the
+ * next argument as its value (so that value is not the script). Lists end in
+ * NULL; a NULL list is empty.
+ */
+struct interp {
+	const char *name;
+	bool versioned;			/* "python3.11", "perl5.36": digits, dots, '-' may follow */
+	const char *const *none;
+	const char *const *arg;
+};
 
-	base = base ? base + 1 : exe;
-	for (size_t i = 0; i < sizeof(versioned) / sizeof(versioned[0]); i++)
-		if (named(base, versioned[i]))
-			return true;
-	for (size_t i = 0; i < sizeof(shells) / sizeof(shells[0]); i++)
-		if (strcmp(base, shells[i]) == 0)
+#define LIST(...)	((const char *const[]){ __VA_ARGS__, NULL })
+
+static const struct interp interps[] = {
+	{ "python", true, LIST("-c", "-m"), LIST("-W", "-X", "--check-hash-based-pycs") },
+	{ "pypy", true, LIST("-c", "-m"), LIST("-W", "-X") },
+	{ "perl", true, LIST("-e", "-E"), LIST("-I", "-x") },
+	{ "ruby", true, LIST("-e"), LIST("-r", "-I", "-C", "-E", "--encoding") },
+	{ "node", true, LIST("-e", "--eval", "-p", "--print"),
+	  LIST("-r", "--require", "--import", "--loader", "--experimental-loader", "-C",
+	       "--conditions", "--input-type", "--title") },
+	{ "nodejs", true, LIST("-e", "--eval", "-p", "--print"),
+	  LIST("-r", "--require", "--import", "--loader") },
+	{ "lua", true, NULL, LIST("-e", "-l") },		/* "-e STAT": a script may follow */
+	{ "luajit", true, NULL, LIST("-e", "-l", "-j", "-O", "-b") },
+	{ "php", true, LIST("-r", "-a", "-S", "-B", "-R", "-F", "-E"),
+	  LIST("-c", "-d", "-z", "-t", "--define") },		/* "-f FILE": the script, below */
+	{ "tclsh", true, NULL, LIST("-encoding") },
+	{ "wish", true, NULL, LIST("-encoding", "-display", "-geometry", "-name", "-use",
+				    "-visual", "-colormap") },
+	{ "Rscript", false, LIST("-e"), LIST("--default-packages") },
+	/* shells: "-e" is errexit (#!/bin/sh -e), "-o OPTION" takes a value */
+	{ "sh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o", "--rcfile", "--init-file") },
+	{ "bash", false, LIST("-c", "-s", "-i"), LIST("-o", "+o", "-O", "+O", "--rcfile",
+						      "--init-file") },
+	{ "dash", false, LIST("-c", "-s", "-i"), LIST("-o", "+o") },
+	{ "zsh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o") },
+	{ "ksh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o") },
+	{ "mksh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o", "-T") },
+	{ "ash", false, LIST("-c", "-s", "-i"), LIST("-o", "+o") },
+};
+
+static bool listed(const char *const *list, const char *a)
+{
+	for (; list && *list; list++)
+		if (strcmp(*list, a) == 0)
 			return true;
 	return false;
 }
 
+static const struct interp *interpreter(const char *exe)
+{
+	const char *base = strrchr(exe, '/');
+
+	base = base ? base + 1 : exe;
+	for (size_t i = 0; i < sizeof(interps) / sizeof(interps[0]); i++)
+		if (interps[i].versioned ? named(base, interps[i].name) :
+		    strcmp(base, interps[i].name) == 0)
+			return &interps[i];
+	return NULL;
+}
+
+bool watch_is_interpreter(const char *exe)
+{
+	return exe && interpreter(exe);
+}
+
 int watch_script_arg(const char *exe, char *const argv[], int argc)
 {
-	if (!exe || !interpreter(exe))
+	const struct interp *in = exe ? interpreter(exe) : NULL;
+	bool shell = in && !in->versioned && strcmp(in->name, "Rscript") != 0;
+
+	if (!in)
 		return -1;
 	for (int i = 1; i < argc && argv[i]; i++) {
 		const char *a = argv[i];
 
-		if (strcmp(a, "-") == 0 || strcmp(a, "--") == 0)
-			return strcmp(a, "--") == 0 && i + 1 < argc && argv[i + 1] ? i + 1 : -1;
-		if (a[0] != '-')
-			return a[0] ? i : -1;
-		/* the program is on the command line, or a module: no script file */
-		if (strcmp(a, "-c") == 0 || strcmp(a, "-e") == 0 || strcmp(a, "-E") == 0 ||
-		    strcmp(a, "-m") == 0 || strcmp(a, "-r") == 0 || strcmp(a, "--eval") == 0 ||
-		    strcmp(a, "--command") == 0)
+		if (strcmp(a, "--") == 0)	/* the script follows */
+			return i + 1 < argc && argv[i + 1] && argv[i + 1][0] ? i + 1 : -1;
+		if (strcmp(a, "-") == 0)	/* standard input */
 			return -1;
+		if (a[0] != '-' && !(shell && a[0] == '+'))
+			return a[0] ? i : -1;
+		if (listed(in->none, a))
+			return -1;
+		if (strcmp(in->name, "php") == 0 && strcmp(a, "-f") == 0)
+			return i + 1 < argc && argv[i + 1] && argv[i + 1][0] ? i + 1 : -1;
+		if (listed(in->arg, a))
+			i++;		/* the option's value */
 	}
 	return -1;
 }

@@ -37,6 +37,13 @@ struct watch_self {
 int watch_self_read(struct watch_self *ret);
 
 /**
+ * watch_root_id() - the id of the root directory of device @dev and inode @ino:
+ * 0 for the daemon's own (@self), else a digest of the two (never 0). The same
+ * directory has the same id in a chroot and a pivot_root container.
+ */
+uint64_t watch_root_id(const struct watch_self *self, dev_t dev, ino_t ino);
+
+/**
  * watch_root_of() - the root directory of process @pid
  * Return: 0, or -errno (-ESRCH: the process is gone). @ret is written only on success.
  */
@@ -64,13 +71,19 @@ int watch_path_normalize(const char *cwd, const char *path, char *buf, size_t si
 /**
  * watch_script_arg() - the script an interpreter runs, from its argv
  *
- * For an interpreter (python*, perl*, ruby*, node*, lua*, php*, tclsh*, Rscript,
- * and the shells sh, bash, dash, zsh, ksh, when given a file) the first argument
- * that is not an option; none when the program comes from the command line or
- * a module ("-c", "-e", "-m", "-" first) or @argv[0] is not an interpreter.
+ * For an interpreter (python*, pypy*, perl*, ruby*, node*, lua*, luajit*, php*,
+ * tclsh*, wish*, Rscript, and the shells sh, bash, dash, zsh, ksh, mksh, ash)
+ * the first argument that is not an option, an option's value skipped (python's
+ * "-W arg", a shell's "-o opt"); none when the program comes from the command
+ * line, a module or standard input (python "-c", "-m"; perl "-e"; a shell's
+ * "-c", "-s"; "-" first). A shell's "-e" is errexit ("#!/bin/sh -e"), not a
+ * program. @exe is the executable's path (its basename is what counts).
  * Return: the index into @argv, or -1.
  */
 int watch_script_arg(const char *exe, char *const argv[], int argc);
+
+/** watch_is_interpreter() - is @exe (by its basename) an interpreter watch_script_arg() knows? */
+bool watch_is_interpreter(const char *exe);
 
 /**
  * watch_pack_name() - the pack file name of the program at @path inside root @root_id

@@ -1,8 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ura-replay --watch against the real kernel: a program with a pack finds its data resident
-# 1.5 s after exec, a copy elsewhere (no pack) does not; DIR removed and recreated, a corrupt
-# pack, 100 execs/s for 10 s (flat RSS and fd count); SIGTERM exits within 1 s
+# ura-replay --watch against the real kernel: a dynamically linked program whose data file is
+# evicted (its libraries resident, as on any system) finds it resident 1.5 s after exec, a
+# copy elsewhere (no pack) does not; a script's pack is replayed once per start (a "#!" script,
+# python3 script.py); a chrooted program and a pivot_root container's are replayed with their
+# own packs, never the host's, nor the host's with theirs; hostile packs (a symlinked
+# directory, a FUSE mount that never answers) are refused without blocking; DIR removed and
+# recreated, a corrupt pack, 100 execs/s for 10 s (flat RSS and fd count); SIGTERM while a
+# replay paces itself (--lead) stops it at once and nothing is read after
 . "$(dirname "$0")/lib.sh"
 R="$URA_REPLAY"
 
@@ -10,13 +15,16 @@ R="$URA_REPLAY"
 [ -x "$R" ] || skip_all "ura-replay is not built (make)"
 command -v systemd-escape >/dev/null || skip_all "systemd-escape is missing"
 make -s -C "$TOP" BUILD="$BUILD" test-helpers >/dev/null 2>&1
-[ -x "$MKPACK" ] || skip_all "cannot build the mkpack helper"
+[ -x "$MKPACK" ] && [ -x "$HELPERS/packname" ] || skip_all "cannot build the test helpers"
 
 # on a disk filesystem (tmpfs pages cannot be evicted)
 T=$(mktemp -d /var/tmp/ura-watch-test.XXXXXX)
-PID=""
+PID="" FUSE_PID=""
 cleanup() {
 	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+	# the FUSE server first: its death aborts every request, so nothing below can hang
+	[ -n "$FUSE_PID" ] && kill $FUSE_PID 2>/dev/null
+	for m in "$T/f" "$T/croot" "$T/fm"; do umount -l "$m" 2>/dev/null; done
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -26,7 +34,10 @@ P="$T/packs"
 mkdir -p "$P" "$T/bin" "$T/other"
 head -c 4M /dev/urandom >"$T/data"
 head -c 256K /dev/urandom >"$T/data2"
-# the program: sleeps 1.5 s, then says how much of its data file is resident
+# a dynamically linked program: a copy of sleep(1); its pack names it, its libraries, its data
+cp "$(command -v sleep)" "$T/bin/dyn"
+LIBS=$(ldd "$T/bin/dyn" | grep -o '/[^ ]*' | sort -u)
+# a script: sleeps 1.5 s, then says how much of its data file is resident
 cat >"$T/bin/prog" <<EOS
 #!/bin/sh
 sleep 1.5
@@ -35,12 +46,18 @@ EOS
 chmod 755 "$T/bin/prog"
 cp "$T/bin/prog" "$T/other/prog"
 cp /bin/true "$T/bin/fast"
-printf '#!/bin/sh\nexit 0\n' >"$T/bin/bad"
+# programs that live a little: one that has exited before the daemon reads its exec event
+# has no root to be keyed by (and nothing to prefetch for)
+printf '#!/bin/sh\nsleep 0.2\n' >"$T/bin/bad"
 chmod 755 "$T/bin/bad"
 sync
 name() { echo "$P/$(systemd-escape --path "$1").pack"; }
+# first access: the program, then its libraries, each at several places, then the data, as a
+# trace has it (the first ranges of every dynamically linked program are resident at exec)
+FIRST=$(for f in "$T/bin/dyn" $LIBS; do for p in 0 2 4 6; do echo "$f@$p+1"; done; done)
 mkpacks() {
-	"$MKPACK" "$(name "$T/bin/prog")" "$T/data" >/dev/null &&
+	"$MKPACK" "$(name "$T/bin/dyn")" $FIRST "$T/data" >/dev/null &&
+		"$MKPACK" "$(name "$T/bin/prog")" "$T/data" >/dev/null &&
 		"$MKPACK" "$(name "$T/bin/fast")" "$T/data2" >/dev/null
 }
 evict() { "$MKPACK" --evict "$1"; }
@@ -52,6 +69,7 @@ mostly() { read -r res total && [ "$total" -gt 0 ] && [ $((res * 10)) -ge $((tot
 hardly() { read -r res total && [ "$total" -gt 0 ] && [ $((res * 10)) -lt "$total" ] ||
 	{ echo "$res of $total bytes resident" >&2; false; }; }
 export -f mostly hardly
+resident_is() { "$MKPACK" --resident "$2" | "$1"; }
 alive() { kill -0 "$PID"; }
 log_has() { grep -F -- "$1" "$T/log" >/dev/null; }
 # wait up to 5 s for the log to say @1
@@ -62,31 +80,77 @@ wait_log() {
 }
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$PID/status"; }
 fds() { ls "/proc/$PID/fd" | wc -l; }
+start_daemon() {
+	# under ASan (make SANITIZE=...), freed memory waits in a quarantine: RSS would grow
+	# without a leak
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0:thread_local_quarantine_size_kb=0" \
+		"$R" "$@" --watch "$P" >>"$T/log" 2>&1 &
+	PID=$!
+	wait_log "watching execs"
+}
+stop_daemon() {
+	kill -TERM "$PID"
+	wait "$PID"
+	local rc=$?
+	PID=""
+	return $rc
+}
 
-plan 16
+plan 40
 mkpacks
-evict "$T/data"
-# under ASan (make SANITIZE=...), freed memory waits in a quarantine: RSS would grow without a leak
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0:thread_local_quarantine_size_kb=0" \
-	"$R" -v --watch "$P" >"$T/log" 2>&1 &
-PID=$!
-ok "the daemon starts and watches execs" wait_log "watching execs"
+: >"$T/log"
+ok "the daemon starts and watches execs" start_daemon -v
 
-ok "a program with a pack finds its data resident 1.5 s after exec" \
-	bash -c '"$1" "$2" | mostly' - "$T/bin/prog" "$T/data"
+# ---- the skip decision: what the replay would read, not the first ranges ----
+evict "$T/data"
+cat $LIBS >/dev/null
+ok "the program's libraries are resident, as on any system" all_resident $LIBS
+ok "a dynamically linked program whose data file is evicted finds it resident 1.5 s after exec" \
+	bash -c '"$1" 1.5 && "$2" --resident "$3" | mostly' - "$T/bin/dyn" "$MKPACK" "$T/data"
 ok "one log line for that replay: program, bytes issued, time" \
-	grep -E "'$T/bin/prog' started: issued [1-9][0-9]* KiB .* in [0-9.]+ ms" "$T/log"
-evict "$T/data"
-ok "a copy of the program at another path (no pack) does not" \
-	bash -c '"$1" "$2" | hardly' - "$T/other/prog" "$T/data"
+	grep -E "'$T/bin/dyn' started: issued [1-9][0-9]* KiB .* in [0-9.]+ ms" "$T/log"
+"$T/bin/dyn" 0.2
+ok "started again with everything resident: skipped, and -v says why" \
+	wait_log "'$T/bin/dyn' started: all 64 sampled pages of what its pack would read"
+ok "one replay line in all for the two starts" \
+	test "$(grep -c "'$T/bin/dyn' started: issued" "$T/log")" = 1
 
-# a corrupt pack: logged, skipped, not fatal
+# ---- scripts: the script's pack, once per start ----
+evict "$T/data"
+ok "a '#!' script with a pack finds its data resident 1.5 s after exec" \
+	bash -c '"$1" "$2" | mostly' - "$T/bin/prog" "$T/data"
+ok "one replay for that start (the script, then its interpreter: one start)" \
+	test "$(grep -c "'$T/bin/prog' started: issued" "$T/log")" = 1
+evict "$T/data"
+ok "a copy of the script at another path (no pack) does not" \
+	bash -c '"$1" "$2" | hardly' - "$T/other/prog" "$T/data"
+PY=/usr/bin/python3
+if [ -x "$PY" ]; then
+	printf 'import subprocess, sys, time\ntime.sleep(1.5)\nsys.exit(subprocess.run([sys.argv[1], "--resident", sys.argv[2]]).returncode)\n' >"$T/app.py"
+	"$MKPACK" "$(name "$T/app.py")" "$T/data" >/dev/null
+	evict "$T/data"
+	ok "python3 app.py: the script's pack (named by the script, relative to the cwd)" \
+		bash -c 'cd "$1" && "$2" -W ignore ./app.py "$3" "$4" | mostly' - "$T" "$PY" \
+		"$MKPACK" "$T/data"
+	ok "one replay for it" test "$(grep -c "'$T/app.py' started: issued" "$T/log")" = 1
+	# python3 -c: no script, the interpreter's own pack (named by the file exec'd)
+	"$MKPACK" "$(name "$(readlink -f "$PY")")" "$T/data" >/dev/null
+	evict "$T/data"
+	ok "python3 -c: the interpreter's own pack" bash -c '"$1" -c "import sys, time, subprocess
+time.sleep(1.5); sys.exit(subprocess.run([sys.argv[1], \"--resident\", sys.argv[2]]).returncode)" \
+		"$2" "$3" | mostly' - "$PY" "$MKPACK" "$T/data"
+	rm -f "$(name "$(readlink -f "$PY")")"
+else
+	skip "no python3 in /usr"
+	skip "no python3 in /usr"
+	skip "no python3 in /usr"
+fi
+
+# ---- corrupt packs, DIR removed and created again ----
 head -c 300 /dev/urandom >"$(name "$T/bin/bad")"
 "$T/bin/bad"
 ok "a corrupt pack is logged and skipped" wait_log "cannot read pack '$(name "$T/bin/bad")'"
 ok "the daemon survives it" alive
-
-# DIR removed and created again
 rm -rf "$P"
 "$T/bin/fast"
 mkdir -p "$P"
@@ -96,8 +160,98 @@ ok "DIR removed and recreated: the program's data is resident again" \
 	bash -c '"$1" "$2" | mostly' - "$T/bin/prog" "$T/data"
 ok "the daemon survives it" alive
 
-# 100 execs/s for 10 s: a program with a pack (its data evicted now and then, so replays
-# happen), one without; RSS and descriptors before and after
+# ---- roots: a chroot and a container have packs of their own ----
+# A root made of the program and its libraries; inside it the program has the same path as
+# the host's $T/bin/dyn, so the host's pack, the chroot's and the container's share a path
+# and differ only in their root.
+for r in root croot; do
+	mkdir -p "$T/$r$T/bin" "$T/$r/old"
+	cp "$T/bin/dyn" "$T/$r$T/bin/dyn"
+	for l in $LIBS; do mkdir -p "$T/$r$(dirname "$l")" && cp "$l" "$T/$r$l"; done
+done
+head -c 1M /dev/urandom >"$T/data-root"
+head -c 1M /dev/urandom >"$T/data-croot"
+sync
+"$MKPACK" "$P/$("$HELPERS/packname" "$T/root" "$T/bin/dyn")" "$T/root$T/bin/dyn" \
+	"$T/data-root" >/dev/null
+"$MKPACK" "$P/$("$HELPERS/packname" "$T/croot" "$T/bin/dyn")" "$T/croot$T/bin/dyn" \
+	"$T/data-croot" >/dev/null
+evict_all() { for f in "$T/data" "$T/data-root" "$T/data-croot"; do evict "$f"; done; }
+evict_all
+chroot "$T/root" "$T/bin/dyn" 1.5
+ok "a chrooted program: replayed with the chroot's pack" resident_is mostly "$T/data-root"
+ok "not with the host's pack of the same path" resident_is hardly "$T/data"
+ok "nor another root's" resident_is hardly "$T/data-croot"
+evict_all
+"$T/bin/dyn" 1.5
+ok "the host's program: replayed with the host's pack" resident_is mostly "$T/data"
+ok "never with the chroot's" resident_is hardly "$T/data-root"
+if unshare -m --propagation private true 2>/dev/null; then
+	evict_all
+	# a container: its own mount namespace, its root a bind mount pivot_root'ed to, the
+	# host's root unmounted (the kernel then names its files from its own root)
+	unshare -m --propagation private sh -c 'mount --bind "$1" "$1" && cd "$1" &&
+		pivot_root . old && exec "$2" 1.5' - "$T/croot" "$T/bin/dyn"
+	ok "a pivot_root container's program: replayed with its own pack" \
+		resident_is mostly "$T/data-croot"
+	ok "not with the host's" resident_is hardly "$T/data"
+	ok "nor the chroot's" resident_is hardly "$T/data-root"
+else
+	skip "unshare -m is not allowed here"
+	skip "unshare -m is not allowed here"
+	skip "unshare -m is not allowed here"
+fi
+
+# ---- hostile packs: a directory swapped for a symlink, a FUSE mount that never answers ----
+mkdir -p "$T/s" "$T/f"
+head -c 64K /dev/urandom >"$T/s/file"
+head -c 64K /dev/urandom >"$T/f/file"
+cp "$T/bin/dyn" "$T/bin/h1"
+cp "$T/bin/dyn" "$T/bin/h2"
+cp "$T/bin/dyn" "$T/bin/h3"
+"$MKPACK" "$(name "$T/bin/h1")" "$T/s/file" >/dev/null
+"$MKPACK" "$(name "$T/bin/h2")" "$T/f/file" >/dev/null
+# the user who owns the directories swaps them: a symlink, a FUSE mount
+mv "$T/s" "$T/s.real"
+ln -s s.real "$T/s"
+mv "$T/f" "$T/f.real"
+mkdir "$T/f" "$T/fm"
+if [ -e /dev/fuse ] && [ -x "$HELPERS/fuse-hang" ]; then
+	"$HELPERS/fuse-hang" "$T/f" >"$T/fuse.out" 2>&1 &
+	FUSE_PID=$!
+	for _ in $(seq 50); do grep mounted "$T/fuse.out" >/dev/null && break; sleep 0.1; done
+	"$HELPERS/fuse-hang" "$T/fm" >"$T/fuse2.out" 2>&1 &
+	FUSE_PID="$FUSE_PID $!"
+	for _ in $(seq 50); do grep mounted "$T/fuse2.out" >/dev/null && break; sleep 0.1; done
+	# a pack of a file on the FUSE filesystem itself (by its device; no file is looked at)
+	dev=$(awk -v m="$T/fm" '$5 == m { print $3 }' /proc/self/mountinfo)
+	"$HELPERS/mkhostile" "$(name "$T/bin/h3")" "fs:${dev%:*}:${dev#*:}:$T/nowhere" \
+		file:0:file range:0:0:4 >/dev/null
+fi
+"$T/bin/h1" 0.2
+ok "a pack through a symlinked directory: the replay ends, the file refused" \
+	wait_log "'$T/s/file' is not a regular file on its filesystem"
+if [ -n "$FUSE_PID" ]; then
+	"$T/bin/h2" 0.2
+	ok "a pack through a FUSE mount: refused without waiting for its server" \
+		wait_log "'$T/bin/h2' started: issued 0 KiB"
+	"$T/bin/h3" 0.2
+	ok "a pack of a FUSE filesystem: skipped without asking it" \
+		wait_log "is a FUSE filesystem (its server may never answer), skipping its files"
+	ok "and by hand: ura-replay of those packs ends" sh -c 'timeout 10 "$1" -q "$2" &&
+		timeout 10 "$1" -q "$3"' - "$R" "$(name "$T/bin/h2")" "$(name "$T/bin/h3")"
+else
+	skip "no FUSE here"
+	skip "no FUSE here"
+	skip "no FUSE here"
+fi
+evict "$T/data"
+ok "the daemon still replays: a program's data is resident 1.5 s after exec" \
+	bash -c '"$1" 1.5 && "$2" --resident "$3" | mostly' - "$T/bin/dyn" "$MKPACK" "$T/data"
+
+# ---- 100 execs/s for 10 s ----
+# a program with a pack (its data evicted now and then, so replays happen), one without; RSS
+# and descriptors before and after
 load() {
 	python3 - "$1" "$T/bin/fast" "$T/other/prog" "$MKPACK" "$T/data2" <<'EOS'
 import os, subprocess, sys, time
@@ -125,17 +279,33 @@ ok "the daemon survives it" alive
 ok "flat RSS (within 2 MiB)" test "$rss1" -le $((rss0 + 2048))
 ok "flat descriptor count" test "$fd1" -le "$fd0"
 ok "replays happened during the load" sh -c '[ $(grep -c "'"'$T/bin/fast'"' started: issued" "$1") -ge 5 ]' - "$T/log"
+ok "SIGTERM: it exits 0" stop_daemon
+ok "no error in the log (nor a sanitizer's report)" sh -c '! grep -iE "error:|sanitizer|runtime error" "$1"' - "$T/log"
 
-# SIGTERM: gone within 1 s, exit 0
+# ---- SIGTERM while a replay paces itself ----
+# --lead 0.5: the first file is read at once, the second (first used 4 s into the trace) not
+# before 3.5 s; SIGTERM at 1 s stops the daemon at once, and the second is never read
+head -c 1M /dev/urandom >"$T/early"
+head -c 1M /dev/urandom >"$T/late"
+cp "$T/bin/dyn" "$T/bin/paced"
+sync
+"$MKPACK" "$(name "$T/bin/paced")" at:1000 "$T/early" at:4000000000 "$T/late" >/dev/null
+evict "$T/early"
+evict "$T/late"
+: >"$T/log"
+start_daemon --lead 0.5
+"$T/bin/paced" 0.2
+sleep 0.8
+ok "the first file was read at once" resident_is mostly "$T/early"
 t0=$(date +%s%N)
-kill -TERM "$PID"
-wait "$PID"
+stop_daemon
 rc=$?
 t1=$(date +%s%N)
-PID=""
-diag "stopped in $(( (t1 - t0) / 1000000 )) ms"
-ok "SIGTERM stops it within 1 s" test $(( (t1 - t0) / 1000000 )) -lt 1000
-ok "and it exits 0" test "$rc" = 0
-ok "no error in the log (nor a sanitizer's report)" sh -c '! grep -iE "error:|sanitizer|runtime error" "$1"' - "$T/log"
-[ "$_tap_failed" = 0 ] || grep -v "first ranges are resident" "$T/log" | tail -n 30 | sed "s/^/# /"
+diag "stopped in $(( (t1 - t0) / 1000000 )) ms while pacing"
+ok "SIGTERM while pacing: it exits 0, at once (within 1 s here)" \
+	test "$rc" = 0 -a $(( (t1 - t0) / 1000000 )) -lt 1000
+sleep 3.5
+ok "nothing was read after it: the second file was never read" resident_is hardly "$T/late"
+ok "no error in the log" sh -c '! grep -iE "error:|sanitizer|runtime error" "$1"' - "$T/log"
+[ "$_tap_failed" = 0 ] || grep -v "sampled pages" "$T/log" | tail -n 30 | sed "s/^/# /"
 done_testing

@@ -171,6 +171,39 @@ START_TEST(test_script_arg)
 }
 END_TEST
 
+/* Options that take a value, and options that are only flags: the script is found past them. */
+START_TEST(test_script_arg_options)
+{
+	char *she[] = { "/bin/sh", "-e", "/usr/lib/x/run", "a", NULL };	/* #!/bin/sh -e */
+	char *sho[] = { "bash", "-o", "pipefail", "+x", "s.sh", NULL };
+	char *shs[] = { "dash", "-s", "a", NULL };
+	char *pyw[] = { "python3", "-W", "ignore", "app.py", NULL };
+	char *pye[] = { "python3", "-E", "-X", "dev", "app.py", NULL };
+	char *perle[] = { "perl", "-w", "-e", "print 1", NULL };
+	char *phpf[] = { "php", "-d", "x=1", "-f", "w.php", NULL };
+	char *phpr[] = { "php", "-r", "echo 1;", NULL };
+	char *lua[] = { "lua5.4", "-e", "x=1", "s.lua", NULL };
+	char *ddash[] = { "python3", "--", NULL };
+	char *stdin_[] = { "ruby", "-", "x.rb", NULL };
+
+	ck_assert_int_eq(watch_script_arg("/usr/bin/dash", she, 4), 2);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/bash", sho, 5), 4);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/dash", shs, 3), -1);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/python3.11", pyw, 4), 3);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/python3.11", pye, 5), 4);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/perl", perle, 4), -1);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/php8.2", phpf, 5), 4);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/php8.2", phpr, 3), -1);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/lua5.4", lua, 4), 3);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/python3", ddash, 2), -1);
+	ck_assert_int_eq(watch_script_arg("/usr/bin/ruby", stdin_, 3), -1);
+	ck_assert(watch_is_interpreter("/usr/bin/python3.11"));
+	ck_assert(watch_is_interpreter("/usr/bin/dash"));
+	ck_assert(!watch_is_interpreter("/usr/bin/ls"));
+	ck_assert(!watch_is_interpreter("/lib64/ld-linux-x86-64.so.2"));
+}
+END_TEST
+
 START_TEST(test_root_of_self)
 {
 	struct watch_self self;
@@ -181,6 +214,21 @@ START_TEST(test_root_of_self)
 	ck_assert_int_eq(r.id, 0);
 	ck_assert_str_eq(r.path, "/");
 	ck_assert_int_eq(watch_root_of(-5, &self, &r), -ESRCH);
+}
+END_TEST
+
+/* A root's id: 0 for the daemon's own, else the same for the same directory, never 0. */
+START_TEST(test_root_id)
+{
+	struct watch_self self;
+
+	ck_assert_int_eq(watch_self_read(&self), 0);
+	ck_assert_uint_eq(watch_root_id(&self, self.dev, self.ino), 0);
+	ck_assert_uint_ne(watch_root_id(&self, self.dev, self.ino + 1), 0);
+	ck_assert_uint_eq(watch_root_id(&self, self.dev, self.ino + 1),
+			  watch_root_id(&self, self.dev, self.ino + 1));
+	ck_assert_uint_ne(watch_root_id(&self, self.dev, self.ino + 1),
+			  watch_root_id(&self, self.dev + 1, self.ino + 1));
 }
 END_TEST
 
@@ -196,7 +244,9 @@ static Suite *watch_key_suite(void)
 	tcase_add_test(tc, test_path_in_root);
 	tcase_add_test(tc, test_normalize);
 	tcase_add_test(tc, test_script_arg);
+	tcase_add_test(tc, test_script_arg_options);
 	tcase_add_test(tc, test_root_of_self);
+	tcase_add_test(tc, test_root_id);
 	suite_add_tcase(s, tc);
 	return s;
 }

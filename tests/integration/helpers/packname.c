@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* packname: the pack file name ura-replay --watch looks for, for a program inside a root */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "watch-key.h"
+
+int main(int argc, char *argv[])
+{
+	char name[NAME_MAX + 1];
+	struct watch_self self;
+	struct stat st;
+	int r;
+
+	if (argc != 3) {
+		fputs("usage: packname ROOT PATH   (PATH as a process whose root is ROOT names it)\n",
+		      stderr);
+		return 64;
+	}
+	if (watch_self_read(&self) < 0 || stat(argv[1], &st) < 0) {
+		perror(argv[1]);
+		return 1;
+	}
+	r = watch_pack_name(watch_root_id(&self, st.st_dev, st.st_ino), argv[2], name, sizeof(name));
+	if (r < 0) {
+		fprintf(stderr, "packname: %s: %s\n", argv[2], strerror(-r));
+		return 1;
+	}
+	puts(name);
+	return 0;
+}
