@@ -58,6 +58,14 @@
  * exec must be read no later than the events of its program.
  */
 #define CUT_NS			(100 * 1000ull)
+/*
+ * A round handles at most this many records of the scoped instance, and reads
+ * the exec instance again before the rest: an exec is looked up in /proc soon
+ * after it (a short program is gone in milliseconds) even behind a backlog.
+ */
+#define ROUND_MAX_RECORDS	2000
+/* A traced exec is remembered this long, to be matched with the exec instance's record. */
+#define PEXEC_KEEP_NS		(100 * MS)
 /* A write's pids are in force this long after it began, at most (measured: 0.15-0.4 ms). */
 #define PUBLISH_NS		(1 * MS)
 /*
@@ -65,6 +73,14 @@
  * what its program did first, and would count as a run that did not do it.
  */
 #define LATE_NS			(5 * MS)
+/*
+ * The parent of a program learned is traced too (what it forks from then on
+ * is traced from its fork: the next programs a shell or a launcher starts);
+ * this many parents at most, kept through rewrites while they started a
+ * learned program in the last FOLLOW_NS.
+ */
+#define MAX_FOLLOWED		64
+#define FOLLOW_NS		(60000 * MS)
 /* Arm the pid filter again, after an exec not traced from its fork, at most this often. */
 #define REARM_GAP_NS		(1000 * MS)
 /*
@@ -79,6 +95,18 @@
 /* A record read from one of the two instances, kept until its round handles it. */
 enum rec_kind { REC_PAGE, REC_FORK, REC_EXIT, REC_PEXEC, REC_EXEC };
 
+/*
+ * What an exec started, looked up in /proc as soon as its record is read:
+ * a short-lived program is gone a few milliseconds after its exec.
+ */
+struct exec_seen {
+	int pid;
+	uint64_t ts;
+	int err;			/* of exec_program_of(): 0 when @prog is known */
+	struct exec_program prog;
+	char filename[];		/* as exec'd */
+};
+
 struct rec {
 	uint64_t ts;
 	size_t off;		/* its bytes in the arena */
@@ -86,6 +114,7 @@ struct rec {
 	int pid;		/* common_pid */
 	uint8_t kind;		/* enum rec_kind */
 	bool missed;		/* events were lost before it */
+	struct exec_seen *exec;	/* REC_EXEC: malloc()ed, owned */
 };
 
 struct recs {
@@ -99,6 +128,12 @@ struct recs {
 struct pexec {
 	int pid;
 	uint64_t ts;
+};
+
+/* A parent of learned programs, traced so that its next children are traced from their fork. */
+struct followed {
+	int pid;
+	uint64_t ns;		/* when it last started a program learned */
 };
 
 struct learner {
@@ -121,6 +156,8 @@ struct learner {
 	bool untraced;			/* an exec not traced from its fork since then */
 	uint64_t last_open_ns;		/* when a window last opened */
 	uint64_t extra_events;		/* events of traced tasks in no window, since the last rewrite */
+	struct followed followed[MAX_FOLLOWED];
+	size_t nfollowed;
 	uint64_t lost, lost_checked_ns;
 	/* counts, for the log at the end */
 	uint64_t execs, gone, skipped_busy, windows, traced_at_exec, late, lost_runs;
@@ -156,7 +193,8 @@ static int recs_push(struct recs *r, const struct tep_record *rec, int pid, uint
 	r->data = p;
 	memcpy(r->data + r->len, rec->data, (size_t)rec->size);
 	r->v[r->n++] = (struct rec){ .ts = rec->ts, .off = r->len, .size = (uint32_t)rec->size,
-				     .pid = pid, .kind = kind, .missed = rec->missed_events != 0 };
+				     .pid = pid, .kind = kind, .missed = rec->missed_events != 0,
+				     .exec = NULL };
 	r->len += (size_t)rec->size;
 	return 0;
 }
@@ -168,18 +206,47 @@ static int collect_pages(struct tep_record *rec, void *ctx)
 	uint8_t kind = type == TASK_FORK ? REC_FORK : type == TASK_EXIT ? REC_EXIT :
 		       type == TASK_EXEC ? REC_PEXEC : REC_PAGE;
 
-	return recs_push(&l->recs, rec, tep_data_pid(tracer_tep(l->pages_t), rec), kind);
+	int pid = tep_data_pid(tracer_tep(l->pages_t), rec);
+
+	if (kind == REC_PEXEC) {
+		void *p = arena_grow(l->pexec, &l->pexec_cap, l->npexec + 1, sizeof(*l->pexec));
+
+		if (!p)
+			return -ENOMEM;
+		l->pexec = p;
+		l->pexec[l->npexec++] = (struct pexec){ pid, rec->ts };
+	}
+	return recs_push(&l->recs, rec, pid, kind);
 }
 
 static int collect_execs(struct tep_record *rec, void *ctx)
 {
+	static struct task_event ev;	/* 4 KiB of file name: not on the stack each time */
 	struct learner *l = ctx;
+	struct exec_seen *x;
+	size_t len;
+	int r;
 
 	if (rec->missed_events)
 		l->lost_execs++;
-	if (task_decoder_type(l->exec_dec, rec) != TASK_EXEC)
+	if (task_decoder_decode(l->exec_dec, rec, &ev) != 1 || ev.type != TASK_EXEC || ev.pid <= 0)
 		return 0;
-	return recs_push(&l->recs, rec, tep_data_pid(tracer_tep(l->exec_t), rec), REC_EXEC);
+	len = strlen(ev.filename);
+	x = malloc(sizeof(*x) + len + 1);
+	if (!x)
+		return -ENOMEM;
+	x->pid = ev.pid;
+	x->ts = ev.ts;
+	memcpy(x->filename, ev.filename, len + 1);
+	/* now, while the process lives (an exec read late is of a program already gone) */
+	x->err = exec_program_of(ev.pid, ev.filename, &l->self, &x->prog);
+	r = recs_push(&l->recs, rec, ev.pid, REC_EXEC);
+	if (r < 0) {
+		free(x);
+		return r;
+	}
+	l->recs.v[l->recs.n - 1].exec = x;
+	return 0;
 }
 
 static int cmp_rec(const void *a, const void *b)
@@ -268,44 +335,84 @@ static void adopt_children(struct learner *l, int pid)
 	}
 }
 
-static void on_exec(struct learner *l, const struct rec *r)
+/* The parent of @pid, or -1. */
+static int parent_of(int pid)
 {
-	static struct task_event ev;	/* 4 KiB of file name: not on the stack each time */
-	struct tep_record rec = { .ts = r->ts, .data = l->recs.data + r->off, .size = (int)r->size };
+	char file[64], buf[512], *p;
+	ssize_t n;
+	int fd, ppid;
+
+	snprintf(file, sizeof(file), "/proc/%d/stat", pid);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the name may hold anything */
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+		return -1;
+	return ppid;
+}
+
+/* Trace @pid's parent from now on (see MAX_FOLLOWED), unless it is already. */
+static void follow_parent(struct learner *l, int pid, uint64_t now)
+{
+	int ppid = parent_of(pid);
+	size_t i, oldest = 0;
+
+	if (ppid <= 0)
+		return;
+	for (i = 0; i < l->nfollowed; i++) {
+		if (l->followed[i].pid == ppid) {
+			l->followed[i].ns = now;
+			return;
+		}
+		if (l->followed[i].ns < l->followed[oldest].ns)
+			oldest = i;
+	}
+	if (l->nfollowed < MAX_FOLLOWED)
+		oldest = l->nfollowed++;
+	l->followed[oldest] = (struct followed){ .pid = ppid, .ns = now };
+	if (!windows_has_task(&l->ws, ppid))
+		pidfilter_add(l->pf, ppid);
+}
+
+static void on_exec(struct learner *l, const struct exec_seen *x)
+{
+	const struct exec_program *prog = &x->prog;
 	struct learn_window *w = NULL, *outer;
-	struct exec_program prog;
 	bool traced;
 	int err;
 
-	if (task_decoder_decode(l->exec_dec, &rec, &ev) != 1 || ev.pid <= 0)
-		return;
 	l->execs++;
-	traced = exec_traced(l, ev.pid, ev.ts);
+	traced = exec_traced(l, x->pid, x->ts);
 	l->untraced |= !traced;
-	err = exec_program_of(ev.pid, ev.filename, &l->self, &prog);
-	if (err < 0) {
+	if (x->err < 0) {
 		l->gone++;
-		log_debug("exec of '%s' by pid %d: %s, not learned", ev.filename, ev.pid,
-			  strerror(-err));
+		log_debug("exec of '%s' by pid %d: %s, not learned", x->filename, x->pid,
+			  strerror(-x->err));
 		return;
 	}
-	if (!wanted(l, &prog))
+	if (!wanted(l, prog))
 		return;
 	/* a program that execs itself again ("#!/usr/bin/env python3" runs the script twice) */
-	outer = windows_task_window(&l->ws, ev.pid);
-	if (outer && outer->root_id == prog.root.id && strcmp(outer->exe, prog.path) == 0)
+	outer = windows_task_window(&l->ws, x->pid);
+	if (outer && outer->root_id == prog->root.id && strcmp(outer->exe, prog->path) == 0)
 		return;
-	if (windows_count_exe(&l->ws, prog.root.id, prog.path) >= MAX_PER_PROGRAM) {
+	if (windows_count_exe(&l->ws, prog->root.id, prog->path) >= MAX_PER_PROGRAM) {
 		l->skipped_busy++;
-		log_debug("not learning '%s' (pid %d): %d runs of it are being learned", prog.path,
-			  ev.pid, MAX_PER_PROGRAM);
+		log_debug("not learning '%s' (pid %d): %d runs of it are being learned", prog->path,
+			  x->pid, MAX_PER_PROGRAM);
 		return;
 	}
-	err = windows_open(&l->ws, prog.root.id, prog.root.path, prog.path, ev.pid, ev.ts,
+	err = windows_open(&l->ws, prog->root.id, prog->root.path, prog->path, x->pid, x->ts,
 			   l->o->window_ns, &w);
 	if (err == -ENOSPC) {
 		l->skipped_busy++;
-		log_debug("not learning '%s' (pid %d): too many windows open", prog.path, ev.pid);
+		log_debug("not learning '%s' (pid %d): too many windows open", prog->path, x->pid);
 		return;
 	}
 	if (err < 0) {
@@ -316,14 +423,15 @@ static void on_exec(struct learner *l, const struct rec *r)
 	l->last_open_ns = w->seen_ns = now_monotonic_ns();
 	w->demand.evidence = l->evidence;
 	if (traced) {
-		w->traced_ns = ev.ts;	/* traced from before its exec: nothing missed */
+		w->traced_ns = x->ts;	/* traced from before its exec: nothing missed */
 		l->traced_at_exec++;
 	} else {
-		w->pid_seq = pidfilter_add(l->pf, ev.pid);
+		w->pid_seq = pidfilter_add(l->pf, x->pid);
 		l->last_write_ns = l->last_open_ns;
 		l->untraced = false;
-		adopt_children(l, ev.pid);
+		adopt_children(l, x->pid);
 	}
+	follow_parent(l, x->pid, l->last_open_ns);
 }
 
 /* Handle one record, in time order. */
@@ -338,7 +446,8 @@ static int handle(struct learner *l, const struct rec *r)
 		windows_lose(&l->ws, WINDOW_LOST_EVENTS);
 	switch (r->kind) {
 	case REC_EXEC:
-		on_exec(l, r);
+		on_exec(l, r->exec);
+		free(r->exec);
 		return l->error;
 	case REC_PEXEC:
 		return 0;	/* seen with the exec instance's record */
@@ -427,56 +536,85 @@ static void close_due(struct learner *l, uint64_t now)
 	}
 }
 
-/* One round: both instances read, their records handled in time order up to the cut. */
-static int round_once(struct learner *l)
+/* Records [0, @old) are sorted (carried from the last round); sort the new ones and merge. */
+static int merge_new(struct recs *r, size_t old)
+{
+	struct rec *out;
+	size_t a = 0, b = old, k = 0;
+
+	qsort(r->v + old, r->n - old, sizeof(*r->v), cmp_rec);
+	if (old == 0 || old == r->n || cmp_rec(&r->v[old - 1], &r->v[old]) <= 0)
+		return 0;
+	out = malloc(r->n * sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	while (a < old || b < r->n)
+		out[k++] = b == r->n || (a < old && cmp_rec(&r->v[a], &r->v[b]) <= 0) ? r->v[a++] :
+										       r->v[b++];
+	memcpy(r->v, out, r->n * sizeof(*out));
+	free(out);
+	return 0;
+}
+
+/*
+ * One round: both instances read, their records handled in time order up to
+ * the cut, at most ROUND_MAX_RECORDS of the scoped instance (@ret_more: some
+ * were left for the next round).
+ */
+static int round_once(struct learner *l, bool *ret_more)
 {
 	uint64_t cut = now_monotonic_ns() - CUT_NS;
-	size_t keep = 0;
+	size_t keep = 0, old = l->recs.n, done = 0, i;
 	long n;
+	int err;
 
-	n = tracer_read(l->pages_t, collect_pages, l);
+	*ret_more = false;
+	/* execs first: what they started is looked up at once (the cut keeps the order right) */
+	n = tracer_read(l->exec_t, collect_execs, l);
 	if (n >= 0)
-		n = tracer_read(l->exec_t, collect_execs, l);
+		n = tracer_read(l->pages_t, collect_pages, l);
 	if (n < 0) {
 		log_err("cannot read the trace buffers: %s", strerror((int)-n));
 		return (int)n;
 	}
-	qsort(l->recs.v, l->recs.n, sizeof(*l->recs.v), cmp_rec);
-	l->npexec = 0;
-	for (size_t i = 0; i < l->recs.n; i++) {
-		void *p;
-
-		if (l->recs.v[i].kind != REC_PEXEC)
-			continue;
-		p = arena_grow(l->pexec, &l->pexec_cap, l->npexec + 1, sizeof(*l->pexec));
-		if (!p)
-			return -ENOMEM;
-		l->pexec = p;
-		l->pexec[l->npexec++] = (struct pexec){ l->recs.v[i].pid, l->recs.v[i].ts };
+	err = merge_new(&l->recs, old);
+	if (err < 0)
+		return err;
+	/* the traced execs of the last moments, by pid, for exec_traced() */
+	for (i = 0; i < l->npexec;) {
+		if (l->pexec[i].ts + PEXEC_KEEP_NS < cut)
+			l->pexec[i] = l->pexec[--l->npexec];
+		else
+			i++;
 	}
 	qsort(l->pexec, l->npexec, sizeof(*l->pexec), cmp_pexec);
-	for (size_t i = 0; i < l->recs.n; i++) {
+	for (i = 0; i < l->recs.n; i++) {
 		const struct rec *r = &l->recs.v[i];
-		int err;
 
-		if (r->ts > cut) {
-			l->recs.v[keep++] = *r;		/* for the next round */
-			continue;
+		if (r->ts > cut)
+			break;
+		if (r->kind != REC_EXEC && done == ROUND_MAX_RECORDS) {
+			*ret_more = true;
+			break;
 		}
+		done += r->kind != REC_EXEC;
 		err = handle(l, r);
 		if (err < 0) {
 			log_err("cannot learn: %s", strerror(-err));
 			return err;
 		}
 	}
-	/* the records kept: their bytes to the front of the arena */
-	if (keep) {
+	/* the records left, and their bytes, to the front */
+	if (i < l->recs.n) {
 		size_t len = 0;
 
-		for (size_t i = 0; i < keep; i++) {
-			memmove(l->recs.data + len, l->recs.data + l->recs.v[i].off, l->recs.v[i].size);
-			l->recs.v[i].off = len;
-			len += l->recs.v[i].size;
+		for (; i < l->recs.n; i++, keep++) {
+			struct rec r = l->recs.v[i];
+
+			memmove(l->recs.data + len, l->recs.data + r.off, r.size);
+			r.off = len;
+			len += r.size;
+			l->recs.v[keep] = r;
 		}
 		l->recs.len = len;
 	} else {
@@ -498,6 +636,14 @@ static void after_round(struct learner *l, uint64_t now)
 		log_debug("pid filter written afresh: %" PRIu64 " events of tasks in no window",
 			  l->extra_events);
 		pidfilter_rewrite(l->pf);
+		/* the parents that started learned programs lately stay traced */
+		for (size_t i = 0; i < l->nfollowed;) {
+			if (now - l->followed[i].ns < FOLLOW_NS && kill(l->followed[i].pid, 0) == 0) {
+				pidfilter_add(l->pf, l->followed[i++].pid);
+				continue;
+			}
+			l->followed[i] = l->followed[--l->nfollowed];
+		}
 		l->extra_events = 0;
 		l->last_write_ns = now;
 		l->untraced = false;
@@ -608,6 +754,7 @@ static void sleep_ns(uint64_t ns)
 static int loop(struct learner *l, int sigfd)
 {
 	int exec_fd = tracer_poll_fd(l->exec_t), pages_fd = tracer_poll_fd(l->pages_t);
+	bool more = false;
 
 	for (;;) {
 		struct pollfd p[3] = { { .fd = sigfd, .events = POLLIN },
@@ -617,7 +764,7 @@ static int loop(struct learner *l, int sigfd)
 		uint64_t now;
 		int r;
 
-		if (poll(p, 3, busy ? POLL_MS : -1) < 0 && errno != EINTR)
+		if (poll(p, 3, more ? 0 : busy ? POLL_MS : -1) < 0 && errno != EINTR)
 			return -errno;
 		if (p[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
@@ -630,10 +777,10 @@ static int loop(struct learner *l, int sigfd)
 		}
 		/* execs of a burst come together: one round for them all */
 		now = now_monotonic_ns();
-		if (now - l->last_round_ns < ROUND_GAP_NS)
+		if (!more && now - l->last_round_ns < ROUND_GAP_NS)
 			sleep_ns(ROUND_GAP_NS - (now - l->last_round_ns));
 		l->last_round_ns = now_monotonic_ns();
-		r = round_once(l);
+		r = round_once(l, &more);
 		if (r < 0)
 			return r;
 		/* an exec not traced from its fork: the next ones should be */
@@ -717,6 +864,8 @@ out:
 	for (size_t i = 0; l.only_real && i < o->nonly; i++)
 		free(l.only_real[i]);
 	free(l.only_real);
+	for (size_t i = 0; i < l.recs.n; i++)
+		free(l.recs.v[i].exec);
 	free(l.recs.v);
 	free(l.recs.data);
 	free(l.pexec);
