@@ -28,6 +28,7 @@
 #include "learn-events.h"
 #include "learn-exec.h"
 #include "learn-pids.h"
+#include "learn-recent.h"
 #include "learn-run.h"
 #include "learn-window.h"
 #include "learn-worker.h"
@@ -66,6 +67,13 @@
 #define ROUND_MAX_RECORDS	2000
 /* A traced exec is remembered this long, to be matched with the exec instance's record. */
 #define PEXEC_KEEP_NS		(100 * MS)
+/*
+ * What a task traced before its exec did this long before it goes to the
+ * window its exec opens: the exec's own reads (learn-recent.h). A cold exec
+ * on a slow disk reads a few directory, inode and header blocks: tens of ms.
+ */
+#define PRE_EXEC_NS		(200 * MS)
+#define RECENT_SLOTS		16384
 /* A write's pids are in force this long after it began, at most (measured: 0.15-0.4 ms). */
 #define PUBLISH_NS		(1 * MS)
 /*
@@ -144,6 +152,7 @@ struct learner {
 	struct learn_windows ws;
 	struct pid_filter *pf;
 	struct learn_worker *wk;
+	struct recent *recent;		/* the last records of the traced tasks */
 	struct watch_self self;
 	char **only_real;		/* canonical --only paths (or as given) */
 	enum demand_evidence evidence;
@@ -380,6 +389,23 @@ static void follow_parent(struct learner *l, int pid, uint64_t now)
 		pidfilter_add(l->pf, ppid);
 }
 
+struct pre_exec {
+	struct learner *l;
+	struct learn_window *w;
+};
+
+/* A record of the task from before its exec: into the window the exec opened. */
+static int feed_pre_exec(void *ctx, uint64_t ts, const void *data, uint32_t size)
+{
+	struct pre_exec *p = ctx;
+	struct tep_record rec = { .ts = ts, .data = (void *)data, .size = (int)size };
+	struct trace_event ev;
+
+	if (trace_decoder_decode(p->l->page_dec, &rec, &ev) <= 0)
+		return 0;
+	return demand_feed(&p->w->demand, &ev);
+}
+
 static void on_exec(struct learner *l, const struct exec_seen *x)
 {
 	const struct exec_program *prog = &x->prog;
@@ -423,8 +449,17 @@ static void on_exec(struct learner *l, const struct exec_seen *x)
 	l->last_open_ns = w->seen_ns = now_monotonic_ns();
 	w->demand.evidence = l->evidence;
 	if (traced) {
+		struct pre_exec pre = { .l = l, .w = w };
+
 		w->traced_ns = x->ts;	/* traced from before its exec: nothing missed */
 		l->traced_at_exec++;
+		/* and what the exec itself read */
+		err = recent_replay(l->recent, x->pid, x->ts > PRE_EXEC_NS ? x->ts - PRE_EXEC_NS : 0,
+				    x->ts, feed_pre_exec, &pre);
+		if (err < 0) {
+			l->error = err;
+			return;
+		}
 	} else {
 		w->pid_seq = pidfilter_add(l->pf, x->pid);
 		l->last_write_ns = l->last_open_ns;
@@ -444,16 +479,18 @@ static int handle(struct learner *l, const struct rec *r)
 
 	if (r->missed && r->kind != REC_EXEC)
 		windows_lose(&l->ws, WINDOW_LOST_EVENTS);
-	switch (r->kind) {
-	case REC_EXEC:
+	if (r->kind == REC_EXEC) {
 		on_exec(l, r->exec);
 		free(r->exec);
 		return l->error;
-	case REC_PEXEC:
-		return 0;	/* seen with the exec instance's record */
-	default:
-		break;
 	}
+	/* every record of a traced task, for the window its next exec opens */
+	recent_push(l->recent, r->pid, r->ts, r->kind == REC_PEXEC || r->kind == REC_EXIT,
+		    rec.data, r->size);
+	if (r->kind == REC_FORK && task_decoder_decode(l->task_dec, &rec, &tev) == 1)
+		recent_push(l->recent, tev.child, r->ts, true, NULL, 0);	/* a new task */
+	if (r->kind == REC_PEXEC)
+		return 0;	/* seen with the exec instance's record */
 	if (!windows_has_task(&l->ws, r->pid)) {
 		l->extra_events++;
 		return 0;
@@ -726,7 +763,9 @@ static int setup(struct learner *l)
 		r = tracer_poll_fd(l->pages_t);
 	if (r < 0)
 		return r;
-	r = worker_new(&wo, &l->wk);
+	r = recent_new(RECENT_SLOTS, &l->recent);
+	if (r >= 0)
+		r = worker_new(&wo, &l->wk);
 	if (r < 0)
 		return r;
 	pid_file = tracer_pid_file(l->pages_t);
@@ -855,6 +894,7 @@ out:
 	/* the runs handed over are complete: written before the worker stops */
 	worker_free(l.wk);
 	pidfilter_free(l.pf);
+	recent_free(l.recent);
 	/* the instances go: nothing is traced any more while we clean up */
 	tracer_free(l.pages_t);
 	tracer_free(l.exec_t);
