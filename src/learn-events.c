@@ -52,6 +52,19 @@ static int field_int(struct tep_format_field *f, const struct tep_record *rec)
 	return (int)v;
 }
 
+int task_decoder_type(const struct task_decoder *d, const struct tep_record *rec)
+{
+	int type = tep_data_type(d->tep, (struct tep_record *)rec);
+
+	if (d->exec && type == d->exec->id)
+		return TASK_EXEC;
+	if (d->fork && type == d->fork->id)
+		return TASK_FORK;
+	if (d->exit && type == d->exit->id)
+		return TASK_EXIT;
+	return -1;
+}
+
 int task_decoder_decode(const struct task_decoder *d, const struct tep_record *rec,
 			struct task_event *ret)
 {

@@ -25,6 +25,9 @@ int task_decoder_new(struct tep_handle *tep, struct task_decoder **ret);
 /** task_decoder_free() - NULL is allowed */
 void task_decoder_free(struct task_decoder *d);
 
+/** task_decoder_type() - the enum task_event_type of @rec, or -1 for another record (no decoding) */
+int task_decoder_type(const struct task_decoder *d, const struct tep_record *rec);
+
 /** task_decoder_decode() - 1 with @ret filled for a task event, 0 for any other record */
 int task_decoder_decode(const struct task_decoder *d, const struct tep_record *rec,
 			struct task_event *ret);

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Learning: one new run + the program's pack so far -> the pack to write (pack_merge()) */
+/* Learning: new runs + the program's pack so far -> the pack to write (pack_merge()) */
 #ifndef URA_LEARN_MERGE_H
 #define URA_LEARN_MERGE_H
 
+#include <stddef.h>
+
+struct merge_stats;
 struct ura_pack;
 struct ura_pack_builder;
 
@@ -24,5 +27,15 @@ struct learn_merge_opts {
  */
 int learn_merge(const struct ura_pack *old, struct ura_pack_builder *run,
 		const struct learn_merge_opts *o, struct ura_pack_builder **ret);
+
+/**
+ * learn_merge_runs() - as learn_merge(), for @n >= 1 new runs at once (one write for all)
+ * @runs: their packs; ownership of each passes to learn_merge_runs() whatever it returns
+ * @stats: if not NULL, what the merge did (filled when runs were merged with a pack or
+ *	with each other; zeroed for a first single run)
+ */
+int learn_merge_runs(const struct ura_pack *old, struct ura_pack_builder **runs, size_t n,
+		     const struct learn_merge_opts *o, struct merge_stats *stats,
+		     struct ura_pack_builder **ret);
 
 #endif

@@ -619,32 +619,46 @@ static struct meta_key meta_key_of(const struct merger *m, const struct input *i
 static int merge_meta(struct merger *m)
 {
 	struct meta_key *keys = NULL;
+	uint64_t *witness = NULL;
 	struct segs s = { 0 };
 	size_t nk = 0, cap = 0;
 	int r = 0;
 
-	/* the devices: few, so a list */
+	/*
+	 * The devices: few, so a list; and each one's witnesses, the runs that
+	 * read some of its metadata from the device. A run that read none (it
+	 * found it all cached: a warm start) cannot tell which blocks a cold start
+	 * needs, so it neither supports nor opposes any: only witnesses count.
+	 */
 	for (size_t i = 0; i < m->n; i++)
 		for (size_t j = 0; m->in[i].kept && j < ura_pack_meta_count(m->in[i].pack); j++) {
 			struct ura_pack_meta mt;
 			struct meta_key k;
+			uint64_t mask;
 			size_t x;
 
 			ura_pack_get_meta(m->in[i].pack, j, &mt);
+			ura_pack_get_meta_support(m->in[i].pack, j, NULL, &mask);
 			k = meta_key_of(m, &m->in[i], &mt);
 			for (x = 0; x < nk && memcmp(&keys[x], &k, sizeof(k)) != 0; x++)
 				;
-			if (x < nk)
+			if (x < nk) {
+				witness[x] |= remap(&m->in[i], mask);
 				continue;
+			}
 			if (nk == cap) {
 				struct meta_key *v = realloc(keys, (cap = cap ? 2 * cap : 8) * sizeof(*v));
+				uint64_t *w = v ? realloc(witness, cap * sizeof(*w)) : NULL;
 
-				if (!v) {
+				if (v)
+					keys = v;
+				if (!w) {
 					r = -ENOMEM;
 					goto out;
 				}
-				keys = v;
+				witness = w;
 			}
+			witness[nk] = remap(&m->in[i], mask);
 			keys[nk++] = k;
 		}
 	for (size_t x = 0; x < nk; x++) {
@@ -668,12 +682,15 @@ static int merge_meta(struct merger *m)
 				if (g.mask && (r = segs_push(&s, &g)) < 0)
 					goto out;
 			}
-		r = sweep(m, &s, merge_need(m->o->min_confidence, m->runs), emit_meta, &keys[x]);
+		r = sweep(m, &s, merge_need(m->o->min_confidence,
+					    (size_t)__builtin_popcountll(witness[x])),
+			  emit_meta, &keys[x]);
 		if (r < 0)
 			goto out;
 	}
 out:
 	free(keys);
+	free(witness);
 	free(s.v);
 	return r;
 }

@@ -244,6 +244,9 @@ static int setup_events(struct tracer *t, const struct tracer_opts *o)
 
 		if (r >= 0)
 			r = enable_sched(t, "sched_process_exit");
+		/* the execs of traced tasks: learning sees which ones were traced from the exec */
+		if (r >= 0)
+			r = enable_sched(t, "sched_process_exec");
 		if (r < 0)
 			return r;
 	}
@@ -492,6 +495,23 @@ int tracer_add_pid(struct tracer *t, int pid)
 	if (tracefs_instance_file_append(t->inst, "set_event_pid", buf) < 0)
 		return errno ? -errno : -EIO;
 	return 0;
+}
+
+char *tracer_pid_file(struct tracer *t)
+{
+	char *path = tracefs_instance_get_file(t->inst, "set_event_pid");
+	char *ret = path ? strdup(path) : NULL;
+
+	tracefs_put_tracing_file(path);
+	return ret;
+}
+
+int tracer_set_wakeup(struct tracer *t, unsigned percent)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%u", percent);
+	return write_file(t, "buffer_percent", buf);
 }
 
 int tracer_set_filter(struct tracer *t, const char *system, const char *event, const char *filter)

@@ -19,7 +19,8 @@ struct tracer_opts {
 	unsigned buffer_kb;	/* ring buffer per CPU, 0 for a size picked from CPUs and memory */
 	bool access_events;	/* enable the optional filemap access events that exist */
 	bool fault_addresses;	/* also enable exceptions:page_fault_user where it exists */
-	bool task_events;	/* also sched:sched_process_fork and _exit (learning's task trees) */
+	bool task_events;	/* also sched:sched_process_fork, _exit and _exec (learning's task
+				 * trees) */
 	bool exec_only;		/* instance "ura-<pid>-exec" with sched:sched_process_exec only,
 				 * of every process (learning's exec detection) */
 };
@@ -96,6 +97,19 @@ int tracer_set_pids(struct tracer *t, const int *pids, size_t n);
  * tracer_add_pid() - record task @pid too (and its descendants); 0 or -errno
  */
 int tracer_add_pid(struct tracer *t, int pid);
+
+/**
+ * tracer_pid_file() - the path of the instance's set_event_pid, for a thread of its own that
+ * writes it (with O_APPEND to add pids, O_TRUNC to start again); malloc()ed, or NULL
+ */
+char *tracer_pid_file(struct tracer *t);
+
+/**
+ * tracer_set_wakeup() - how full (percent) a CPU's buffer must be before tracer_poll_fd() polls
+ * readable: 0 for any event (the kernel's default is 50)
+ * Return: 0 or -errno.
+ */
+int tracer_set_wakeup(struct tracer *t, unsigned percent);
 
 /** tracer_set_filter() - write the filter of event @system:@event in the instance; 0 or -errno */
 int tracer_set_filter(struct tracer *t, const char *system, const char *event, const char *filter);

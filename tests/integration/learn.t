@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # ura-trace --watch against the real kernel: learns a program's pack from its runs (a script that
-# reads a data file), leaves alone a program not named with --only, stops on SIGTERM leaving no
+# forks a reader of its data file at once: its first milliseconds are learned too); learns every
+# run of 12 copies started at once, and of three programs started back to back; leaves alone a
+# program not named with --only; keeps its packs from other users; stops on SIGTERM leaving no
 # tracefs instance.
 . "$(dirname "$0")/lib.sh"
 
@@ -9,32 +11,50 @@ need_root_tracefs
 need_tools "$URA_TRACE" "$URA_DUMP"
 need_helpers
 command -v python3 >/dev/null || skip_all "needs python3"
+command -v setpriv >/dev/null || skip_all "needs setpriv"
 
-T=$(mktemp -d /var/tmp/ura-learn-test.XXXXXX)
+# below a directory only root can write to: the daemon learns no file of a user's tree
+T=$(mktemp -d /run/ura-learn-test.XXXXXX)
+chmod 755 "$T"	# only the pack directory's own mode keeps other users out
 DAEMON=
 trap '[ -n "$DAEMON" ] && kill "$DAEMON" 2>/dev/null; scratch_cleanup "$T"' EXIT
 make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesystem"
 M=$T/mnt
 tracefs_snapshot
 
-plan 10
+plan 18
 
-# the program: a script on the scratch filesystem that reads its data file; and another one
+# the programs, on the scratch filesystem, each reading data files of its own
 mkdir -p "$M/bin" "$M/data"
-head -c $((40 * 4096)) /dev/urandom >"$M/data/app.dat"
-head -c $((8 * 4096)) /dev/urandom >"$M/data/other.dat"
-# The pause: the daemon's set_event_pid write takes effect 1-2 ms after the exec (measured: its
-# wakeup and the write; the write then blocks 20-60 ms in the kernel's RCU synchronisation, but the
-# new pid list is in place before that), so what a program does in its first ms is not learned
-# (a known limit, see ura-trace(8)); the sh here forks its cat within that ms.
-printf '#!/bin/sh\nsleep 0.05\ncat "%s" >/dev/null\n' "$M/data/app.dat" >"$M/bin/app"
-printf '#!/bin/sh\ncat "%s" >/dev/null\n' "$M/data/other.dat" >"$M/bin/other"
-chmod +x "$M/bin/app" "$M/bin/other"
+for f in app other burst launch late1 late2 third; do
+	head -c $((40 * 4096)) /dev/urandom >"$M/data/$f"
+done
+# app's sh forks its cat at once: what a program does in its first milliseconds is learned
+printf '#!/bin/sh\ncat "%s" >/dev/null\n' "$M/data/app" >"$M/bin/app"
+printf '#!/bin/sh\ncat "%s" >/dev/null\n' "$M/data/other" >"$M/bin/other"
+printf '#!/bin/sh\ncat "%s" >/dev/null\n' "$M/data/burst" >"$M/bin/burst"
+# back to back: a launcher that execs a dozen helpers, a program that reads late, a third one
+cat >"$M/bin/launch" <<EOF
+#!/usr/bin/python3
+import subprocess
+for i in range(12):
+    subprocess.run(["/bin/true"])
+open("$M/data/launch", "rb").read()
+EOF
+printf '#!/bin/sh\nsleep 0.2\ncat "%s" "%s" >/dev/null\n' "$M/data/late1" "$M/data/late2" \
+	>"$M/bin/late"
+printf '#!/bin/sh\ncat "%s" >/dev/null\n' "$M/data/third" >"$M/bin/third"
+chmod 755 "$M/bin/"*
 PACKS=$T/packs
-PACK=$PACKS/$(systemd-escape --path "$M/bin/app").pack
-OTHER=$PACKS/$(systemd-escape --path "$M/bin/other").pack
+pack_of() {
+	echo "$PACKS/$(systemd-escape --path "$M/bin/$1").pack"
+}
 
-timeout 60 "$URA_TRACE" --watch "$PACKS" --window 2 --only "$M/bin/app" -v 2>"$T/daemon.log" &
+only=()
+for p in app burst launch late third; do
+	only+=(--only "$M/bin/$p")
+done
+timeout 120 "$URA_TRACE" --watch "$PACKS" --window 2 "${only[@]}" -v 2>"$T/daemon.log" &
 DAEMON=$!
 # started: its exec instance is there (slow under ASan: setting up an instance parses every event
 # format)
@@ -46,34 +66,82 @@ PID=$(pgrep -P "$DAEMON" ura-trace)
 ok "the daemon runs with its two instances" test -n "$PID" -a -d "$TRACEFS/instances/ura-$PID-exec" -a \
 	-d "$TRACEFS/instances/ura-$PID"
 
-# RUN: run the program with its data evicted, wait for the daemon's line of that run
+# PROGRAM COUNT: wait until COUNT runs of PROGRAM were learned in all
 learned_runs() {
-	grep -cF "learned '$M/bin/app'" "$T/daemon.log"
+	grep -cF "learned '$M/bin/$1'" "$T/daemon.log"
 }
-run_app() {
-	local want=$(($(learned_runs) + 1))
-	"$HELPERS/evict" "$M/data/app.dat"
-	"$M/bin/app" || return 1
-	"$M/bin/other" || return 1
-	for _ in $(seq 60); do
-		[ "$(learned_runs)" -ge "$want" ] && return 0
+wait_learned() {
+	for _ in $(seq 100); do
+		[ "$(learned_runs "$1")" -ge "$2" ] && return 0
 		sleep 0.1
 	done
-	echo "no run learned" >&2
+	echo "$(learned_runs "$1") runs of $1 learned, not $2" >&2
 	return 1
+}
+# RUN: run the program with its data evicted, wait for the daemon's line of that run
+run_app() {
+	local want=$(($(learned_runs app) + 1))
+	"$HELPERS/evict" "$M/data/app"
+	"$M/bin/app" || return 1
+	"$M/bin/other" || return 1
+	wait_learned app "$want"
 }
 ok "first run learned" run_app
 ok "second run learned" run_app
 ok "third run learned" run_app
-pack_ranges "$PACK" "$M/data/app.dat" >"$T/app.ranges" 2>&1
+pack_ranges "$(pack_of app)" "$M/data/app" >"$T/app.ranges" 2>&1
 ok "the pack holds the data file's 40 pages, demanded" sh -c '
 	pages=$(awk "\$3 == 1 { n += \$2 } END { print n + 0 }" "$1")
 	[ "$pages" -ge 40 ] || { echo "demanded pages: $pages"; cat "$1"; exit 1; } >&2' - "$T/app.ranges"
 ok "the pack merges the three runs (not the last one alone)" sh -c '
 	"$1" --json "$2" | python3 -c "import json, sys; sys.exit(json.load(sys.stdin)[\"runs\"] != 3)"' \
-	- "$URA_DUMP" "$PACK"
+	- "$URA_DUMP" "$(pack_of app)"
 ok "a program not named with --only is not learned" sh -c '
-	[ ! -e "$1" ] && ! grep -F "learned '"'"'$2" "$3"' - "$OTHER" "$M/bin/other" "$T/daemon.log"
+	[ ! -e "$1" ] && ! grep -F "learned '"'"'$2" "$3"' - "$(pack_of other)" "$M/bin/other" \
+	"$T/daemon.log"
+
+# PACK FILE RUNS: every page of FILE is in the pack, demanded, had by RUNS runs of RUNS
+all_runs_have() {
+	"$URA_DUMP" --json "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+runs = int(sys.argv[2])
+f = [f for f in d["files"] if f["path"] == sys.argv[1]]
+assert d["runs"] == runs, ("runs", d["runs"])
+assert f, "no pages of " + sys.argv[1]
+pages = sum(r["length"] // 4096 for r in f[0]["ranges"] if r["demanded"] and r["support"] == runs)
+assert pages == 40, ("pages demanded by every run", pages, f[0]["ranges"])
+' "$2" "$3"
+}
+
+pids=
+for i in $(seq 12); do
+	"$M/bin/burst" &
+	pids="$pids $!"
+done
+wait $pids
+ok "12 copies started at once: every run learned" wait_learned burst 12
+ok "each run read the whole data file" all_runs_have "$(pack_of burst)" "$M/data/burst" 12
+
+"$M/bin/launch" && "$M/bin/late" && "$M/bin/third"
+ok "back to back: the launcher's run learned" wait_learned launch 1
+ok "the late reader's run learned" wait_learned late 1
+ok "the third program's run learned" wait_learned third 1
+each_own() {
+	all_runs_have "$(pack_of launch)" "$M/data/launch" 1 &&
+		all_runs_have "$(pack_of late)" "$M/data/late1" 1 &&
+		all_runs_have "$(pack_of late)" "$M/data/late2" 1 &&
+		all_runs_have "$(pack_of third)" "$M/data/third" 1
+}
+ok "each run holds its own files" each_own
+
+# privacy: the directory and the packs are root's alone
+ok "the pack directory is 0700, the packs 0600" sh -c '
+	[ "$(stat -c %a "$1")" = 700 ] && [ -z "$(find "$1" -name "*.pack" ! -perm 600)" ]' - "$PACKS"
+ok "another user can neither list the packs nor read one" sh -c '
+	! setpriv --reuid=65534 --regid=65534 --clear-groups ls "$1" >/dev/null 2>&1 &&
+	! setpriv --reuid=65534 --regid=65534 --clear-groups cat "$2" >/dev/null 2>&1' - "$PACKS" \
+	"$(pack_of app)"
 
 kill -TERM "$PID"
 wait "$DAEMON"
