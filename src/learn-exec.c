@@ -121,6 +121,17 @@ int exec_program_of(pid_t pid, const char *filename, const struct watch_self *se
 			return (int)len;
 		script = exec_script_of(p.exe, filename, args, (size_t)len);
 	}
+	/*
+	 * A script named by argv only from root's own interpreter (a user's program
+	 * named python3 could name any program); the exec's own file name (a "#!"
+	 * script) is the kernel's.
+	 */
+	if (script && script != filename) {
+		struct watch_file interp;
+
+		if (watch_file_of(pid, "exe", &interp) < 0 || !watch_interpreter_trusted(&interp))
+			return -EPERM;
+	}
 	if (script) {
 		char cwd[PATH_MAX] = "/";
 
@@ -138,6 +149,21 @@ int exec_program_of(pid_t pid, const char *filename, const struct watch_self *se
 	}
 	if (r < 0)
 		return r;
+	/*
+	 * In another mount namespace a user may bind-mount a file of theirs over a
+	 * system path: the key is believed only when that path is, in the daemon's
+	 * mounts, the very file the process runs (a script's cannot be told).
+	 */
+	{
+		struct watch_file exe;
+
+		r = watch_file_of(pid, "exe", &exe);
+		if (r < 0)
+			return r;
+		r = watch_key_trusted(pid, &p.root, p.path, script ? NULL : &exe, NULL);
+		if (r < 0)
+			return r;
+	}
 	*ret = p;
 	return 0;
 }

@@ -483,6 +483,24 @@ static void resolve(struct watch *w, struct pending *q, char *args, size_t len)
 	}
 	if (watch_path_normalize(base, argv[k], script, sizeof(script)) < 0)
 		return;
+	/*
+	 * A key named by argv is believed only from root's own interpreter (a user's
+	 * program named python3 could name any program), and in the daemon's mounts.
+	 */
+	{
+		struct watch_file interp;
+
+		if ((!q->script && (watch_file_of(q->pid, "exe", &interp) < 0 ||
+				    !watch_interpreter_trusted(&interp))) ||
+		    watch_key_trusted(q->pid, q->root, script, NULL, sys_view_mounts(w->view)) < 0) {
+			log_debug("'%s' (pid %d): its argv names '%s', not believed (%s), skipping",
+				  q->path, q->pid, script, q->script ? "another mount namespace" :
+				  "not root's interpreter, or another mount namespace");
+			if (q->spec)
+				job_cancel(q->spec, NULL);
+			return;
+		}
+	}
 	settle(w, q, script);
 }
 
@@ -551,6 +569,16 @@ static void on_exec(const struct replay_exec_event *ev, void *userdata)
 				  r == -ESRCH ? "it exited before its root could be read" :
 				  r < 0 ? strerror(-r) : "its path is too long");
 		return;
+	}
+	/* a user's mount namespace may show any file at a system path: believe the file */
+	{
+		struct watch_file f = { .dev = ev->dev, .ino = ev->ino };
+
+		if (watch_key_trusted(ev->pid, &root, path, &f, sys_view_mounts(w->view)) < 0) {
+			log_debug("'%s' started (pid %d): not that file in the daemon's mounts (another "
+				  "mount namespace), skipping", path, ev->pid);
+			return;
+		}
 	}
 	if (ev->script) {
 		/*

@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "sys-mountinfo.h"
 #include "watch-escape.h"
 #include "watch-key.h"
 
@@ -283,4 +284,88 @@ int watch_pack_name(uint64_t root_id, const char *path, char *buf, size_t size)
 	memcpy(buf, name, n);
 	memcpy(buf + n, suffix, sizeof(suffix));
 	return (int)(n + strlen(suffix));
+}
+
+int watch_file_of(pid_t pid, const char *what, struct watch_file *ret)
+{
+	char link[64];
+	struct statx stx;
+
+	snprintf(link, sizeof(link), "/proc/%d/%s", (int)pid, what);
+	if (statx(AT_FDCWD, link, AT_STATX_DONT_SYNC, STATX_INO | STATX_UID | STATX_MODE, &stx) < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	*ret = (struct watch_file){ .dev = makedev(stx.stx_dev_major, stx.stx_dev_minor),
+				    .ino = stx.stx_ino, .uid = stx.stx_uid, .mode = stx.stx_mode };
+	return 0;
+}
+
+bool watch_interpreter_trusted(const struct watch_file *interp)
+{
+	return interp && interp->uid == 0 && !(interp->mode & (S_IWGRP | S_IWOTH));
+}
+
+/* Does process @pid see the daemon's mounts (the same mount namespace)? */
+static int same_mounts(pid_t pid)
+{
+	char link[64];
+	struct stat own, its;
+
+	snprintf(link, sizeof(link), "/proc/%d/ns/mnt", (int)pid);
+	if (stat("/proc/self/ns/mnt", &own) < 0)
+		return -errno;
+	if (stat(link, &its) < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	return own.st_dev == its.st_dev && own.st_ino == its.st_ino;
+}
+
+/* Is @path on a FUSE mount of @t (lexically: the longest mount point it is below)? */
+static bool on_fuse(const struct mount_table *t, const char *path)
+{
+	const struct mount_entry *best = NULL;
+	size_t best_len = 0;
+
+	for (size_t i = 0; i < t->count; i++) {
+		const char *mp = t->entries[i].mount_point;
+		size_t n = strlen(mp);
+
+		if (n == 1 && mp[0] == '/')
+			n = 0;
+		if (strncmp(path, mp, n) == 0 && (path[n] == '/' || path[n] == '\0') &&
+		    (!best || n >= best_len)) {
+			best = &t->entries[i];
+			best_len = n;
+		}
+	}
+	return best && strncmp(best->fstype, "fuse", 4) == 0;
+}
+
+int watch_key_trusted(pid_t pid, const struct watch_root *root, const char *path,
+		      const struct watch_file *file, const struct mount_table *mounts)
+{
+	struct mount_table own = { 0 };
+	struct statx stx;
+	int r;
+
+	if (root->id != 0)
+		return 0;
+	r = same_mounts(pid);
+	if (r != 0)
+		return r < 0 ? r : 0;
+	if (!file)
+		return -EPERM;
+	if (!mounts) {
+		r = mountinfo_read("/proc/self/mountinfo", &own);
+		if (r < 0)
+			return r;
+		mounts = &own;
+	}
+	r = on_fuse(mounts, path) ? -EPERM : 0;
+	mountinfo_free(&own);
+	if (r < 0)
+		return r;
+	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_INO, &stx) < 0)
+		return -EPERM;
+	if (makedev(stx.stx_dev_major, stx.stx_dev_minor) != file->dev || stx.stx_ino != file->ino)
+		return -EPERM;
+	return 0;
 }

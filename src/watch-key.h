@@ -99,4 +99,48 @@ bool watch_is_interpreter(const char *exe);
 #define WATCH_NAME_MAX	(NAME_MAX - 16)
 int watch_pack_name(uint64_t root_id, const char *path, char *buf, size_t size);
 
+/* The stat(2) facts of a file the key rests on. */
+struct watch_file {
+	dev_t dev;
+	ino_t ino;
+	uid_t uid;
+	mode_t mode;
+};
+
+/**
+ * watch_file_of() - the facts of the file /proc/@pid/@what leads to ("exe")
+ * Return: 0, -ESRCH (gone), -errno. Asks nothing of the file's filesystem.
+ */
+int watch_file_of(pid_t pid, const char *what, struct watch_file *ret);
+
+/**
+ * watch_interpreter_trusted() - may this interpreter's argv name the program?
+ *
+ * Only root's: owned by root and writable by no group or other. A user's own
+ * program named python3 could otherwise name any program ("~/bin/python3
+ * /usr/bin/rev") and teach, or trigger, that program's pack with its own runs.
+ */
+bool watch_interpreter_trusted(const struct watch_file *interp);
+
+struct mount_table;
+
+/**
+ * watch_key_trusted() - may the key (@root, @path) of process @pid be believed?
+ * @file: the file the key names, as the kernel opened it (fanotify's
+ *	descriptor, /proc/PID/exe), or NULL when only a path is known (a script
+ *	named by argv or by the exec's file name)
+ * @mounts: the daemon's mounts (NULL: read when needed), to keep out of FUSE
+ *
+ * A key in the daemon's own root is the daemon's own path only when the
+ * process sees the daemon's mounts. In another mount namespace (unshare -m,
+ * where any user can bind-mount a file of theirs over /usr/bin/tac) it is
+ * believed only when the path, as the daemon sees it, is the very file the
+ * process runs; a key known by its path only is not believed there. Another
+ * root's keys are that root's own ('@ID-' names) and always believed.
+ * The path is looked up only in that one case, never on a FUSE mount.
+ * Return: 0 believed, -EPERM not, other -errno.
+ */
+int watch_key_trusted(pid_t pid, const struct watch_root *root, const char *path,
+		      const struct watch_file *file, const struct mount_table *mounts);
+
 #endif

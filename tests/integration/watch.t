@@ -7,7 +7,9 @@
 # own packs, never the host's, nor the host's with theirs; hostile packs (a symlinked
 # directory, a FUSE mount that never answers) are refused without blocking; DIR removed and
 # recreated, a corrupt pack, 100 execs/s for 10 s (flat RSS and fd count); SIGTERM while a
-# replay paces itself (--lead) stops it at once and nothing is read after
+# replay paces itself (--lead) stops it at once and nothing is read after; a file bind-mounted
+# over a program in another mount namespace, and a user's program named python3, do not replay
+# that program's pack
 . "$(dirname "$0")/lib.sh"
 R="$URA_REPLAY"
 
@@ -96,7 +98,7 @@ stop_daemon() {
 	return $rc
 }
 
-plan 40
+plan 44
 mkpacks
 : >"$T/log"
 ok "the daemon starts and watches execs" start_daemon -v
@@ -124,6 +126,23 @@ ok "one replay for that start (the script, then its interpreter: one start)" \
 evict "$T/data"
 ok "a copy of the script at another path (no pack) does not" \
 	bash -c '"$1" "$2" | hardly' - "$T/other/prog" "$T/data"
+# ---- hostile users: a file bind-mounted over a program in another mount namespace, a user's
+# own program named python3 whose argv names a program; neither replays that program's pack ----
+cp "$(command -v sleep)" "$T/impostor"
+mkdir -p "$T/u"
+cp "$(command -v tail)" "$T/u/python3"
+chown 65534 "$T/u/python3"
+evict "$T/data"
+unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && exec "$2" 0.5' - \
+	"$T/impostor" "$T/bin/dyn"
+ok "another mount namespace's file at a program's path: not keyed as that program" \
+	wait_log "'$T/bin/dyn' started (pid"
+ok "... and -v says so" log_has "not that file in the daemon's mounts"
+timeout 0.5 "$T/u/python3" -f "$T/bin/dyn" >/dev/null 2>&1
+ok "a user's program named python3 naming a program: not believed" \
+	wait_log "its argv names '$T/bin/dyn', not believed"
+ok "neither read the program's data" resident_is hardly "$T/data"
+
 PY=/usr/bin/python3
 if [ -x "$PY" ]; then
 	printf 'import subprocess, sys, time\ntime.sleep(1.5)\nsys.exit(subprocess.run([sys.argv[1], "--resident", sys.argv[2]]).returncode)\n' >"$T/app.py"
