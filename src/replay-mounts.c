@@ -100,7 +100,7 @@ static int try_recorded_mount_point(struct replay_fs *fs, const struct ura_pack_
 				    const struct mount_table *t)
 {
 	int fd = open_mount_dir(pf->mount_point, t), r = 0;
-	unsigned maj, min;
+	unsigned maj = 0, min = 0;
 
 	if (fd >= 0 && dir_device(fd, t, &maj, &min) == 0 && maj == pf->major && min == pf->minor) {
 		log_debug("filesystem %u:%u: '%s' is not a directory, using '%s'",
@@ -149,7 +149,7 @@ int replay_mounts_find(const struct ura_pack *pack, const char *root, bool dry_r
 		struct replay_fs *fs = &all[i];
 		const struct mount_entry *e = NULL;
 		struct ura_pack_fs pf;
-		unsigned maj, min;
+		unsigned maj = 0, min = 0;
 		int k;
 
 		if (ura_pack_get_fs(pack, i, &pf) < 0)

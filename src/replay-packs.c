@@ -204,7 +204,7 @@ again:
 		    r.file_index >= nfiles || (!all && shared[r.file_index]))
 			continue;
 		/* sample k sits at page (2k + 1) * total / 2n of all the demanded pages */
-		for (uint64_t at; k < n && (at = ((2 * (uint64_t)k + 1) * total) / (2 * n)) <
+		for (uint64_t at; k < n && (at = ((2 * (uint64_t)k + 1) * total) / (2 * (uint64_t)n)) <
 				  cum + r.page_count; k++)
 			p->samples[k] = (struct replay_sample){ r.file_index,
 								(uint32_t)(r.first_page + (at - cum)) };

@@ -140,12 +140,13 @@ static void job_cancel(struct job *j, const char *instead)
  */
 static const char *in_root(const char *root)
 {
-	return !root ? "" : strcmp(root, "/") ? "' in root '" : "' in another mount namespace's root";
+	return !root ? "" : strcmp(root, "/") != 0 ? "' in root '" :
+	       "' in another mount namespace's root";
 }
 
 static const char *root_name(const char *root)
 {
-	return root && strcmp(root, "/") ? root : "";
+	return root && strcmp(root, "/") != 0 ? root : "";
 }
 
 static void run_job(struct watch *w, struct job *j)
@@ -609,7 +610,7 @@ int replay_watch(const struct replay_options *o)
 
 	w = calloc(1, sizeof(*w));
 	th = calloc(nworkers, sizeof(*th));
-	if (!w || !th || !(w->running = calloc(nworkers, sizeof(*w->running)))) {
+	if (!w || !th || !(w->running = calloc(nworkers, sizeof(struct job *)))) {
 		r = -ENOMEM;
 		goto out_free;
 	}
