@@ -40,6 +40,7 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True     # no bench/__pycache__ from the import below
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e  # noqa: E402  (the testbed's helpers and workloads)
 

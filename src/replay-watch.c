@@ -144,7 +144,8 @@ static void job_cancel(struct job *j, const char *instead)
  */
 static const char *in_root(const char *root)
 {
-	return !root ? "" : strcmp(root, "/") != 0 ? "' in root '" : "' in another mount namespace's root";
+	return !root ? "" : strcmp(root, "/") != 0 ? "' in root '" :
+	       "' in another mount namespace's root";
 }
 
 static const char *root_name(const char *root)
