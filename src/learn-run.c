@@ -579,7 +579,8 @@ static int merge_new(struct recs *r, size_t old)
 	struct rec *out;
 	size_t a = 0, b = old, k = 0;
 
-	qsort(r->v + old, r->n - old, sizeof(*r->v), cmp_rec);
+	if (r->n - old > 1)
+		qsort(r->v + old, r->n - old, sizeof(*r->v), cmp_rec);
 	if (old == 0 || old == r->n || cmp_rec(&r->v[old - 1], &r->v[old]) <= 0)
 		return 0;
 	out = malloc(r->n * sizeof(*out));
@@ -624,7 +625,8 @@ static int round_once(struct learner *l, bool *ret_more)
 		else
 			i++;
 	}
-	qsort(l->pexec, l->npexec, sizeof(*l->pexec), cmp_pexec);
+	if (l->npexec > 1)
+		qsort(l->pexec, l->npexec, sizeof(*l->pexec), cmp_pexec);
 	for (i = 0; i < l->recs.n; i++) {
 		const struct rec *r = &l->recs.v[i];
 
