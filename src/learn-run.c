@@ -567,9 +567,15 @@ static void close_due(struct learner *l, uint64_t now)
 			windows_free_one(&done);
 			continue;
 		}
-		if (worker_submit(l->wk, &done) < 0)
-			log_warn("not learning this run of '%s': too many runs waiting to be written",
-				 done.exe);
+		/* the worker takes the window whatever the result: its name is copied first */
+		{
+			char *exe = strdup(done.exe ? done.exe : "");
+
+			if (worker_submit(l->wk, &done) < 0)
+				log_warn("not learning this run of '%s': too many runs waiting to be "
+					 "written", exe ? exe : "?");
+			free(exe);
+		}
 	}
 }
 
