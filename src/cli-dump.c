@@ -8,6 +8,7 @@
 #include <sys/sysmacros.h>
 
 #include "cli-dump.h"
+#include "cli-errors.h"
 #include "dump-picture.h"
 #include "util.h"
 
@@ -72,14 +73,10 @@ static int parse_device(const char *s, struct dump_options *o)
 		o->model.have_dev = true;
 		return 0;
 	}
-	if (stat(s, &st) < 0) {
-		fprintf(stderr, "ura-dump: cannot look at device '%s': %s\n", s, strerror(errno));
-		return -EINVAL;
-	}
-	if (!S_ISBLK(st.st_mode)) {
-		fprintf(stderr, "ura-dump: '%s' is not a block device\n", s);
-		return -EINVAL;
-	}
+	if (stat(s, &st) < 0)
+		return cli_bad_value("--device", s, "%s", strerror(errno));
+	if (!S_ISBLK(st.st_mode))
+		return cli_bad_value("--device", s, "not a block device (nor MAJ:MIN)");
 	o->model.major = major(st.st_rdev);
 	o->model.minor = minor(st.st_rdev);
 	o->model.have_dev = true;
@@ -123,11 +120,9 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 				o->sort = DUMP_SORT_PATH;
 			else if (strcmp(optarg, "size") == 0)
 				o->sort = DUMP_SORT_SIZE;
-			else {
-				fprintf(stderr, "ura-dump: unknown sort key '%s' (access, path or size)\n",
-					optarg);
-				goto usage;
-			}
+			else
+				return cli_bad_value("--sort", optarg,
+						     "expected access, path or size");
 			break;
 		case 'S':
 			stats = 1;
@@ -140,17 +135,16 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 			break;
 		case 'D':
 			if (parse_device(optarg, o) < 0)
-				goto usage;
+				return -EINVAL;
 			break;
 		case 'R':
 		case 'M': {
 			uint64_t v;
 
-			if (parse_positive(optarg, &v) < 0) {
-				fprintf(stderr, "ura-dump: bad --%s '%s': a positive number\n",
-					c == 'R' ? "request-us" : "mbps", optarg);
-				goto usage;
-			}
+			if (parse_positive(optarg, &v) < 0)
+				return cli_bad_value(c == 'R' ? "--request-us" : "--mbps", optarg,
+						     "expected a whole number, 1 to %u",
+						     UINT32_MAX);
 			if (c == 'R')
 				o->model.request_ns = v * 1000;
 			else
@@ -170,11 +164,9 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 			o->compare = true;
 			break;
 		case OPT_ROWS:
-			if (parse_u64(optarg, &n) < 0 || n > UINT32_MAX) {
-				fprintf(stderr, "ura-dump: --rows wants a number of files, not '%s'\n",
-					optarg);
-				goto usage;
-			}
+			if (parse_u64(optarg, &n) < 0 || n > UINT32_MAX)
+				return cli_bad_value("--rows", optarg,
+						     "expected a number of files (0: all)");
 			o->rows = (size_t)n;
 			rows = 1;
 			break;
@@ -191,62 +183,40 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 			printf("ura-dump %s\n", URA_VERSION);
 			return 0;
 		default:
-			goto usage;
+			return cli_usage_hint();	/* getopt has named the bad option */
 		}
 	}
-	if (o->ra_advise && (stats || o->svg || o->html || o->compare)) {
-		fputs("ura-dump: --ra-advise goes with --json only (no --stats, --svg, --html or "
-		      "--compare)\n", stderr);
-		goto usage;
-	}
+	if (o->ra_advise && (stats || o->svg || o->html || o->compare))
+		return cli_usage_error("--ra-advise goes with --json only (no --stats, --svg, "
+				       "--html or --compare)");
 	if (!o->ra_advise && (o->model.have_dev || o->model.request_ns || o->model.bandwidth ||
-			      o->ra_log)) {
-		fputs("ura-dump: --device, --request-us, --mbps and --ra-log go with --ra-advise\n",
-		      stderr);
-		goto usage;
-	}
-	if (json && stats) {
-		fputs("ura-dump: --json and --stats exclude each other (the JSON holds the totals)\n",
-		      stderr);
-		goto usage;
-	}
-	if (o->compare && (o->svg || stats || sorted || rows || (json && o->html))) {
-		fputs("ura-dump: --compare prints text, or --json, or writes --html; no --svg, "
-		      "--stats, --sort or --rows\n", stderr);
-		goto usage;
-	}
+			      o->ra_log))
+		return cli_usage_error("--device, --request-us, --mbps and --ra-log go with "
+				       "--ra-advise");
+	if (json && stats)
+		return cli_usage_error("--json and --stats exclude each other (the JSON holds the "
+				       "totals)");
+	if (o->compare && (o->svg || stats || sorted || rows || (json && o->html)))
+		return cli_usage_error("--compare prints text, or --json, or writes --html; no "
+				       "--svg, --stats, --sort or --rows");
 	if (o->compare) {
-		if (argc - optind != 2) {
-			fputs("ura-dump: --compare needs two packs, A and B\n", stderr);
-			goto usage;
-		}
+		if (argc - optind != 2)
+			return cli_usage_error("--compare needs two packs, A and B");
 		o->format = json ? DUMP_JSON : DUMP_TEXT;
 		o->pack = argv[optind];
 		o->pack_b = argv[optind + 1];
 		return 1;
 	}
-	if ((o->svg || o->html) && (json || stats || sorted)) {
-		fputs("ura-dump: --svg and --html draw the pack in first-access order, without "
-		      "--json, --stats or --sort\n", stderr);
-		goto usage;
-	}
-	if (o->svg && o->html && strcmp(o->svg, "-") == 0 && strcmp(o->html, "-") == 0) {
-		fputs("ura-dump: --svg and --html cannot both write to standard output\n", stderr);
-		goto usage;
-	}
-	if (rows && !o->svg && !o->html) {
-		fputs("ura-dump: --rows is for the picture (--svg, --html)\n", stderr);
-		goto usage;
-	}
+	if ((o->svg || o->html) && (json || stats || sorted))
+		return cli_usage_error("--svg and --html draw the pack in first-access order, "
+				       "without --json, --stats or --sort");
+	if (o->svg && o->html && strcmp(o->svg, "-") == 0 && strcmp(o->html, "-") == 0)
+		return cli_usage_error("--svg and --html cannot both write to standard output");
+	if (rows && !o->svg && !o->html)
+		return cli_usage_error("--rows is for the picture (--svg, --html)");
 	o->format = json ? DUMP_JSON : stats ? DUMP_STATS : DUMP_TEXT;
-	if (optind != argc - 1) {
-		fputs(optind >= argc ? "ura-dump: no pack given\n" : "ura-dump: too many arguments\n",
-		      stderr);
-		goto usage;
-	}
+	if (optind != argc - 1)
+		return cli_usage_error(optind >= argc ? "no pack given" : "too many arguments");
 	o->pack = argv[optind];
 	return 1;
-usage:
-	fputs("Try 'ura-dump --help' for more information.\n", stderr);
-	return -EINVAL;
 }

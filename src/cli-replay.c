@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli-errors.h"
 #include "cli-replay.h"
 #include "util.h"
 
@@ -48,12 +49,6 @@ void replay_usage(FILE *f)
 	      " -V, --version           display version\n"
 	      "\n"
 	      "See ura-replay(8).\n", f);
-}
-
-static int bad_arg(const char *opt, const char *arg, const char *want)
-{
-	fprintf(stderr, "ura-replay: invalid %s '%s' (%s)\n", opt, arg, want);
-	return -EINVAL;
 }
 
 static int parse_ioprio(const char *s, int *ret)
@@ -164,25 +159,20 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 			o->json = true;
 			break;
 		case 'j':
-			if (parse_u64(optarg, &v) < 0 || v < 1 || v > 64) {
-				bad_arg("job count", optarg, "1 to 64");
-				goto usage;
-			}
+			if (parse_u64(optarg, &v) < 0 || v < 1 || v > 64)
+				return cli_bad_value("--jobs", optarg, "expected 1 to 64");
 			o->jobs = (unsigned)v;
 			break;
 		case 'p':
-			if (parse_ioprio(optarg, &o->ioprio) < 0) {
-				bad_arg("I/O priority", optarg, "idle, be[:0-7] or rt[:0-7]");
-				goto usage;
-			}
+			if (parse_ioprio(optarg, &o->ioprio) < 0)
+				return cli_bad_value("--ioprio", optarg,
+						     "expected idle, be[:0-7] or rt[:0-7]");
 			break;
 		case 'l':
 			if (strcmp(optarg, "none") == 0)
 				o->lead_ns = 0;
-			else if (parse_seconds(optarg, &o->lead_ns) < 0) {
-				bad_arg("lead", optarg, "seconds or none");
-				goto usage;
-			}
+			else if (parse_seconds(optarg, &o->lead_ns) < 0)
+				return cli_bad_value("--lead", optarg, "expected seconds or none");
 			break;
 		case 'i': {
 			size_t len = strlen(optarg);
@@ -206,15 +196,12 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 			} else if (parse_size(optarg, &o->inflight) == 0 && o->inflight >= 4096) {
 				break;
 			}
-			bad_arg("in-flight limit", optarg,
-				"a time such as 50ms, a size of at least 4K, or none");
-			goto usage;
+			return cli_bad_value("--inflight", optarg, "expected a time such as 50ms, "
+					     "a size of at least 4K, or none");
 		}
 		case 'r':
-			if (!*optarg) {
-				bad_arg("root", optarg, "a directory");
-				goto usage;
-			}
+			if (!*optarg)
+				return cli_bad_value("--root", optarg, "expected a directory");
 			o->root = optarg;
 			break;
 		case 's':
@@ -222,10 +209,8 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 				o->stale = REPLAY_STALE_SKIP;
 			else if (strcmp(optarg, "read") == 0)
 				o->stale = REPLAY_STALE_READ;
-			else {
-				bad_arg("stale mode", optarg, "skip or read");
-				goto usage;
-			}
+			else
+				return cli_bad_value("--stale", optarg, "expected skip or read");
 			break;
 		case 'R':
 			if (strcmp(optarg, "yes") == 0)
@@ -234,10 +219,9 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 				o->rotational = 0;
 			else if (strcmp(optarg, "auto") == 0)
 				o->rotational = -1;
-			else {
-				bad_arg("rotational", optarg, "yes, no or auto");
-				goto usage;
-			}
+			else
+				return cli_bad_value("--rotational", optarg,
+						     "expected yes, no or auto");
 			break;
 		case 'P':
 			probe_given = true;
@@ -247,42 +231,36 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 				o->probe = REPLAY_PROBE_ALWAYS;
 			else if (strcmp(optarg, "never") == 0)
 				o->probe = REPLAY_PROBE_NEVER;
-			else {
-				bad_arg("probe", optarg, "auto, always or never");
-				goto usage;
-			}
+			else
+				return cli_bad_value("--probe", optarg,
+						     "expected auto, always or never");
 			break;
 		case 'c':
-			if (parse_size(optarg, &v) < 0 || v < 4096) {
-				bad_arg("chunk size", optarg, "at least 4K");
-				goto usage;
-			}
+			if (parse_size(optarg, &v) < 0 || v < 4096)
+				return cli_bad_value("--chunk", optarg,
+						     "expected a size of at least 4K");
 			o->chunk = v;
 			break;
 		case 'm':
-			if (parse_size(optarg, &o->max_bytes) < 0) {
-				bad_arg("byte count", optarg, "a size such as 512M");
-				goto usage;
-			}
+			if (parse_size(optarg, &o->max_bytes) < 0)
+				return cli_bad_value("--max-bytes", optarg,
+						     "expected a size such as 512M");
 			break;
 		case 'M':
-			if (parse_min_available(optarg, o) < 0) {
-				bad_arg("memory floor", optarg, "a size such as 256M, or 0-100%");
-				goto usage;
-			}
+			if (parse_min_available(optarg, o) < 0)
+				return cli_bad_value("--min-available", optarg,
+						     "expected a size such as 256M, or 0-100%%");
 			break;
 		case 'C':
-			if (parse_seconds(optarg, &v) < 0 || !v) {
-				bad_arg("request cost", optarg, "seconds, such as 0.008");
-				goto usage;
-			}
+			if (parse_seconds(optarg, &v) < 0 || !v)
+				return cli_bad_value("--request-cost", optarg,
+						     "expected seconds, such as 0.008");
 			o->request_ns = v;
 			break;
 		case 'B':
-			if (parse_size(optarg, &v) < 0 || !v) {
-				bad_arg("bandwidth", optarg, "bytes per second, such as 120M");
-				goto usage;
-			}
+			if (parse_size(optarg, &v) < 0 || !v)
+				return cli_bad_value("--bandwidth", optarg,
+						     "expected bytes per second, such as 120M");
 			o->bandwidth = v;
 			break;
 		case 'F':
@@ -290,30 +268,23 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 				o->fadvise_random = true;
 			else if (strcmp(optarg, "none") == 0)
 				o->fadvise_random = false;
-			else {
-				bad_arg("advice", optarg, "random or none");
-				goto usage;
-			}
+			else
+				return cli_bad_value("--fadvise", optarg,
+						     "expected random or none");
 			break;
 		case 'S':
-			if (!*optarg) {
-				bad_arg("flag file", optarg, "a path");
-				goto usage;
-			}
+			if (!*optarg)
+				return cli_bad_value("--mark-stale", optarg, "expected a path");
 			o->mark_stale = optarg;
 			break;
 		case 'W':
-			if (!*optarg) {
-				bad_arg("pack directory", optarg, "a directory");
-				goto usage;
-			}
+			if (!*optarg)
+				return cli_bad_value("--watch", optarg, "expected a directory");
 			o->watch_dir = optarg;
 			break;
 		case 'x':
-			if (parse_u64(optarg, &v) < 0 || v < 1 || v > 64) {
-				bad_arg("replay count", optarg, "1 to 64");
-				goto usage;
-			}
+			if (parse_u64(optarg, &v) < 0 || v < 1 || v > 64)
+				return cli_bad_value("--max-replays", optarg, "expected 1 to 64");
 			o->max_replays = (unsigned)v;
 			break;
 		case 'v':
@@ -329,36 +300,24 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 			printf("ura-replay %s\n", URA_VERSION);
 			return 0;
 		default:
-			goto usage;
+			return cli_usage_hint();	/* getopt has named the bad option */
 		}
 	}
 	if (o->watch_dir) {
-		if (optind != argc) {
-			fputs("ura-replay: --watch takes no pack\n", stderr);
-			goto usage;
-		}
-		if (o->wait || o->daemon || o->json || o->mark_stale) {
-			fputs("ura-replay: --watch excludes --wait, --daemon, --json and --mark-stale\n",
-			      stderr);
-			goto usage;
-		}
+		if (optind != argc)
+			return cli_usage_error("--watch takes no pack");
+		if (o->wait || o->daemon || o->json || o->mark_stale)
+			return cli_usage_error("--watch excludes --wait, --daemon, --json and "
+					       "--mark-stale");
 		/* a probe reads the device for seconds while programs start: only when asked */
 		if (!probe_given)
 			o->probe = REPLAY_PROBE_NEVER;
 		return 1;
 	}
-	if (optind != argc - 1) {
-		fputs(optind >= argc ? "ura-replay: no pack given\n" :
-		      "ura-replay: too many arguments\n", stderr);
-		goto usage;
-	}
-	if (o->daemon && o->wait) {
-		fputs("ura-replay: --daemon and --wait exclude each other\n", stderr);
-		goto usage;
-	}
+	if (optind != argc - 1)
+		return cli_usage_error(optind >= argc ? "no pack given" : "too many arguments");
+	if (o->daemon && o->wait)
+		return cli_usage_error("--daemon and --wait exclude each other");
 	o->pack = argv[optind];
 	return 1;
-usage:
-	fputs("Try 'ura-replay --help' for more information.\n", stderr);
-	return -EINVAL;
 }

@@ -5,9 +5,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "cli-errors.h"
 #include "cli-trace.h"
 #include "merge-runs.h"
 #include "util.h"
@@ -91,10 +91,8 @@ static int seconds_arg(const char *opt, const char *arg, uint64_t *ret)
 {
 	uint64_t ns;
 
-	if (parse_seconds(arg, &ns) < 0 || ns == 0) {
-		fprintf(stderr, "ura-trace: invalid %s '%s': expected seconds > 0\n", opt, arg);
-		return -EINVAL;
-	}
+	if (parse_seconds(arg, &ns) < 0 || ns == 0)
+		return cli_bad_value(opt, arg, "expected seconds > 0");
 	*ret = ns;
 	return 0;
 }
@@ -165,9 +163,9 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 				break;
 			}
 			if (parse_u64(optarg, &v) < 0 || v < RA_KB_MIN || v > RA_KB_MAX) {
-				fprintf(stderr, "ura-trace: invalid --read-ahead-kb '%s': expected "
-					"'keep' or %u to %u\n", optarg, (unsigned)RA_KB_MIN,
-					(unsigned)RA_KB_MAX);
+				cli_bad_value("--read-ahead-kb", optarg,
+					      "expected 'keep' or %u to %u", (unsigned)RA_KB_MIN,
+					      (unsigned)RA_KB_MAX);
 				goto usage;
 			}
 			o->read_ahead_kb = (unsigned)v;
@@ -186,8 +184,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 			else if (strcmp(optarg, "add") == 0)
 				o->events = TRACE_EVENTS_ADD;
 			else {
-				fprintf(stderr, "ura-trace: invalid --events '%s' (all, access or add)\n",
-					optarg);
+				cli_bad_value("--events", optarg, "expected all, access or add");
 				goto usage;
 			}
 			break;
@@ -202,14 +199,14 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 			else if (strcmp(optarg, "never") == 0)
 				o->probe = -1;
 			else {
-				fprintf(stderr, "ura-trace: invalid --probe '%s' (auto, always or never)\n",
-					optarg);
+				cli_bad_value("--probe", optarg, "expected auto, always or never");
 				goto usage;
 			}
 			break;
 		case 'b':
 			if (parse_size(optarg, &v) < 0 || v < 4096 || v / 1024 > UINT_MAX) {
-				fprintf(stderr, "ura-trace: invalid --buffer-size '%s'\n", optarg);
+				cli_bad_value("--buffer-size", optarg,
+					      "expected a size of at least 4K (K, M, G suffixes)");
 				goto usage;
 			}
 			o->buffer_kb = (unsigned)(v / 1024);
@@ -232,14 +229,13 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 			const char **only = realloc(o->only, (o->nonly + 1) * sizeof(*only));
 
 			if (!only) {
-				fputs("ura-trace: out of memory\n", stderr);
+				cli_usage_error("out of memory");
 				goto usage;
 			}
 			o->only = only;
 			o->only[o->nonly++] = optarg;
 			if (optarg[0] != '/') {
-				fprintf(stderr, "ura-trace: --only '%s' must be an absolute path\n",
-					optarg);
+				cli_bad_value("--only", optarg, "expected an absolute path");
 				goto usage;
 			}
 			break;
@@ -250,16 +246,15 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 			o->min_confidence = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(o->min_confidence > 0 &&
 								 o->min_confidence <= 1)) {
-				fprintf(stderr, "ura-trace: invalid --min-confidence '%s': expected a "
-					"fraction of the runs, more than 0 and at most 1\n", optarg);
+				cli_bad_value("--min-confidence", optarg, "expected a fraction "
+					      "of the runs, more than 0 and at most 1");
 				goto usage;
 			}
 			break;
 		case 'k':
 			merge_opts = true;
 			if (parse_u64(optarg, &v) < 0 || v < 1 || v > 64) {
-				fprintf(stderr, "ura-trace: invalid --keep-runs '%s': expected 1 to 64\n",
-					optarg);
+				cli_bad_value("--keep-runs", optarg, "expected 1 to 64");
 				goto usage;
 			}
 			o->keep_runs = (unsigned)v;
@@ -277,6 +272,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 			printf("ura-trace %s\n", URA_VERSION);
 			return 0;
 		default:
+			cli_usage_hint();	/* getopt has named the bad option */
 			goto usage;
 		}
 	}
@@ -286,13 +282,14 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 	if (o->watch_dir) {
 		/* learning: a daemon of its own, with the options that make sense always on */
 		if (o->pack || o->argv || o->merge || live_opts || o->json) {
-			fputs("ura-trace: --watch takes no --pack, COMMAND, --merge, --system, "
-			      "--input, --duration, --until-idle, --cold, --read-ahead-kb, --root, "
-			      "--buffer-size, --events, --no-access-log, --json or --probe\n", stderr);
+			cli_usage_error("--watch takes no --pack, COMMAND, --merge, --system, "
+					"--input, --duration, --until-idle, --cold, "
+					"--read-ahead-kb, --root, --buffer-size, --events, "
+					"--no-access-log, --json or --probe");
 			goto usage;
 		}
 		if (!o->watch_dir[0]) {
-			fputs("ura-trace: empty file name\n", stderr);
+			cli_bad_value("--watch", o->watch_dir, "expected a directory");
 			goto usage;
 		}
 		if (!window_given)
@@ -300,63 +297,65 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		return 1;
 	}
 	if (window_given || o->nonly) {
-		fputs("ura-trace: --window and --only need --watch\n", stderr);
+		cli_usage_error("--window and --only need --watch");
 		goto usage;
 	}
 	if (!o->pack) {
-		fputs("ura-trace: no pack given (--pack FILE)\n", stderr);
+		cli_usage_error("no pack given (--pack FILE)");
 		goto usage;
 	}
-	if (!o->pack[0] || (o->root && !o->root[0])) {
-		fputs("ura-trace: empty file name\n", stderr);
+	if (!o->pack[0]) {
+		cli_bad_value("--pack", o->pack, "expected a file name");
+		goto usage;
+	}
+	if (o->root && !o->root[0]) {
+		cli_bad_value("--root", o->root, "expected an absolute path");
 		goto usage;
 	}
 	if (o->merge) {
 		if (live_opts) {
-			fputs("ura-trace: --merge takes only --pack, --min-confidence, --keep-runs "
-			      "and the packs to merge\n", stderr);
+			cli_usage_error("--merge takes only --pack, --min-confidence, "
+					"--keep-runs and the packs to merge");
 			goto usage;
 		}
 		if (!o->argv) {
-			fputs("ura-trace: nothing to merge: give the packs after the options\n",
-			      stderr);
+			cli_usage_error("nothing to merge: give the packs after the options");
 			goto usage;
 		}
 		for (char **a = o->argv; *a; a++)
 			if (!**a) {
-				fputs("ura-trace: empty file name\n", stderr);
+				cli_usage_error("empty file name among the packs to merge");
 				goto usage;
 			}
 		return 1;
 	}
 	if (merge_opts) {
-		fputs("ura-trace: --min-confidence and --keep-runs need --merge or --watch\n", stderr);
+		cli_usage_error("--min-confidence and --keep-runs need --merge or --watch");
 		goto usage;
 	}
 	if ((o->argv != NULL) + o->system + (o->input != NULL) != 1) {
-		fputs(o->argv || o->system || o->input ?
-		      "ura-trace: give only one of COMMAND, --system and --input\n" :
-		      "ura-trace: nothing to trace: give a COMMAND, --system or --input\n", stderr);
+		cli_usage_error(o->argv || o->system || o->input ?
+				"give only one of COMMAND, --system and --input" :
+				"nothing to trace: give a COMMAND, --system or --input");
 		goto usage;
 	}
 	if ((o->duration_ns || o->until_idle_ns) && !o->system) {
-		fputs("ura-trace: --duration and --until-idle need --system\n", stderr);
+		cli_usage_error("--duration and --until-idle need --system");
 		goto usage;
 	}
 	if (o->input && (o->cold || o->read_ahead_kb || o->buffer_kb)) {
-		fputs("ura-trace: --cold, --read-ahead-kb and --buffer-size need a live trace, "
-		      "not --input\n", stderr);
+		cli_usage_error("--cold, --read-ahead-kb and --buffer-size need a live trace, not "
+				"--input");
 		goto usage;
 	}
 	if (o->cold && !ra_given)
 		o->read_ahead_kb = RA_KB_COLD;
 	if (o->root && o->root[0] != '/') {
-		fprintf(stderr, "ura-trace: --root '%s' must be an absolute path\n", o->root);
+		cli_bad_value("--root", o->root, "expected an absolute path");
 		goto usage;
 	}
 	return 1;
 usage:
-	trace_options_free(o);
-	fputs("Try 'ura-trace --help' for more information.\n", stderr);
+	trace_options_free(o);		/* what was wrong, and the hint, are said */
 	return -EINVAL;
 }

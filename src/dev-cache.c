@@ -44,6 +44,12 @@ int devcache_key(unsigned major, unsigned minor, char *buf, size_t size)
 	r = blockdev_identity(major, minor, buf, size);
 	if (r < 0)
 		return r;
+	/* what the probe measures: models of older probes (no mixed stream) are measured again */
+	{
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, size - n, " probe=2");
+	}
 	cgroup_read_limits(major, minor, buf, size);
 	if (blockdev_disk(major, minor, &dmaj, &dmin) == 0 && (dmaj != major || dmin != minor))
 		cgroup_read_limits(dmaj, dmin, buf, size);

@@ -77,6 +77,44 @@ uint64_t devmodel_bandwidth(const struct devmodel *m)
 	return (uint64_t)((unsigned __int128)m->size[m->n - 1] * 1000000000u / m->ns[m->n - 1]);
 }
 
+uint64_t devmodel_total(const struct devmodel *m, uint64_t bytes, uint64_t reads,
+			uint64_t sum_ns)
+{
+	unsigned __int128 b, r;
+
+	if (m->combine != DEVMODEL_BUDGETS || !m->bps || !m->iops)
+		return sum_ns;
+	b = (unsigned __int128)bytes * 1000000000u / m->bps;
+	r = (unsigned __int128)reads * 1000000000u / m->iops;
+	if (r > b)
+		b = r;
+	return b > UINT64_MAX / 4 ? UINT64_MAX / 4 : (uint64_t)b;
+}
+
+void devmodel_classify(struct devmodel *m, uint64_t small, uint64_t small_ns, uint64_t large,
+		       uint64_t large_ns, unsigned per_large, uint64_t mixed_ns)
+{
+	double add, bud, by_bytes, by_reads, bps, iops;
+
+	m->combine = DEVMODEL_ADDITIVE;
+	m->bps = m->iops = 0;
+	if (!small || !small_ns || !large_ns || large <= small || !per_large || !mixed_ns)
+		return;
+	bps = (double)large * 1e9 / (double)large_ns;
+	iops = 1e9 / (double)small_ns;
+	add = (double)per_large * (double)small_ns + (double)large_ns;
+	by_bytes = ((double)per_large * (double)small + (double)large) / bps * 1e9;
+	by_reads = (double)(per_large + 1) / iops * 1e9;
+	bud = by_bytes > by_reads ? by_bytes : by_reads;
+	if (add < 1.2 * bud)
+		return;		/* one budget binds either way: the models agree */
+	if ((double)mixed_ns >= (add + bud) / 2)
+		return;
+	m->combine = DEVMODEL_BUDGETS;
+	m->bps = (uint64_t)bps ? (uint64_t)bps : 1;
+	m->iops = (uint64_t)iops ? (uint64_t)iops : 1;
+}
+
 bool devmodel_valid(const struct devmodel *m)
 {
 	if (m->n < 2 || m->n > DEVMODEL_MAX_POINTS)
@@ -113,6 +151,8 @@ int devmodel_write(FILE *f, const struct devmodel *m)
 	fprintf(f, "rotational %d\n", m->rotational ? 1 : 0);
 	for (unsigned i = 0; i < m->n; i++)
 		fprintf(f, "point %" PRIu64 " %" PRIu64 "\n", m->size[i], m->ns[i]);
+	if (m->combine == DEVMODEL_BUDGETS)
+		fprintf(f, "budgets %" PRIu64 " %" PRIu64 "\n", m->bps, m->iops);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -144,6 +184,11 @@ int devmodel_parse(const char *text, struct devmodel *ret)
 		if (sscanf(line, "rotational %d%n", &rot, &end) == 1 && !line[end] &&
 		    (rot == 0 || rot == 1)) {
 			m.rotational = rot;
+		} else if (sscanf(line, "budgets %llu %llu%n", &a, &b, &end) == 2 && !line[end] &&
+			   a && b && a <= (1ull << 50) && b <= 100000000ull) {
+			m.combine = DEVMODEL_BUDGETS;
+			m.bps = a;
+			m.iops = b;
 		} else if (sscanf(line, "point %llu %llu%n", &a, &b, &end) == 2 && !line[end]) {
 			if (m.n == DEVMODEL_MAX_POINTS)
 				return -EBADMSG;

@@ -20,6 +20,21 @@ enum devmodel_source {
 };
 
 /*
+ * How the costs of several reads combine (ura-replay(8), DEVICE MODEL).
+ * ADDITIVE: a replay's device time is the sum of its reads' costs (a disk or a
+ * flash chip; the parallelism the probe finds at its queue depth is folded into
+ * each point). BUDGETS: bytes and requests are granted from two separate
+ * budgets, @bps and @iops (a blk-throttle or io.max limit, a cloud volume sold
+ * with a throughput cap and an IOPS cap), so a replay takes the larger of all
+ * its bytes over @bps and all its reads over @iops: while bytes bind a small
+ * read costs nothing more, and reading a hole to save a read is a loss.
+ */
+enum devmodel_combine {
+	DEVMODEL_ADDITIVE,
+	DEVMODEL_BUDGETS,
+};
+
+/*
  * The cost of a read of @size[i] bytes is @ns[i] of device time, measured with
  * the device kept busy (reads in flight together), so that it is the time one
  * more such read adds to a replay. Between points the cost is interpolated;
@@ -31,6 +46,8 @@ struct devmodel {
 	uint64_t ns[DEVMODEL_MAX_POINTS];
 	bool rotational;		/* a random read costs far more than a sequential one */
 	enum devmodel_source source;
+	enum devmodel_combine combine;
+	uint64_t bps, iops;		/* BUDGETS: bytes and reads per second granted */
 };
 
 /* The figures a sysfs guess or --request-cost / --bandwidth give, as a model. */
@@ -58,6 +75,27 @@ uint64_t devmodel_request_ns(const struct devmodel *m);
 uint64_t devmodel_bandwidth(const struct devmodel *m);
 
 /**
+ * devmodel_total() - device time of @reads reads of @bytes in all, whose costs
+ * one by one sum to @sum_ns: @sum_ns when costs add up, else the larger budget
+ */
+uint64_t devmodel_total(const struct devmodel *m, uint64_t bytes, uint64_t reads,
+			uint64_t sum_ns);
+
+/*
+ * devmodel_classify() - additive or two budgets, from what the probe measured:
+ * @small_ns and @large_ns the cost of one read of @small and @large bytes in
+ * streams of one size, @mixed_ns the cost of a group of @per_large small reads
+ * and one large read in a mixed stream. Costs that add up predict @per_large
+ * small plus one large; two budgets predict the larger of the group's bytes at
+ * the large reads' rate and its reads at the small reads' rate. The nearer
+ * prediction wins; where the two predictions are within 20% of each other
+ * (one budget binds whatever the mix) the model stays additive. Sets @m's
+ * combine, bps and iops.
+ */
+void devmodel_classify(struct devmodel *m, uint64_t small, uint64_t small_ns, uint64_t large,
+		       uint64_t large_ns, unsigned per_large, uint64_t mixed_ns);
+
+/**
  * devmodel_valid() - points in increasing size (at most 1 TiB), with costs that
  * never fall (at most two hours), at least two and at most DEVMODEL_MAX_POINTS
  */
@@ -65,7 +103,10 @@ bool devmodel_valid(const struct devmodel *m);
 
 const char *devmodel_source_name(enum devmodel_source s);
 
-/* The text form of the device cache: "rotational 0|1" and "point SIZE NS" lines. */
+/*
+ * The text form of the device cache: "rotational 0|1", "point SIZE NS" lines,
+ * and "budgets BPS IOPS" for a two-budget device.
+ */
 int devmodel_write(FILE *f, const struct devmodel *m);
 
 /**

@@ -15,6 +15,7 @@
 #define MAX_DEPTH	16u
 #define MAX_SAMPLES	65536u
 #define PAUSE_NS	250000000L	/* between sizes: a throttle's slice ends */
+#define MIX_MAX_PER_LARGE 256u		/* the mixed stream: at most so many 4 KiB reads a 1 MiB one */
 
 static const uint64_t probe_sizes[] = { 4u << 10, 16u << 10, 64u << 10, 256u << 10,
 					1u << 20, 4u << 20 };
@@ -35,6 +36,8 @@ struct run {
 	uint64_t rsize;		/* bytes per read */
 	uint64_t span;		/* reads fall in [0, span) */
 	bool sequential;	/* one thread, consecutive reads */
+	unsigned per_large;	/* mixed: every (per_large + 1)th read is of @large bytes */
+	uint64_t large;
 	bool stop;		/* atomic */
 	bool failed;		/* atomic */
 	uint64_t from;		/* completions before this are not kept (the warm-up) */
@@ -56,24 +59,28 @@ static uint64_t xorshift(uint64_t *s)
 static void *reader(void *arg)
 {
 	struct run *r = arg;
-	uint64_t slots = r->span / r->rsize, seed, next;
+	uint64_t slots = r->span / r->rsize, seed, next, len = r->rsize;
+	uint64_t most = r->per_large && r->large > r->rsize ? r->large : r->rsize;
+	unsigned nth = 0;
 	void *buf = NULL;
 
 	seed = __atomic_add_fetch(&r->seed, 0x9e3779b97f4a7c15ull, __ATOMIC_RELAXED) | 1;
+	/* each thread starts at another place in the mix */
+	nth = r->per_large ? (unsigned)(seed % (r->per_large + 1)) : 0;
 	next = (xorshift(&seed) % slots) * r->rsize;
-	if (posix_memalign(&buf, ALIGN, (size_t)r->rsize) != 0) {
+	if (posix_memalign(&buf, ALIGN, (size_t)most) != 0) {
 		__atomic_store_n(&r->failed, true, __ATOMIC_RELAXED);
 		return NULL;
 	}
 	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		uint64_t off = next;
-		ssize_t n = pread(r->fd, buf, (size_t)r->rsize, (off_t)off);
+		ssize_t n = pread(r->fd, buf, (size_t)len, (off_t)off);
 		uint64_t t;
 		unsigned k;
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n != (ssize_t)r->rsize) {
+		if (n != (ssize_t)len) {
 			__atomic_store_n(&r->failed, true, __ATOMIC_RELAXED);
 			break;
 		}
@@ -83,10 +90,16 @@ static void *reader(void *arg)
 			if (k < MAX_SAMPLES)
 				__atomic_store_n(&r->done[k], t, __ATOMIC_RELEASE);
 		}
-		if (r->sequential)
+		if (r->per_large && ++nth % (r->per_large + 1) == 0) {
+			len = r->large;
+			next = (xorshift(&seed) % (r->span / r->large)) * r->large;
+		} else if (r->sequential) {
+			len = r->rsize;
 			next = off + r->rsize < r->span ? off + r->rsize : 0;
-		else
+		} else {
+			len = r->rsize;
 			next = (xorshift(&seed) % slots) * r->rsize;
+		}
 	}
 	free(buf);
 	return NULL;
@@ -114,11 +127,17 @@ static unsigned steady(const struct run *r, uint64_t *ret_ns)
 	return cnt;
 }
 
-/* Time reads of @rsize bytes; 0 with *ret_ns, or -errno. */
+/*
+ * Time reads of @rsize bytes (with @per_large, a stream where every
+ * (@per_large + 1)th read is of @large bytes); 0 with *ret_ns the cost of one
+ * read in the stream, or -errno.
+ */
 static int time_reads(int fd, uint64_t dev_size, uint64_t rsize, bool sequential,
-		      const struct devprobe_opts *o, uint64_t *ret_ns)
+		      unsigned per_large, uint64_t large, const struct devprobe_opts *o,
+		      uint64_t *ret_ns)
 {
-	struct run r = { .fd = fd, .rsize = rsize, .sequential = sequential };
+	struct run r = { .fd = fd, .rsize = rsize, .sequential = sequential,
+			 .per_large = per_large, .large = large };
 	unsigned depth = sequential ? 1 : o->depth, started = 0, cnt = 0;
 	pthread_t th[MAX_DEPTH];
 	uint64_t t0, cost = 0;
@@ -169,6 +188,24 @@ static int time_reads(int fd, uint64_t dev_size, uint64_t rsize, bool sequential
 	return 0;
 }
 
+/*
+ * How many small reads to mix with each large one: as many as spend the reads
+ * budget as fast as the large read spends the bytes budget, were there two
+ * (@small_ns is a read's price there, less the bytes it also spends), so that
+ * two budgets make the mix cost about what its large reads cost, and costs
+ * that add up make it cost about twice that.
+ */
+static uint64_t mix_per_large(uint64_t small, uint64_t small_ns, uint64_t large,
+			      uint64_t large_ns)
+{
+	uint64_t bytes_ns = (uint64_t)((unsigned __int128)large_ns * small / large), per;
+
+	if (small_ns <= bytes_ns || large_ns <= small_ns)
+		return MIX_MAX_PER_LARGE;	/* small reads cost their bytes only */
+	per = (large_ns - small_ns) / (small_ns - bytes_ns);
+	return per < 1 ? 1 : per > MIX_MAX_PER_LARGE ? MIX_MAX_PER_LARGE : per;
+}
+
 int devprobe_measure(int fd, uint64_t size, const struct devprobe_opts *o, struct devmodel *ret)
 {
 	struct devprobe_opts def;
@@ -197,7 +234,7 @@ int devprobe_measure(int fd, uint64_t size, const struct devprobe_opts *o, struc
 		 */
 		if (i)
 			nanosleep(&(struct timespec){ 0, PAUSE_NS }, NULL);
-		r = time_reads(fd, size, probe_sizes[i], false, o, &ns);
+		r = time_reads(fd, size, probe_sizes[i], false, 0, 0, o, &ns);
 		if (r < 0) {
 			if (m.n >= 2 && r == -ETIMEDOUT)
 				break;		/* a very slow device: the points so far */
@@ -210,8 +247,28 @@ int devprobe_measure(int fd, uint64_t size, const struct devprobe_opts *o, struc
 		m.ns[m.n++] = ns;
 	}
 	/* seeks: random small reads far dearer than sequential ones */
-	if (time_reads(fd, size, probe_sizes[0], true, o, &seq) == 0)
+	if (time_reads(fd, size, probe_sizes[0], true, 0, 0, o, &seq) == 0)
 		m.rotational = m.ns[0] > 8 * seq;
+	/*
+	 * How costs combine: small and large reads mixed, against the same reads in
+	 * streams of one size. Costs that add up make the mix as dear as its parts;
+	 * two budgets let the small reads ride on the bytes budget (devmodel_classify()).
+	 */
+	if (m.n >= 5 && probe_sizes[4] * 16 <= size) {
+		struct devprobe_opts mo = *o;
+		uint64_t mixed = 0, per;
+
+		per = mix_per_large(m.size[0], m.ns[0], m.size[4], m.ns[4]);
+		/* whole groups, several of them, or the mix is measured by its phases */
+		mo.min_count = (unsigned)(8 * (per + 1));
+		if (mo.max_ns < 2 * o->max_ns)
+			mo.max_ns = 2 * o->max_ns;
+		nanosleep(&(struct timespec){ 0, PAUSE_NS }, NULL);
+		if (time_reads(fd, size, probe_sizes[0], false, (unsigned)per, probe_sizes[4], &mo,
+			       &mixed) == 0)
+			devmodel_classify(&m, m.size[0], m.ns[0], m.size[4], m.ns[4], (unsigned)per,
+					  mixed * (per + 1));
+	}
 	if (!devmodel_valid(&m))
 		return -EIO;
 	*ret = m;

@@ -13,6 +13,7 @@
 #include "dump-compare.h"
 #include "dump-text.h"
 #include "merge-runs.h"
+#include "util-json.h"
 #include "util.h"
 
 /* One side's pages (or metadata bytes) of an entry: sorted, disjoint [first, end) spans. */
@@ -498,65 +499,82 @@ static void text(FILE *f, const struct compare *c, const char *name_a, const cha
 			text_line(f, &c->metadata[i], true);
 }
 
-static void json_entry(FILE *f, const struct compare_entry *e, bool metadata, bool first)
+static void json_entry(struct json *j, const struct compare_entry *e, bool metadata)
 {
-	fprintf(f, "%s\n    {", first ? "" : ",");
+	json_object_begin(j, JSON_INLINE);
 	if (!metadata) {
 		char *path = path_join(e->mount_point, e->path);
 
-		fputs("\"path\": ", f);
-		json_string(f, path ? path : e->path);
+		json_key_string(j, "path", path ? path : e->path);
 		free(path);
 	} else {
-		fputs("\"filesystem\": ", f);
 		if (e->mount_point)
-			json_string(f, e->mount_point);
+			json_key_string(j, "filesystem", e->mount_point);
 		else
-			fputs("null", f);
-		fprintf(f, ", \"device\": \"%u:%u\"", e->major, e->minor);
+			json_key_null(j, "filesystem");
+		json_key(j, "device");
+		json_stringf(j, "%u:%u", e->major, e->minor);
 	}
-	fprintf(f, ", \"status\": \"%s\", \"a_bytes\": %" PRIu64 ", \"b_bytes\": %" PRIu64
-		", \"added_bytes\": %" PRIu64 ", \"lost_bytes\": %" PRIu64,
-		compare_status_name(e->status), e->a_bytes, e->b_bytes, e->added_bytes, e->lost_bytes);
-	if (!metadata)
-		fprintf(f, ", \"a_demanded_bytes\": %" PRIu64 ", \"b_demanded_bytes\": %" PRIu64,
-			e->a_demanded_bytes, e->b_demanded_bytes);
-	fputc('}', f);
+	json_key_string(j, "status", compare_status_name(e->status));
+	json_key_u64(j, "a_bytes", e->a_bytes);
+	json_key_u64(j, "b_bytes", e->b_bytes);
+	json_key_u64(j, "added_bytes", e->added_bytes);
+	json_key_u64(j, "lost_bytes", e->lost_bytes);
+	if (!metadata) {
+		json_key_u64(j, "a_demanded_bytes", e->a_demanded_bytes);
+		json_key_u64(j, "b_demanded_bytes", e->b_demanded_bytes);
+	}
+	json_object_end(j);
 }
 
-static void json(FILE *f, const struct compare *c, const char *name_a, const char *name_b)
+static int json(FILE *f, const struct compare *c, const char *name_a, const char *name_b)
 {
 	const struct compare_totals *t = &c->t;
+	struct json j;
 
-	fputs("{\n  \"a\": ", f);
-	json_string(f, name_a);
-	fputs(",\n  \"b\": ", f);
-	json_string(f, name_b);
-	fprintf(f, ",\n  \"totals\": {\"files_a\": %" PRIu64 ", \"files_b\": %" PRIu64
-		", \"added_files\": %" PRIu64 ", \"lost_files\": %" PRIu64
-		", \"changed_files\": %" PRIu64 ", \"replaced_files\": %" PRIu64
-		", \"same_files\": %" PRIu64 ",\n             \"bytes_a\": %" PRIu64
-		", \"bytes_b\": %" PRIu64 ", \"added_bytes\": %" PRIu64 ", \"lost_bytes\": %" PRIu64
-		",\n             \"metadata_bytes_a\": %" PRIu64 ", \"metadata_bytes_b\": %" PRIu64
-		", \"metadata_added_bytes\": %" PRIu64 ", \"metadata_lost_bytes\": %" PRIu64 "},\n",
-		t->files_a, t->files_b, t->added, t->lost, t->changed, t->replaced, t->same,
-		t->bytes_a, t->bytes_b, t->added_bytes, t->lost_bytes, t->metadata_bytes_a,
-		t->metadata_bytes_b, t->metadata_added_bytes, t->metadata_lost_bytes);
-	fputs("  \"files\": [", f);
+	json_begin(&j, f, JSON_SPACED);
+	json_object_begin(&j, JSON_LINES);
+	json_key_string(&j, "a", name_a);
+	json_key_string(&j, "b", name_b);
+	json_key(&j, "totals");
+	json_object_begin(&j, JSON_INLINE);	/* three lines: files, data, metadata */
+	json_key_u64(&j, "files_a", t->files_a);
+	json_key_u64(&j, "files_b", t->files_b);
+	json_key_u64(&j, "added_files", t->added);
+	json_key_u64(&j, "lost_files", t->lost);
+	json_key_u64(&j, "changed_files", t->changed);
+	json_key_u64(&j, "replaced_files", t->replaced);
+	json_key_u64(&j, "same_files", t->same);
+	json_wrap(&j);
+	json_key_u64(&j, "bytes_a", t->bytes_a);
+	json_key_u64(&j, "bytes_b", t->bytes_b);
+	json_key_u64(&j, "added_bytes", t->added_bytes);
+	json_key_u64(&j, "lost_bytes", t->lost_bytes);
+	json_wrap(&j);
+	json_key_u64(&j, "metadata_bytes_a", t->metadata_bytes_a);
+	json_key_u64(&j, "metadata_bytes_b", t->metadata_bytes_b);
+	json_key_u64(&j, "metadata_added_bytes", t->metadata_added_bytes);
+	json_key_u64(&j, "metadata_lost_bytes", t->metadata_lost_bytes);
+	json_object_end(&j);
+	json_key(&j, "files");
+	json_array_begin(&j, JSON_LINES);
 	for (size_t i = 0; i < c->nfiles; i++)
-		json_entry(f, &c->files[i], false, i == 0);
-	fputs("\n  ],\n  \"metadata\": [", f);
+		json_entry(&j, &c->files[i], false);
+	json_array_end(&j);
+	json_key(&j, "metadata");
+	json_array_begin(&j, JSON_LINES);
 	for (size_t i = 0; i < c->nmetadata; i++)
-		json_entry(f, &c->metadata[i], true, i == 0);
-	fputs("\n  ]\n}\n", f);
+		json_entry(&j, &c->metadata[i], true);
+	json_array_end(&j);
+	json_object_end(&j);
+	return json_end(&j);
 }
 
 int compare_print(FILE *f, const struct compare *c, const char *name_a, const char *name_b,
 		  bool as_json)
 {
 	if (as_json)
-		json(f, c, name_a, name_b);
-	else
-		text(f, c, name_a, name_b);
+		return json(f, c, name_a, name_b);
+	text(f, c, name_a, name_b);
 	return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
 }

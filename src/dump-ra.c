@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "dump-ra.h"
+#include "util-json.h"
 #include "util.h"
 
 static double pct(uint64_t part, uint64_t whole)
@@ -110,54 +111,81 @@ static void text(FILE *f, const struct ura_pack *pack, const char *name,
 	}
 }
 
-static void json_counts_array(FILE *f, const char *key, const struct ra_advice *a, size_t file,
-			      size_t field)
+/* A count per candidate window of one file: "requests", "pages_read" or "unused" */
+static void json_counts_array(struct json *j, const char *key, const struct ra_advice *a,
+			      size_t file, size_t field)
 {
-	fprintf(f, ", \"%s\": [", key);
+	json_key(j, key);
+	json_array_begin(j, JSON_INLINE);
 	for (size_t w = 0; w < a->n; w++) {
 		const struct ra_counts *c = &a->per_file[file * a->n + w];
-		uint64_t v = field == 0 ? c->requests : field == 1 ? c->pages_read : c->unused;
 
-		fprintf(f, "%s%" PRIu64, w ? ", " : "", v);
+		json_u64(j, field == 0 ? c->requests : field == 1 ? c->pages_read : c->unused);
 	}
-	fputc(']', f);
+	json_array_end(j);
 }
 
-static void json(FILE *f, const struct ura_pack *pack, const struct ra_advice *a,
-		 const struct ra_device *dev)
+static int json(FILE *f, const struct ura_pack *pack, const struct ra_advice *a,
+		const struct ra_device *dev)
 {
-	fputs("{\n  \"filesystem\": {\"mount_point\": ", f);
-	json_string(f, a->fs.mount_point);
-	fprintf(f, ", \"dev\": \"%u:%u\"},\n  \"device\": {\"name\": ", a->fs.major, a->fs.minor);
-	json_string(f, dev->name);
-	fprintf(f, ", \"dev\": \"%u:%u\", \"model\": \"%s\", \"request_us\": %.1f, \"mbps\": %.1f},\n",
-		dev->major, dev->minor, devmodel_source_name(dev->model.source),
-		(double)devmodel_request_ns(&dev->model) / 1e3,
-		(double)devmodel_bandwidth(&dev->model) / 1e6);
-	fprintf(f, "  \"accesses\": %zu,\n  \"truncated\": %s,\n", ura_pack_access_count(pack),
-		a->truncated ? "true" : "false");
-	fprintf(f, "  \"trace_kb\": %" PRIu32 ",\n  \"recommended_kb\": %" PRIu32
-		",\n  \"copt_kb\": %" PRIu32 ",\n  \"trust\": \"%s\",\n", a->trace_kb,
-		a->row[a->recommended].window_kb, a->row[a->copt].window_kb,
-		measured(&dev->model) ? "time" : "guess");
-	fprintf(f, "  \"trace_added_pages\": %" PRIu64 ",\n  \"metadata\": {\"requests\": %" PRIu64
-		", \"pages\": %" PRIu64 ", \"time_ns\": %" PRIu64 "},\n", a->trace_added_pages,
-		a->meta.requests, a->meta.pages_read, a->meta.io_ns);
-	fputs("  \"windows\": [", f);
+	struct json j;
+
+	json_begin(&j, f, JSON_SPACED);
+	json_object_begin(&j, JSON_LINES);
+	json_key(&j, "filesystem");
+	json_object_begin(&j, JSON_INLINE);
+	json_key_string(&j, "mount_point", a->fs.mount_point);
+	json_key(&j, "dev");
+	json_stringf(&j, "%u:%u", a->fs.major, a->fs.minor);
+	json_object_end(&j);
+	json_key(&j, "device");
+	json_object_begin(&j, JSON_INLINE);
+	json_key_string(&j, "name", dev->name);
+	json_key(&j, "dev");
+	json_stringf(&j, "%u:%u", dev->major, dev->minor);
+	json_key_string(&j, "model", devmodel_source_name(dev->model.source));
+	json_key_double(&j, "request_us", (double)devmodel_request_ns(&dev->model) / 1e3, 1);
+	json_key_double(&j, "mbps", (double)devmodel_bandwidth(&dev->model) / 1e6, 1);
+	json_object_end(&j);
+	json_key_u64(&j, "accesses", ura_pack_access_count(pack));
+	json_key_bool(&j, "truncated", a->truncated);
+	json_key_u64(&j, "trace_kb", a->trace_kb);
+	json_key_u64(&j, "recommended_kb", a->row[a->recommended].window_kb);
+	json_key_u64(&j, "copt_kb", a->row[a->copt].window_kb);
+	json_key_string(&j, "trust", measured(&dev->model) ? "time" : "guess");
+	json_key_u64(&j, "trace_added_pages", a->trace_added_pages);
+	json_key(&j, "metadata");
+	json_object_begin(&j, JSON_INLINE);
+	json_key_u64(&j, "requests", a->meta.requests);
+	json_key_u64(&j, "pages", a->meta.pages_read);
+	json_key_u64(&j, "time_ns", a->meta.io_ns);
+	json_object_end(&j);
+
+	json_key(&j, "windows");
+	json_array_begin(&j, JSON_LINES);
 	for (size_t i = 0; i < a->n; i++) {
 		const struct ra_advice_row *r = &a->row[i];
 
-		fprintf(f, "%s\n    {\"window_kb\": %" PRIu32 ", \"F\": %" PRIu64 ", \"G\": %" PRIu64
-			", \"requests\": %" PRIu64 ", \"pages_read\": %" PRIu64 ", \"unused\": %" PRIu64
-			", \"readahead_pages\": %" PRIu64 ", \"readahead_used\": %" PRIu64
-			", \"accessed\": %" PRIu64 ", \"hits\": %" PRIu64 ", \"copt\": %.0f"
-			", \"time_ns\": %" PRIu64 "}", i ? "," : "", r->window_kb, r->c.requests,
-			r->c.unused, r->c.requests,
-			r->c.pages_read, r->c.unused, r->c.ra_pages, r->c.ra_used, r->c.accessed,
-			r->c.hits, r->copt, r->time_ns);
+		json_object_begin(&j, JSON_INLINE);
+		json_key_u64(&j, "window_kb", r->window_kb);
+		json_key_u64(&j, "F", r->c.requests);
+		json_key_u64(&j, "G", r->c.unused);
+		json_key_u64(&j, "requests", r->c.requests);
+		json_key_u64(&j, "pages_read", r->c.pages_read);
+		json_key_u64(&j, "unused", r->c.unused);
+		json_key_u64(&j, "readahead_pages", r->c.ra_pages);
+		json_key_u64(&j, "readahead_used", r->c.ra_used);
+		json_key_u64(&j, "accessed", r->c.accessed);
+		json_key_u64(&j, "hits", r->c.hits);
+		json_key_double(&j, "copt", r->copt, 0);
+		json_key_u64(&j, "time_ns", r->time_ns);
+		json_object_end(&j);
 	}
-	fputs("\n  ],\n  \"files\": [", f);
-	for (size_t i = 0, k = 0; i < a->nfiles; i++) {
+	json_array_end(&j);
+
+	json_key(&j, "files");
+	json_array_begin(&j, JSON_LINES);
+	for (size_t i = 0; i < a->nfiles; i++) {
 		struct ura_pack_file pf;
 		struct ura_pack_fs fs;
 		bool any = false;
@@ -169,15 +197,17 @@ static void json(FILE *f, const struct ura_pack *pack, const struct ra_advice *a
 		    ura_pack_get_fs(pack, pf.fs_index, &fs) < 0)
 			continue;
 		path = path_join(fs.mount_point, pf.path);
-		fprintf(f, "%s\n    {\"path\": ", k++ ? "," : "");
-		json_string(f, path ? path : pf.path);
+		json_object_begin(&j, JSON_INLINE);
+		json_key_string(&j, "path", path ? path : pf.path);
 		free(path);
-		json_counts_array(f, "requests", a, i, 0);
-		json_counts_array(f, "pages_read", a, i, 1);
-		json_counts_array(f, "unused", a, i, 2);
-		fputc('}', f);
+		json_counts_array(&j, "requests", a, i, 0);
+		json_counts_array(&j, "pages_read", a, i, 1);
+		json_counts_array(&j, "unused", a, i, 2);
+		json_object_end(&j);
 	}
-	fputs("\n  ]\n}\n", f);
+	json_array_end(&j);
+	json_object_end(&j);
+	return json_end(&j);
 }
 
 int dump_ra_advice(FILE *f, const struct ura_pack *pack, const char *name,
@@ -185,8 +215,7 @@ int dump_ra_advice(FILE *f, const struct ura_pack *pack, const char *name,
 		   int verbosity)
 {
 	if (as_json)
-		json(f, pack, a, dev);
-	else
-		text(f, pack, name, a, dev, verbosity);
+		return json(f, pack, a, dev);
+	text(f, pack, name, a, dev, verbosity);
 	return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
 }

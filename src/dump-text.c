@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "dump-text.h"
+#include "util-json.h"
 #include "util.h"
 
 #define MAP_WIDTH	64	/* characters in a page-map line */
@@ -170,10 +171,13 @@ void dump_format_duration(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 " ns", ns);
 }
 
-static void print_uuid(FILE *f, const uint8_t *u)
+/* A filesystem UUID in its usual form, 8-4-4-4-12 hex digits. */
+static void format_uuid(const uint8_t *u, char buf[static 37])
 {
+	char *p = buf;
+
 	for (int i = 0; i < 16; i++)
-		fprintf(f, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
+		p += sprintf(p, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
 }
 
 /* ---- text ---- */
@@ -319,12 +323,13 @@ static void ratio(FILE *f, uint64_t part, uint64_t whole)
 		fputs("     -", f);
 }
 
-static void json_ratio(FILE *f, uint64_t part, uint64_t whole)
+/* part/whole as a fraction, or null with nothing to divide */
+static void json_ratio(struct json *j, const char *key, uint64_t part, uint64_t whole)
 {
 	if (whole)
-		fprintf(f, "%.4f", (double)part / (double)whole);
+		json_key_double(j, key, (double)part / (double)whole, 4);
 	else
-		fputs("null", f);
+		json_key_null(j, key);
 }
 
 /* Pages of @file in the pack, and of those the demanded ones. */
@@ -389,19 +394,22 @@ static void stats_hits(FILE *f, const struct by_file *g, const struct dump_hits 
 	}
 }
 
-static void json_hits(FILE *f, uint64_t added, uint64_t demanded, const struct ra_counts *c)
+static void json_hits(struct json *j, uint64_t added, uint64_t demanded,
+		      const struct ra_counts *c)
 {
-	fprintf(f, "{\"pages_added\": %" PRIu64 ", \"demanded\": %" PRIu64 ", \"speculative\": %"
-		PRIu64, added, demanded, added - demanded);
+	json_object_begin(j, JSON_INLINE);
+	json_key_u64(j, "pages_added", added);
+	json_key_u64(j, "demanded", demanded);
+	json_key_u64(j, "speculative", added - demanded);
 	if (c) {
-		fprintf(f, ", \"readahead_pages\": %" PRIu64 ", \"readahead_used\": %" PRIu64
-			", \"readahead_hit_ratio\": ", c->ra_pages, c->ra_used);
-		json_ratio(f, c->ra_used, c->ra_pages);
-		fprintf(f, ", \"accessed\": %" PRIu64 ", \"cache_hits\": %" PRIu64
-			", \"page_cache_hit_ratio\": ", c->accessed, c->hits);
-		json_ratio(f, c->hits, c->accessed);
+		json_key_u64(j, "readahead_pages", c->ra_pages);
+		json_key_u64(j, "readahead_used", c->ra_used);
+		json_ratio(j, "readahead_hit_ratio", c->ra_used, c->ra_pages);
+		json_key_u64(j, "accessed", c->accessed);
+		json_key_u64(j, "cache_hits", c->hits);
+		json_ratio(j, "page_cache_hit_ratio", c->hits, c->accessed);
 	}
-	fputc('}', f);
+	json_object_end(j);
 }
 
 static void stats(FILE *f, const struct ura_pack *pack, const char *name)
@@ -477,40 +485,62 @@ static void text(FILE *f, const struct ura_pack *pack, const char *name, const s
 
 /* ---- JSON ---- */
 
-static void json_fs(FILE *f, const struct ura_pack *pack, size_t i)
+static void json_dev(struct json *j, const char *key, unsigned major, unsigned minor)
+{
+	json_key(j, key);
+	json_stringf(j, "%u:%u", major, minor);
+}
+
+static void json_fs(struct json *j, const struct ura_pack *pack, size_t i)
 {
 	struct ura_pack_ra_fs ra;
 	struct ura_pack_fs fs;
+	char uuid[37];
 
 	ura_pack_get_fs(pack, i, &fs);
-	fprintf(f, "%s\n    {\"index\": %zu, \"dev\": \"%u:%u\", \"major\": %u, \"minor\": %u, "
-		"\"mount_point\": ", i ? "," : "", i, fs.major, fs.minor, fs.major, fs.minor);
-	json_string(f, fs.mount_point);
-	fputs(", \"fstype\": ", f);
-	json_string(f, fs.fstype);
-	fputs(", \"source\": ", f);
-	json_string(f, fs.source);
-	fputs(", \"uuid\": ", f);
+	json_object_begin(j, JSON_INLINE);
+	json_key_u64(j, "index", i);
+	json_dev(j, "dev", fs.major, fs.minor);
+	json_key_u64(j, "major", fs.major);
+	json_key_u64(j, "minor", fs.minor);
+	json_key_string(j, "mount_point", fs.mount_point);
+	json_key_string(j, "fstype", fs.fstype);
+	json_key_string(j, "source", fs.source);
 	if (fs.flags & URA_PACK_FS_HAS_UUID) {
-		fputc('"', f);
-		print_uuid(f, fs.uuid);
-		fputc('"', f);
+		format_uuid(fs.uuid, uuid);
+		json_key_string(j, "uuid", uuid);
 	} else {
-		fputs("null", f);
+		json_key_null(j, "uuid");
 	}
-	fprintf(f, ", \"read_ahead_kb\": %u, \"ra\": ", fs.read_ahead_kb);
-	if (ura_pack_get_ra_fs(pack, i, &ra) == 0)
-		fprintf(f, "{\"max_sectors_kb\": %u, \"fault_around_pages\": %u, "
-			"\"large_folios\": %s, \"max_segments\": %u, \"max_segment_kb\": %u}",
-			ra.max_sectors_kb, ra.fault_around_pages,
-			ra.flags & URA_PACK_RA_FS_LARGE_FOLIOS ? "true" : "false", ra.max_segments,
-			ra.max_segment_kb);
-	else
-		fputs("null", f);
-	fputc('}', f);
+	json_key_u64(j, "read_ahead_kb", fs.read_ahead_kb);
+	json_key(j, "ra");
+	if (ura_pack_get_ra_fs(pack, i, &ra) == 0) {
+		json_object_begin(j, JSON_INLINE);
+		json_key_u64(j, "max_sectors_kb", ra.max_sectors_kb);
+		json_key_u64(j, "fault_around_pages", ra.fault_around_pages);
+		json_key_bool(j, "large_folios", ra.flags & URA_PACK_RA_FS_LARGE_FOLIOS);
+		json_key_u64(j, "max_segments", ra.max_segments);
+		json_key_u64(j, "max_segment_kb", ra.max_segment_kb);
+		json_object_end(j);
+	} else {
+		json_null(j);
+	}
+	json_object_end(j);
 }
 
-static void json_file(FILE *f, const struct by_file *g, size_t i, bool first,
+/* The members of a range (of a file's or of the pending ones) */
+static void json_range(struct json *j, const struct ura_pack_range *rg, uint32_t support,
+		       uint64_t mask)
+{
+	json_key_u64(j, "offset", rg->first_page * URA_PACK_PAGE_SIZE);
+	json_key_u64(j, "length", (uint64_t)rg->page_count * URA_PACK_PAGE_SIZE);
+	json_key_u64(j, "first_access_ns", rg->first_access_ns);
+	json_key_bool(j, "demanded", rg->flags & URA_PACK_RANGE_DEMANDED);
+	json_key_u64(j, "support", support);
+	json_key_u64(j, "run_mask", mask);
+}
+
+static void json_file(struct json *j, const struct by_file *g, size_t i,
 		      const struct dump_hits *hits)
 {
 	struct ura_pack_file file;
@@ -523,17 +553,21 @@ static void json_file(FILE *f, const struct by_file *g, size_t i, bool first,
 	ura_pack_get_file(g->pack, i, &file);
 	ura_pack_get_fs(g->pack, file.fs_index, &fs);
 	path = path_join(fs.mount_point, file.path);
-	fprintf(f, "%s\n    {\"path\": ", first ? "" : ",");
-	json_string(f, path ? path : file.path);
+	json_object_begin(j, JSON_INLINE);
+	json_key_string(j, "path", path ? path : file.path);
 	free(path);
-	fprintf(f, ", \"index\": %zu, \"fs\": %u, \"dev\": \"%u:%u\", \"ino\": %" PRIu64
-		", \"size\": %" PRIu64 ", \"mtime_ns\": %" PRId64, i, file.fs_index, fs.major,
-		fs.minor, file.ino, file.size, file.mtime_ns);
+	json_key_u64(j, "index", i);
+	json_key_u64(j, "fs", file.fs_index);
+	json_dev(j, "dev", fs.major, fs.minor);
+	json_key_u64(j, "ino", file.ino);
+	json_key_u64(j, "size", file.size);
+	json_key_i64(j, "mtime_ns", file.mtime_ns);
 	if (file.flags & URA_PACK_FILE_HAS_GENERATION)
-		fprintf(f, ", \"generation\": %" PRIu64, file.generation);
+		json_key_u64(j, "generation", file.generation);
 	if (file.flags & URA_PACK_FILE_HAS_BTIME)
-		fprintf(f, ", \"btime_ns\": %" PRId64, file.btime_ns);
-	fputs(", \"ranges\": [", f);
+		json_key_i64(j, "btime_ns", file.btime_ns);
+	json_key(j, "ranges");
+	json_array_begin(j, JSON_INLINE);
 	for (size_t k = 0; k < n; k++) {
 		struct ura_pack_range rg;
 		uint32_t support;
@@ -541,21 +575,19 @@ static void json_file(FILE *f, const struct by_file *g, size_t i, bool first,
 
 		ura_pack_get_range(g->pack, idx[k], &rg);
 		ura_pack_get_range_support(g->pack, idx[k], &support, &mask);
-		fprintf(f, "%s{\"offset\": %" PRIu64 ", \"length\": %" PRIu64
-			", \"first_access_ns\": %" PRIu64 ", \"demanded\": %s, \"support\": %u"
-			", \"run_mask\": %" PRIu64 "}",
-			k == 0 ? "" : ", ", rg.first_page * URA_PACK_PAGE_SIZE,
-			(uint64_t)rg.page_count * URA_PACK_PAGE_SIZE, rg.first_access_ns,
-			rg.flags & URA_PACK_RANGE_DEMANDED ? "true" : "false", support, mask);
+		json_object_begin(j, JSON_INLINE);
+		json_range(j, &rg, support, mask);
+		json_object_end(j);
 	}
+	json_array_end(j);
 	file_pages(g, i, &added, &demanded);
-	fputs("], \"hits\": ", f);
-	json_hits(f, added, demanded, hits ? &hits->per_file[i] : NULL);
-	fputc('}', f);
+	json_key(j, "hits");
+	json_hits(j, added, demanded, hits ? &hits->per_file[i] : NULL);
+	json_object_end(j);
 }
 
 /* One record of the access log: {"time_ns", "file", "stream", "kind", "first", "last", ...}. */
-static void json_access(FILE *f, const struct ura_pack_access *a, bool first)
+static void json_access(struct json *j, const struct ura_pack_access *a)
 {
 	static const struct {
 		uint32_t flag;
@@ -565,64 +597,89 @@ static void json_access(FILE *f, const struct ura_pack_access *a, bool first)
 		{ URA_PACK_ACCESS_MISSED, "missed" }, { URA_PACK_ACCESS_GUESSED, "guessed" },
 	};
 
-	fprintf(f, "%s\n    {\"time_ns\": %" PRIu64 ", \"file\": %u, \"stream\": %u, "
-		"\"kind\": \"%s\", \"first\": %" PRIu64 ", \"last\": %" PRIu64, first ? "" : ",",
-		a->time_ns, a->file_index, a->stream,
-		a->kind == URA_PACK_ACCESS_READ ? "read" : "fault", a->first, a->last);
-	if (a->kind == URA_PACK_ACCESS_FAULT && !(a->flags & URA_PACK_ACCESS_NO_AROUND))
-		fprintf(f, ", \"around_first\": %" PRIu64 ", \"around_last\": %" PRIu64,
-			a->around_first, a->around_last);
-	fputs(", \"flags\": [", f);
-	for (size_t k = 0, n = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
+	json_object_begin(j, JSON_INLINE);
+	json_key_u64(j, "time_ns", a->time_ns);
+	json_key_u64(j, "file", a->file_index);
+	json_key_u64(j, "stream", a->stream);
+	json_key_string(j, "kind", a->kind == URA_PACK_ACCESS_READ ? "read" : "fault");
+	json_key_u64(j, "first", a->first);
+	json_key_u64(j, "last", a->last);
+	if (a->kind == URA_PACK_ACCESS_FAULT && !(a->flags & URA_PACK_ACCESS_NO_AROUND)) {
+		json_key_u64(j, "around_first", a->around_first);
+		json_key_u64(j, "around_last", a->around_last);
+	}
+	json_key(j, "flags");
+	json_array_begin(j, JSON_INLINE);
+	for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
 		if (a->flags & flags[k].flag)
-			fprintf(f, "%s\"%s\"", n++ ? ", " : "", flags[k].name);
-	fputs("]}", f);
+			json_string(j, flags[k].name);
+	json_array_end(j);
+	json_object_end(j);
 }
 
-static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g,
-		 const struct dump_hits *hits)
+static int json(FILE *f, const struct ura_pack *pack, const struct by_file *g,
+		const struct dump_hits *hits)
 {
 	struct ura_pack_info info;
 	struct dump_totals t;
 	unsigned major, minor;
 	char when[32];
+	struct json j;
 
 	ura_pack_get_info(pack, &info);
 	ura_pack_version(pack, &major, &minor);
 	dump_totals(pack, &t);
 	dump_format_time(info.created_ns, when, sizeof(when));
-	fprintf(f, "{\n  \"version\": \"%u.%u\",\n  \"created\": \"%s\",\n  \"created_ns\": %" PRId64
-		",\n", major, minor, when, info.created_ns);
-	fprintf(f, "  \"runs\": %zu,\n  \"run_list\": [", ura_pack_runs(pack));
+	json_begin(&j, f, JSON_SPACED);
+	json_object_begin(&j, JSON_LINES);
+	json_key(&j, "version");
+	json_stringf(&j, "%u.%u", major, minor);
+	json_key_string(&j, "created", when);
+	json_key_i64(&j, "created_ns", info.created_ns);
+	json_key_u64(&j, "runs", ura_pack_runs(pack));
+	json_key(&j, "run_list");
+	json_array_begin(&j, JSON_INLINE);
 	for (size_t i = 0; i < ura_pack_runs(pack); i++) {
 		int64_t created;
 		uint64_t duration;
 
 		ura_pack_get_run(pack, i, &created, &duration);
-		fprintf(f, "%s{\"created_ns\": %" PRId64 ", \"duration_ns\": %" PRIu64 "}",
-			i ? ", " : "", created, duration);
+		json_object_begin(&j, JSON_INLINE);
+		json_key_i64(&j, "created_ns", created);
+		json_key_u64(&j, "duration_ns", duration);
+		json_object_end(&j);
 	}
-	fputs("],\n", f);
-	fputs("  \"trace\": {\"kernel_release\": ", f);
-	json_string(f, info.kernel_release);
-	fputs(", \"command\": ", f);
-	json_string(f, info.command);
-	fprintf(f, ", \"duration_ns\": %" PRIu64 ", \"lost_events\": %" PRIu64
-		", \"unresolved_inodes\": %" PRIu64 ", \"unresolved_bytes\": %" PRIu64
-		", \"read_ahead_kb\": %u, \"access_events\": %s, \"system\": %s, \"cold\": %s"
-		", \"access_log_truncated\": %s},\n",
-		info.duration_ns, info.lost_events, info.unresolved_inodes, info.unresolved_bytes,
-		info.read_ahead_kb, info.flags & URA_PACK_INFO_NO_ACCESS_EVENTS ? "false" : "true",
-		info.flags & URA_PACK_INFO_SYSTEM ? "true" : "false",
-		info.flags & URA_PACK_INFO_COLD ? "true" : "false",
-		info.flags & URA_PACK_INFO_ACCESS_TRUNCATED ? "true" : "false");
-	fputs("  \"filesystems\": [", f);
+	json_array_end(&j);
+
+	json_key(&j, "trace");
+	json_object_begin(&j, JSON_INLINE);
+	json_key_string(&j, "kernel_release", info.kernel_release);
+	json_key_string(&j, "command", info.command);
+	json_key_u64(&j, "duration_ns", info.duration_ns);
+	json_key_u64(&j, "lost_events", info.lost_events);
+	json_key_u64(&j, "unresolved_inodes", info.unresolved_inodes);
+	json_key_u64(&j, "unresolved_bytes", info.unresolved_bytes);
+	json_key_u64(&j, "read_ahead_kb", info.read_ahead_kb);
+	json_key_bool(&j, "access_events", !(info.flags & URA_PACK_INFO_NO_ACCESS_EVENTS));
+	json_key_bool(&j, "system", info.flags & URA_PACK_INFO_SYSTEM);
+	json_key_bool(&j, "cold", info.flags & URA_PACK_INFO_COLD);
+	json_key_bool(&j, "access_log_truncated", info.flags & URA_PACK_INFO_ACCESS_TRUNCATED);
+	json_object_end(&j);
+
+	json_key(&j, "filesystems");
+	json_array_begin(&j, JSON_LINES);
 	for (size_t i = 0; i < ura_pack_fs_count(pack); i++)
-		json_fs(f, pack, i);
-	fputs("\n  ],\n  \"files\": [", f);
+		json_fs(&j, pack, i);
+	json_array_end(&j);
+
+	json_key(&j, "files");
+	json_array_begin(&j, JSON_LINES);
 	for (size_t k = 0; k < g->nfiles; k++)
-		json_file(f, g, g->order[k], k == 0, hits);
-	fputs("\n  ],\n  \"metadata\": [", f);
+		json_file(&j, g, g->order[k], hits);
+	json_array_end(&j);
+
+	json_key(&j, "metadata");
+	json_array_begin(&j, JSON_LINES);
 	for (size_t i = 0; i < ura_pack_meta_count(pack); i++) {
 		struct ura_pack_meta m;
 		uint32_t support;
@@ -630,16 +687,23 @@ static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g,
 
 		ura_pack_get_meta(pack, i, &m);
 		ura_pack_get_meta_support(pack, i, &support, &mask);
-		fprintf(f, "%s\n    {\"device\": \"%u:%u\", \"fs\": ", i ? "," : "", m.major, m.minor);
+		json_object_begin(&j, JSON_INLINE);
+		json_dev(&j, "device", m.major, m.minor);
 		if (m.fs_index == URA_PACK_NO_INDEX)
-			fputs("null", f);
+			json_key_null(&j, "fs");
 		else
-			fprintf(f, "%u", m.fs_index);
-		fprintf(f, ", \"offset\": %" PRIu64 ", \"length\": %" PRIu64
-			", \"first_access_ns\": %" PRIu64 ", \"support\": %u, \"run_mask\": %" PRIu64
-			"}", m.offset, m.length, m.first_access_ns, support, mask);
+			json_key_u64(&j, "fs", m.fs_index);
+		json_key_u64(&j, "offset", m.offset);
+		json_key_u64(&j, "length", m.length);
+		json_key_u64(&j, "first_access_ns", m.first_access_ns);
+		json_key_u64(&j, "support", support);
+		json_key_u64(&j, "run_mask", mask);
+		json_object_end(&j);
 	}
-	fputs("\n  ],\n  \"pending\": [", f);
+	json_array_end(&j);
+
+	json_key(&j, "pending");
+	json_array_begin(&j, JSON_LINES);
 	for (size_t i = 0; i < ura_pack_pending_count(pack); i++) {
 		struct ura_pack_range rg;
 		struct ura_pack_file file;
@@ -652,32 +716,42 @@ static void json(FILE *f, const struct ura_pack *pack, const struct by_file *g,
 		ura_pack_get_file(pack, rg.file_index, &file);
 		ura_pack_get_fs(pack, file.fs_index, &fs);
 		path = path_join(fs.mount_point, file.path);
-		fprintf(f, "%s\n    {\"path\": ", i ? "," : "");
-		json_string(f, path ? path : file.path);
+		json_object_begin(&j, JSON_INLINE);
+		json_key_string(&j, "path", path ? path : file.path);
 		free(path);
-		fprintf(f, ", \"offset\": %" PRIu64 ", \"length\": %" PRIu64
-			", \"first_access_ns\": %" PRIu64 ", \"demanded\": %s, \"support\": %u"
-			", \"run_mask\": %" PRIu64 "}", rg.first_page * URA_PACK_PAGE_SIZE,
-			(uint64_t)rg.page_count * URA_PACK_PAGE_SIZE, rg.first_access_ns,
-			rg.flags & URA_PACK_RANGE_DEMANDED ? "true" : "false", support, mask);
+		json_range(&j, &rg, support, mask);
+		json_object_end(&j);
 	}
-	fprintf(f, "\n  ],\n  \"access_count\": %zu,\n  \"access\": [", ura_pack_access_count(pack));
+	json_array_end(&j);
+
+	json_key_u64(&j, "access_count", ura_pack_access_count(pack));
+	json_key(&j, "access");
+	json_array_begin(&j, JSON_LINES);
 	for (size_t i = 0; i < ura_pack_access_count(pack); i++) {
 		struct ura_pack_access a;
 
 		if (ura_pack_get_access(pack, i, &a) < 0)
 			break;
-		json_access(f, &a, i == 0);
+		json_access(&j, &a);
 	}
-	fprintf(f, "\n  ],\n  \"totals\": {\"files\": %" PRIu64 ", \"ranges\": %" PRIu64
-		", \"bytes\": %" PRIu64 ", \"demanded_bytes\": %" PRIu64
-		", \"metadata_ranges\": %" PRIu64 ", \"metadata_bytes\": %" PRIu64 ", \"hits\": ",
-		t.files, t.ranges, t.bytes, t.demanded_bytes, t.metadata_ranges, t.metadata_bytes);
-	json_hits(f, t.bytes / URA_PACK_PAGE_SIZE, t.demanded_bytes / URA_PACK_PAGE_SIZE,
+	json_array_end(&j);
+
+	json_key(&j, "totals");
+	json_object_begin(&j, JSON_INLINE);
+	json_key_u64(&j, "files", t.files);
+	json_key_u64(&j, "ranges", t.ranges);
+	json_key_u64(&j, "bytes", t.bytes);
+	json_key_u64(&j, "demanded_bytes", t.demanded_bytes);
+	json_key_u64(&j, "metadata_ranges", t.metadata_ranges);
+	json_key_u64(&j, "metadata_bytes", t.metadata_bytes);
+	json_key(&j, "hits");
+	json_hits(&j, t.bytes / URA_PACK_PAGE_SIZE, t.demanded_bytes / URA_PACK_PAGE_SIZE,
 		  hits ? &hits->total : NULL);
 	if (hits)
-		fprintf(f, ", \"hit_window_kb\": %" PRIu32, hits->window_kb);
-	fputs("}\n}\n", f);
+		json_key_u64(&j, "hit_window_kb", hits->window_kb);
+	json_object_end(&j);
+	json_object_end(&j);
+	return json_end(&j);
 }
 
 int dump_pack(FILE *f, const struct ura_pack *pack, const char *name, enum dump_format format,
@@ -693,10 +767,12 @@ int dump_pack(FILE *f, const struct ura_pack *pack, const char *name, enum dump_
 		stats(f, pack, name);
 		stats_hits(f, &g, hits);
 	} else if (format == DUMP_JSON) {
-		json(f, pack, &g, hits);
+		r = json(f, pack, &g, hits);
 	} else {
 		text(f, pack, name, &g);
 	}
 	by_file_free(&g);
+	if (r < 0)
+		return r;
 	return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
 }

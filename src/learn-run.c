@@ -21,7 +21,7 @@
 #include "learn-run.h"
 #include "learn-window.h"
 #include "util-log.h"
-#include "sys-mountinfo.h"
+#include "sys-view.h"
 #include "watch-key.h"
 #include "trace-assemble.h"
 #include "trace-demand.h"
@@ -42,7 +42,7 @@ struct learner {
 	struct task_decoder *exec_dec, *task_dec;
 	struct trace_decoder *page_dec;
 	struct learn_windows ws;
-	struct mount_table mt;
+	struct sys_view *view;		/* read at start, again after a mount change */
 	char **only_real;		/* canonical --only paths (or as given) */
 	enum demand_evidence evidence;
 	unsigned info_flags;
@@ -192,7 +192,7 @@ static void learn_window_done(struct learner *l, struct learn_window *w, uint64_
 	}
 	ao.pack = path;
 	ao.duration_ns = end > w->start_ns ? end - w->start_ns : 0;
-	r = assemble_build(&ao, &w->demand, &l->mt, NULL, &sum, &run);
+	r = assemble_build(&ao, &w->demand, l->view, NULL, &sum, &run);
 	if (r < 0)
 		goto out;	/* logged */
 	r = ura_pack_open(path, &old);
@@ -346,7 +346,7 @@ static int setup(struct learner *l)
 	return r;
 }
 
-static int loop(struct learner *l, int sigfd, int mount_watch)
+static int loop(struct learner *l, int sigfd)
 {
 	int exec_fd = tracer_poll_fd(l->exec_t);
 
@@ -376,13 +376,12 @@ static int loop(struct learner *l, int sigfd, int mount_watch)
 			log_err("cannot read the trace buffers: %s", strerror((int)-n));
 			return (int)n;
 		}
-		if (mountinfo_changed(mount_watch)) {
-			mountinfo_free(&l->mt);
-			r = mountinfo_read("/proc/self/mountinfo", &l->mt);
-			if (r < 0) {
-				log_err("cannot read '/proc/self/mountinfo': %s", strerror(-r));
-				return r;
-			}
+		r = sys_view_refresh(&l->view, false);
+		if (r > 0 && !sys_view_mounts(l->view))
+			r = sys_view_mounts_error(l->view);
+		if (r < 0) {
+			log_err("cannot read '/proc/self/mountinfo': %s", strerror(-r));
+			return r;
 		}
 		now = now_monotonic_ns();
 		/*
@@ -408,7 +407,7 @@ int learn_run(const struct trace_options *o, bool *ret_unavailable)
 {
 	struct learner l = { .o = o };
 	sigset_t mask, orig;
-	int sigfd = -1, mount_watch = -1, r;
+	int sigfd = -1, r;
 
 	*ret_unavailable = false;
 	windows_init(&l.ws, MAX_WINDOWS);
@@ -429,8 +428,9 @@ int learn_run(const struct trace_options *o, bool *ret_unavailable)
 		log_err("cannot watch signals: %s", strerror(-r));
 		goto out;
 	}
-	mount_watch = mountinfo_watch();
-	r = mountinfo_read("/proc/self/mountinfo", &l.mt);
+	r = sys_view_read(SYS_VIEW_WATCH, &l.view);
+	if (r == 0 && !sys_view_mounts(l.view))
+		r = sys_view_mounts_error(l.view);
 	if (r < 0) {
 		log_err("cannot read '/proc/self/mountinfo': %s", strerror(-r));
 		goto out;
@@ -446,7 +446,7 @@ int learn_run(const struct trace_options *o, bool *ret_unavailable)
 	log_info("learning %s into '%s', %.1f s windows",
 		 o->nonly ? "the programs named" : "every program exec'd", o->watch_dir,
 		 (double)o->window_ns / 1e9);
-	r = loop(&l, sigfd, mount_watch);
+	r = loop(&l, sigfd);
 out:
 	/* the instances go first: nothing is traced any more while we clean up */
 	tracer_free(l.pages_t);
@@ -455,12 +455,10 @@ out:
 	task_decoder_free(l.task_dec);
 	task_decoder_free(l.exec_dec);
 	windows_fini(&l.ws);
-	mountinfo_free(&l.mt);
+	sys_view_unref(l.view);
 	for (size_t i = 0; l.only_real && i < o->nonly; i++)
 		free(l.only_real[i]);
 	free(l.only_real);
-	if (mount_watch >= 0)
-		close(mount_watch);
 	if (sigfd >= 0)
 		close(sigfd);
 	sigprocmask(SIG_SETMASK, &orig, NULL);

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dev-block.h"
 #include "dev-cache.h"
+#include "sys-view.h"
 #include "util-log.h"
 #include "ra-advise.h"
 
@@ -135,7 +135,11 @@ int ra_advise(const struct ura_pack *pack, const struct devmodel *model, FILE *d
 		}
 		row->copt = (double)row->c.requests * (double)row->c.requests +
 			    (double)row->c.unused * (double)row->c.unused;
-		row->time_ns = row->c.io_ns + a.meta.io_ns;
+		/* on a two-budget device the larger budget, not the sum of the requests */
+		row->time_ns = !model ? row->c.io_ns + a.meta.io_ns :
+			       devmodel_total(model, (row->c.pages_read + a.meta.pages_read) * 4096,
+					      row->c.requests + a.meta.requests,
+					      row->c.io_ns + a.meta.io_ns);
 	}
 	for (size_t w = 1; w < a.n; w++) {
 		if (a.row[w].time_ns < a.row[a.recommended].time_ns)
@@ -187,20 +191,41 @@ int ra_advise_hits(const struct ura_pack *pack, struct ra_counts **ret_per_file,
 	return 0;
 }
 
-void ra_advise_model(const struct ura_pack_fs *fs, const struct ra_model_opts *o,
-		     struct ra_device *ret)
+int ra_advise_measure(struct sys_view *view, const struct ura_pack_fs *fs,
+		      const struct ra_model_opts *o)
 {
 	unsigned major = o->have_dev ? o->major : fs->major;
 	unsigned minor = o->have_dev ? o->minor : fs->minor;
-	bool rot = false, known;
+	struct sys_device d, disk;
+	struct devmodel m;
+	int r;
+
+	/* read_ahead_kb lives on the whole disk: its facts, and its model */
+	r = sys_view_device(view, major, minor, &d);
+	if (r < 0 || !d.has_disk)
+		return r;
+	r = sys_view_device(view, d.disk_major, d.disk_minor, &disk);
+	if (r < 0 || o->request_ns || o->bandwidth || (disk.model_known && !disk.model_err))
+		return r;
+	r = devcache_get(d.disk_major, d.disk_minor, DEVCACHE_AUTO, &m);
+	return sys_view_set_model(view, d.disk_major, d.disk_minor, r == 0 ? &m : NULL, r);
+}
+
+void ra_advise_model(const struct sys_view *view, const struct ura_pack_fs *fs,
+		     const struct ra_model_opts *o, struct ra_device *ret)
+{
+	unsigned major = o->have_dev ? o->major : fs->major;
+	unsigned minor = o->have_dev ? o->minor : fs->minor;
+	struct sys_device d = { 0 }, disk = { 0 };
+	bool known;
 
 	*ret = (struct ra_device){ 0 };
-	known = blockdev_disk(major, minor, &major, &minor) == 0;
+	known = sys_view_find_device(view, major, minor, &d) == 0 && d.has_disk;
 	if (known) {
-		ret->major = major;
-		ret->minor = minor;
-		if (blockdev_name(major, minor, ret->name, sizeof(ret->name)) < 0)
-			ret->name[0] = '\0';
+		ret->major = d.disk_major;
+		ret->minor = d.disk_minor;
+		(void)sys_view_find_device(view, ret->major, ret->minor, &disk);
+		snprintf(ret->name, sizeof(ret->name), "%s", disk.name);
 	}
 	if (o->request_ns || o->bandwidth) {
 		devmodel_from_costs(&ret->model,
@@ -210,13 +235,15 @@ void ra_advise_model(const struct ura_pack_fs *fs, const struct ra_model_opts *o
 		return;
 	}
 	if (known) {
-		int r = devcache_get(major, minor, DEVCACHE_AUTO, &ret->model);
-
-		if (r == 0)
+		if (disk.model_known && !disk.model_err) {
+			ret->model = disk.model;
 			return;
-		log_info("no measured model of device %u:%u (%s), guessing from sysfs", major, minor,
-			 strerror(-r));
-		if (blockdev_is_rotational(major, minor, &rot) == 0) {
+		}
+		log_info("no measured model of device %u:%u (%s), guessing from sysfs", ret->major,
+			 ret->minor, strerror(disk.model_known ? -disk.model_err : ENOENT));
+		if (disk.has_rotational) {
+			bool rot = disk.rotational;
+
 			devmodel_from_costs(&ret->model,
 					    rot ? DEVMODEL_ROT_REQUEST_NS : DEVMODEL_SSD_REQUEST_NS,
 					    rot ? DEVMODEL_ROT_BANDWIDTH : DEVMODEL_SSD_BANDWIDTH, rot,

@@ -13,6 +13,8 @@
 
 #define RA_ADVISE_MAX_WINDOWS	16
 
+struct sys_view;
+
 /* One candidate maximum window. */
 struct ra_advice_row {
 	uint32_t window_kb;
@@ -80,13 +82,25 @@ struct ra_device {
 };
 
 /**
- * ra_advise_model() - the device behind @fs (or the one asked for) and its cost model
+ * ra_advise_measure() - the step before ra_advise_model(): what it reads, into @view
  *
- * Figures given win; else the device's model kept or measured now
- * (devcache_get(), DEVCACHE_AUTO: a measurement takes 5 to 9 s and is kept);
- * else a guess from sysfs's rotational flag, else the flash guess.
+ * The facts of the device behind @fs (or the one asked for) and of its whole
+ * disk, and unless figures are given the disk's model: the view's, kept, or
+ * measured now (devcache_get(), DEVCACHE_AUTO: a measurement takes 5 to 9 s
+ * and is kept; a failure is noted in the view).
+ * Return: 0 or -ENOMEM.
  */
-void ra_advise_model(const struct ura_pack_fs *fs, const struct ra_model_opts *o,
-		     struct ra_device *ret);
+int ra_advise_measure(struct sys_view *view, const struct ura_pack_fs *fs,
+		      const struct ra_model_opts *o);
+
+/**
+ * ra_advise_model() - the device behind @fs (or the one asked for) and its cost model
+ * @view: the devices' facts and models (ra_advise_measure()); nothing else is asked
+ *
+ * Figures given win; else the disk's model in @view; else a guess from
+ * sysfs's rotational flag, else the flash guess.
+ */
+void ra_advise_model(const struct sys_view *view, const struct ura_pack_fs *fs,
+		     const struct ra_model_opts *o, struct ra_device *ret);
 
 #endif

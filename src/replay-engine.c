@@ -30,10 +30,19 @@
 
 #define WAIT_REISSUE_NS		200000000ull	/* --wait: readahead() again after 200 ms */
 
+/* What the engine's requests did (the other stages count their own). */
+struct io_counts {
+	uint64_t resident_bytes, issued_bytes, skipped_bytes, past_eof_bytes, unresident_bytes;
+	uint64_t requests;		/* readahead() calls */
+	uint64_t errors;		/* failed reads */
+};
+
 /* One replay under way. */
 struct engine {
 	const struct ura_pack *pack;
 	const struct replay_options *o;
+	struct replay_fs *fs;	/* where the pack's filesystems are now */
+	size_t nfs;
 	struct replay_plan plan;
 	struct replay_files files;
 	struct replay_budget budget;
@@ -41,7 +50,7 @@ struct engine {
 	uint8_t *done;		/* per request: issued or found resident */
 	size_t next;		/* next request to take (atomic) */
 	uint64_t t0;
-	struct replay_stats st;
+	struct io_counts io;		/* atomic */
 };
 
 void replay_options_init(struct replay_options *o)
@@ -143,53 +152,53 @@ static void do_request(struct engine *c, size_t i)
 	int fd = -1, r;
 
 	if (replay_budget_stopped(&c->budget) || cancelled(c)) {
-		stat_add(&c->st.skipped_bytes, len);
+		stat_add(&c->io.skipped_bytes, len);
 		goto out;
 	}
 	pace(c, q->time_ns);
 	if (cancelled(c)) {
-		stat_add(&c->st.skipped_bytes, len);
+		stat_add(&c->io.skipped_bytes, len);
 		goto out;
 	}
 	fd = replay_files_get(&c->files, q->obj);
 	if (fd < 0) {
-		stat_add(&c->st.skipped_bytes, len);
+		stat_add(&c->io.skipped_bytes, len);
 		goto out;
 	}
 	/* past the end: a range recorded past it, or a file shorter now (--stale=read) */
 	if (q->off >= ob->size) {
-		stat_add(&c->st.past_eof_bytes, len);
+		stat_add(&c->io.past_eof_bytes, len);
 		goto out;
 	}
 	if (len > ob->size - q->off) {
-		stat_add(&c->st.past_eof_bytes, len - (ob->size - q->off));
+		stat_add(&c->io.past_eof_bytes, len - (ob->size - q->off));
 		len = ob->size - q->off;
 	}
 	if (residency_bytes(fd, q->off, len, &n) == 0)
 		have = n;
-	stat_add(&c->st.resident_bytes, have);
+	stat_add(&c->io.resident_bytes, have);
 	if (have >= len) {
 		c->done[i] = 1;
 		goto out;
 	}
 	if (!replay_budget_grant(&c->budget, len - have)) {
-		stat_add(&c->st.skipped_bytes, len - have);
+		stat_add(&c->io.skipped_bytes, len - have);
 		goto out;
 	}
 	replay_inflight_wait(&c->inflight, q->dev, len - have,
 			     devmodel_cost(&c->plan.devices.dev[q->dev].model, len - have));
 	/* cancelled while waiting for pacing or room: nothing is issued after a cancel is seen */
 	if (cancelled(c)) {
-		stat_add(&c->st.skipped_bytes, len - have);
+		stat_add(&c->io.skipped_bytes, len - have);
 		goto out;
 	}
 	r = issue(fd, q->off, len);
 	if (r < 0) {
 		char name[PATH_MAX + 64];
 
-		stat_add(&c->st.errors, 1);
+		stat_add(&c->io.errors, 1);
 		replay_files_note_failure(&c->files, -r);
-		stat_add(&c->st.skipped_bytes, len - have);
+		stat_add(&c->io.skipped_bytes, len - have);
 		if (!ob->warned) {
 			ob->warned = true;
 			replay_files_name(&c->files, q->obj, name, sizeof(name));
@@ -197,8 +206,8 @@ static void do_request(struct engine *c, size_t i)
 		}
 		goto out;
 	}
-	stat_add(&c->st.issued_bytes, len - have);
-	stat_add(&c->st.requests, 1);
+	stat_add(&c->io.issued_bytes, len - have);
+	stat_add(&c->io.requests, 1);
 	c->done[i] = 1;
 out:
 	replay_files_put(&c->files, q->obj, fd, REPLAY_RELEASE_HANDLED);
@@ -332,7 +341,7 @@ again:
 			if (residency_uptodate(fd, q->off, len, &up) < 0 || up >= len)
 				goto next;
 			if (now >= deadline) {
-				stat_add(&c->st.unresident_bytes, len - up);
+				stat_add(&c->io.unresident_bytes, len - up);
 				goto next;
 			}
 			if (up != it->seen) {
@@ -370,14 +379,55 @@ next:
 
 /* ---- the run ---- */
 
-int replay_run(const struct ura_pack *pack, const struct replay_options *o,
-	       struct replay_stats *ret)
+/* The report: what each stage counted (plan, files, I/O, budget), summed. */
+static void sum_stats(const struct engine *c, struct replay_stats *ret)
 {
-	struct engine c = { .pack = pack, .o = o };
+	const struct replay_plan_counts *p = &c->plan.counts;
+	const struct replay_files_counts *f = &c->files.counts;
+	struct replay_stats st = {
+		.pack_bytes = p->pack_bytes,
+		.resident_bytes = c->io.resident_bytes,
+		.issued_bytes = c->io.issued_bytes,
+		.skipped_bytes = c->io.skipped_bytes,
+		.past_eof_bytes = p->past_eof_bytes + c->io.past_eof_bytes,
+		.unresident_bytes = c->io.unresident_bytes,
+		.requests = c->io.requests,
+		.files = p->files,
+		.stale_files = f->stale_files,
+		.missing_files = f->missing_files,
+		.refused_files = f->refused_files,
+		.errors = f->errors + c->io.errors,
+		.ncauses = f->ncauses,
+		.ndevs = p->ndevs,
+		.plan_ns = p->plan_ns,
+		.memory_limited = c->budget.memory_limited,
+		.max_bytes_reached = c->budget.max_bytes_reached,
+	};
+
+	for (unsigned i = 0; i < f->ncauses; i++) {
+		st.causes[i].err = f->causes[i].err;
+		st.causes[i].count = f->causes[i].count;
+	}
+	memcpy(st.devs, p->devs, sizeof(st.devs));
+	*ret = st;
+}
+
+int replay_run(const struct ura_pack *pack, struct sys_view *view,
+	       const struct replay_options *o, struct replay_stats *ret)
+{
+	struct engine c = { .pack = pack, .o = o, .nfs = ura_pack_fs_count(pack) };
+	struct replay_stats st;
 	uint64_t start = now_monotonic_ns(), total = 0, avail, floor;
 	int r;
 
-	r = replay_plan_build(pack, o, &c.plan, &c.st);
+	/* where the files are, and what the plan needs to know of their devices; then the plan */
+	r = replay_mounts_find(pack, view, o->root, o->dry_run, &c.fs);
+	if (r < 0)
+		goto out;
+	r = replay_devices_prepare(view, pack, c.fs, c.nfs, o);
+	if (r < 0)
+		goto out;
+	r = replay_plan_build(pack, view, c.fs, c.nfs, o, &c.plan);
 	if (r < 0)
 		goto out;
 	c.done = calloc(c.plan.nreq ? c.plan.nreq : 1, 1);
@@ -385,16 +435,18 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 		r = -ENOMEM;
 		goto out;
 	}
-	r = replay_files_init(&c.files, pack, c.plan.fs, c.plan.nfiles,
+	r = replay_files_init(&c.files, pack, c.fs, c.plan.nfiles,
 			      (const unsigned (*)[2])c.plan.bdevs, c.plan.nbdev, c.plan.req,
-			      c.plan.nreq, o, &c.st);
+			      c.plan.nreq,
+			      (o->stale == REPLAY_STALE_READ ? REPLAY_FILES_READ_STALE : 0) |
+			      (o->fadvise_random ? REPLAY_FILES_FADVISE_RANDOM : 0));
 	if (r < 0)
 		goto out;
 	if (o->dry_run) {
 		r = replay_plan_order_rotational(&c.plan, NULL);
 		if (r < 0)
 			goto out;
-		c.st.requests = c.plan.nreq;
+		c.io.requests = c.plan.nreq;
 		replay_plan_log(&c.plan, pack);
 		goto done;
 	}
@@ -430,14 +482,14 @@ int replay_run(const struct ura_pack *pack, const struct replay_options *o,
 done:
 	r = 0;
 out:
-	c.st.memory_limited = c.budget.memory_limited;
-	c.st.max_bytes_reached = c.budget.max_bytes_reached;
-	c.st.ns = now_monotonic_ns() - start;
-	*ret = c.st;
+	sum_stats(&c, &st);
+	st.ns = now_monotonic_ns() - start;
+	*ret = st;
 	replay_inflight_close(&c.inflight);
 	replay_budget_free(&c.budget);
 	replay_files_free(&c.files);
 	replay_plan_free(&c.plan);
+	replay_mounts_free(c.fs, c.nfs);
 	free(c.done);
 	return r;
 }

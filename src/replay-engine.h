@@ -12,6 +12,8 @@
 #include "replay-options.h"
 #include "replay-report.h"
 
+struct sys_view;
+
 /**
  * replay_open_pack() - read a pack, refusing an unsafe one
  * @path: the pack file
@@ -29,6 +31,9 @@ int replay_open_pack(const char *path, struct ura_pack **ret);
 /**
  * replay_run() - replay a pack
  * @pack: the pack
+ * @view: the system's mounts and devices (sys_view_read()); the facts and models
+ *	of the pack's devices are added to it (and a device measured, if the
+ *	options say so) before the plan is made
  * @o: options
  * @ret: filled with what was done, also on failure
  *
@@ -36,10 +41,10 @@ int replay_open_pack(const char *path, struct ura_pack **ret);
  * counted and logged as warnings, and the replay goes on; errors (failed
  * opens and reads) are also listed by cause in @ret, for the caller to fail on.
  *
- * Return: 0, or -errno when nothing could be done (-ENOMEM, unreadable mountinfo).
+ * Return: 0, or -errno when nothing could be done (-ENOMEM).
  */
-int replay_run(const struct ura_pack *pack, const struct replay_options *o,
-	       struct replay_stats *ret);
+int replay_run(const struct ura_pack *pack, struct sys_view *view,
+	       const struct replay_options *o, struct replay_stats *ret);
 
 /**
  * replay_needs_retrace() - is the pack worth recording again?

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "util-log.h"
-#include "sys-mountinfo.h"
+#include "sys-view.h"
 #include "replay-exec.h"
 
 /* Filesystems nothing is executed from: not marked. */
@@ -42,24 +42,22 @@ static bool exec_less_fs(const char *fstype)
 	return strncmp(fstype, "fuse", 4) == 0;
 }
 
-static int mark_all(struct replay_exec *s)
+static int mark_all(struct replay_exec *s, const struct sys_view *view)
 {
-	struct mount_table t = { 0 };
+	const struct mount_table *t = sys_view_mounts(view);
 	unsigned marked = 0;
-	int r;
 
-	r = mountinfo_read("/proc/self/mountinfo", &t);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < t.count; i++) {
-		const struct mount_entry *e = &t.entries[i];
+	if (!t)
+		return sys_view_mounts_error(view) < 0 ? sys_view_mounts_error(view) : -ENOENT;
+	for (size_t i = 0; i < t->count; i++) {
+		const struct mount_entry *e = &t->entries[i];
 		bool seen = false;
 
 		if (exec_less_fs(e->fstype))
 			continue;
 		for (size_t j = 0; j < i && !seen; j++)
-			seen = t.entries[j].major == e->major && t.entries[j].minor == e->minor &&
-			       !exec_less_fs(t.entries[j].fstype);
+			seen = t->entries[j].major == e->major && t->entries[j].minor == e->minor &&
+			       !exec_less_fs(t->entries[j].fstype);
 		if (seen)
 			continue;	/* the filesystem's mark covers all its mounts */
 		if (fanotify_mark(s->fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN_EXEC, AT_FDCWD,
@@ -71,14 +69,13 @@ static int mark_all(struct replay_exec *s)
 			log_debug("cannot watch execs on '%s' (%s): %s, skipping", e->mount_point,
 				  e->fstype, strerror(errno));
 	}
-	mountinfo_free(&t);
 	s->marked = marked;
 	return marked ? 0 : -ENODEV;
 }
 
-int replay_exec_open(struct replay_exec *ret)
+int replay_exec_open(const struct sys_view *view, struct replay_exec *ret)
 {
-	struct replay_exec s = { .fd = -1, .mounts_fd = -1 };
+	struct replay_exec s = { .fd = -1 };
 	int r;
 
 	s.fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK,
@@ -88,11 +85,7 @@ int replay_exec_open(struct replay_exec *ret)
 				     O_RDONLY | O_CLOEXEC | O_LARGEFILE);
 	if (s.fd < 0)
 		return -errno;
-	/* the watch first, then the table: a mount between the two is not missed */
-	s.mounts_fd = mountinfo_watch();
-	if (s.mounts_fd < 0)
-		log_debug("cannot watch the mount table: %s", strerror(-s.mounts_fd));
-	r = mark_all(&s);
+	r = mark_all(&s, view);
 	if (r < 0) {
 		replay_exec_close(&s);
 		return r;
@@ -101,18 +94,9 @@ int replay_exec_open(struct replay_exec *ret)
 	return 0;
 }
 
-int replay_exec_mounts_changed(struct replay_exec *s)
+int replay_exec_mounts_changed(struct replay_exec *s, const struct sys_view *view)
 {
-	int fd;
-
-	/* a fresh watch descriptor: the old one stays flagged once a change was seen */
-	fd = mountinfo_watch();
-	if (fd >= 0) {
-		if (s->mounts_fd >= 0)
-			close(s->mounts_fd);
-		s->mounts_fd = fd;
-	}
-	return mark_all(s);
+	return mark_all(s, view);
 }
 
 static bool spacetab(char c)
@@ -214,7 +198,5 @@ void replay_exec_close(struct replay_exec *s)
 {
 	if (s->fd >= 0)
 		close(s->fd);
-	if (s->mounts_fd >= 0)
-		close(s->mounts_fd);
-	s->fd = s->mounts_fd = -1;
+	s->fd = -1;
 }

@@ -7,9 +7,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct sys_view;
+
 struct replay_exec {
 	int fd;			/* the fanotify group, -1 when closed */
-	int mounts_fd;		/* /proc/self/mountinfo, POLLPRI when mounts change */
 	unsigned marked;	/* filesystems marked at the last look */
 	uint64_t overflows;	/* FAN_Q_OVERFLOW seen: events were lost */
 };
@@ -29,21 +30,24 @@ typedef void (*replay_exec_fn)(const struct replay_exec_event *ev, void *userdat
 
 /**
  * replay_exec_open() - start listening to every exec() on the system
+ * @view: the mounts (the caller watches them: sys_view_watch_fd())
  * @ret: filled on success; close with replay_exec_close()
  *
- * Marks every filesystem mounted (but those where nothing is executed: proc,
+ * Marks every filesystem of @view (but those where nothing is executed: proc,
  * sysfs, cgroup, tracefs, ...) with FAN_OPEN_EXEC, a notification (never a
  * permission event: the exec never waits for us). Needs CAP_SYS_ADMIN.
  * Return: 0, -EPERM (not root), -ENOSYS or -EINVAL (no fanotify or no
- * FAN_OPEN_EXEC: Linux < 5.0), -ENODEV (no filesystem could be marked), -errno.
+ * FAN_OPEN_EXEC: Linux < 5.0), -ENODEV (no filesystem could be marked), -errno
+ * (the view has no mount table).
  */
-int replay_exec_open(struct replay_exec *ret);
+int replay_exec_open(const struct sys_view *view, struct replay_exec *ret);
 
 /**
- * replay_exec_mounts_changed() - mark the filesystems mounted since; call when
- * @s->mounts_fd polls POLLPRI. Return: 0 or -errno (the old marks stay).
+ * replay_exec_mounts_changed() - mark the filesystems mounted since: those of
+ * @view, the view read again after its watch polled POLLPRI. Return: 0 or
+ * -errno (the old marks stay).
  */
-int replay_exec_mounts_changed(struct replay_exec *s);
+int replay_exec_mounts_changed(struct replay_exec *s, const struct sys_view *view);
 
 /**
  * replay_exec_read() - hand the queued exec events to @fn, without blocking

@@ -21,17 +21,17 @@
 #include "sys-fileid.h"
 #include "util-log.h"
 #include "replay-files.h"
+#include "replay-options.h"
 #include "sys-safeopen.h"
 
 int replay_files_init(struct replay_files *files, const struct ura_pack *pack,
 		      const struct replay_fs *fs, size_t nfiles, const unsigned (*bdevs)[2],
-		      size_t nbdev, const struct sched_item *req, size_t nreq,
-		      const struct replay_options *o, struct replay_stats *st)
+		      size_t nbdev, const struct sched_item *req, size_t nreq, unsigned flags)
 {
 	*files = (struct replay_files){
 		.pack = pack, .fs = fs, .nfiles = nfiles, .nobj = nfiles + nbdev,
-		.read_stale = o->stale == REPLAY_STALE_READ, .fadvise_random = o->fadvise_random,
-		.st = st,
+		.read_stale = flags & REPLAY_FILES_READ_STALE,
+		.fadvise_random = flags & REPLAY_FILES_FADVISE_RANDOM,
 	};
 	for (int i = 0; i < REPLAY_FILES_LOCKS; i++)
 		pthread_mutex_init(&files->locks[i], NULL);
@@ -179,7 +179,7 @@ void replay_files_name(const struct replay_files *files, uint32_t idx, char *buf
 
 void replay_files_note_failure(struct replay_files *files, int err)
 {
-	struct replay_stats *st = files->st;
+	struct replay_files_counts *st = &files->counts;
 	unsigned k;
 
 	pthread_mutex_lock(&files->causes_lock);
@@ -212,20 +212,20 @@ static void first_open(struct replay_files *files, uint32_t i, struct replay_obj
 		replay_files_name(files, i, name, sizeof(name));
 	switch (ob->state) {
 	case REPLAY_OBJ_STALE:
-		count(&files->st->stale_files);
+		count(&files->counts.stale_files);
 		log_info("'%s' changed since the trace, %s", name,
 			 ob->fd >= 0 ? "reading it anyway" : "skipping");
 		break;
 	case REPLAY_OBJ_MISSING:
-		count(&files->st->missing_files);
+		count(&files->counts.missing_files);
 		log_debug("'%s' is missing, skipping", name);
 		break;
 	case REPLAY_OBJ_REFUSED:
-		count(&files->st->refused_files);
+		count(&files->counts.refused_files);
 		log_warn("'%s' is not a regular file on its filesystem, skipping", name);
 		break;
 	case REPLAY_OBJ_ERROR:
-		count(&files->st->errors);
+		count(&files->counts.errors);
 		replay_files_note_failure(files, err);
 		log_warn("cannot open '%s': %s, skipping", name, strerror(err));
 		break;
@@ -245,7 +245,7 @@ static void reopen(struct replay_files *files, uint32_t i, struct replay_obj *ob
 	ob->reopen_failed = true;
 	replay_files_name(files, i, name, sizeof(name));
 	if (st == REPLAY_OBJ_ERROR) {
-		count(&files->st->errors);
+		count(&files->counts.errors);
 		replay_files_note_failure(files, err);
 		log_warn("cannot open '%s' again: %s, skipping", name, strerror(err));
 	} else {

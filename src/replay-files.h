@@ -11,7 +11,6 @@
 #include <ura/pack.h>
 
 #include "replay-mounts.h"
-#include "replay-options.h"
 #include "replay-report.h"
 #include "replay-schedule.h"
 
@@ -38,6 +37,19 @@ struct replay_obj {
 	unsigned major, minor;	/* block devices only */
 };
 
+/* What the files were found to be, and the failures noted (the engine's reads' too). */
+struct replay_files_counts {
+	uint64_t stale_files;		/* changed since the trace */
+	uint64_t missing_files;
+	uint64_t refused_files;		/* not regular files, symlinks, outside the mount */
+	uint64_t errors;		/* failed opens */
+	struct {
+		int err;		/* errno */
+		uint64_t count;
+	} causes[REPLAY_REPORT_CAUSES];	/* of failed opens and reads, by first seen */
+	unsigned ncauses;
+};
+
 struct replay_files {
 	const struct ura_pack *pack;
 	const struct replay_fs *fs;	/* per filesystem of the pack */
@@ -45,7 +57,7 @@ struct replay_files {
 	size_t nfiles, nobj;
 	bool read_stale;		/* --stale=read */
 	bool fadvise_random;		/* --fadvise=random */
-	struct replay_stats *st;	/* counts stale, missing, refused files and errors */
+	struct replay_files_counts counts;	/* atomic */
 	size_t open_files;		/* atomic: descriptors of files held */
 	size_t fd_cap;			/* hold at most about this many: close after use beyond */
 	pthread_mutex_t causes_lock;
@@ -53,20 +65,23 @@ struct replay_files {
 	pthread_mutex_t locks[REPLAY_FILES_LOCKS];
 };
 
+#define REPLAY_FILES_READ_STALE		0x1	/* --stale=read: read changed files anyway */
+#define REPLAY_FILES_FADVISE_RANDOM	0x2	/* --fadvise=random on each file opened */
+
 /**
  * replay_files_init() - the objects of a plan, none open yet
  * @nfiles: the pack's files are objects 0 .. @nfiles - 1
  * @bdevs: then the block devices holding metadata, @nbdev of them
  * @req: the requests: each file is closed after its last one
- * @st: where to count what is found
+ * @flags: REPLAY_FILES_*
  *
+ * What is found is counted in @files->counts.
  * The file limit is the caller's: set @files->fd_cap (replay_files_raise_limit()).
  * Return: 0 or -ENOMEM.
  */
 int replay_files_init(struct replay_files *files, const struct ura_pack *pack,
 		      const struct replay_fs *fs, size_t nfiles, const unsigned (*bdevs)[2],
-		      size_t nbdev, const struct sched_item *req, size_t nreq,
-		      const struct replay_options *o, struct replay_stats *st);
+		      size_t nbdev, const struct sched_item *req, size_t nreq, unsigned flags);
 
 /** replay_files_free() - close every descriptor; accepts a zeroed or half-built @files */
 void replay_files_free(struct replay_files *files);
@@ -107,7 +122,7 @@ void replay_files_put(struct replay_files *files, uint32_t i, int fd, enum repla
 /** replay_files_name() - object @i's name for messages: its path now, or the block device */
 void replay_files_name(const struct replay_files *files, uint32_t i, char *buf, size_t len);
 
-/** replay_files_note_failure() - count a failure of @err (an errno) among the report's causes */
+/** replay_files_note_failure() - note a failure of @err (an errno) among @files->counts' causes */
 void replay_files_note_failure(struct replay_files *files, int err);
 
 #endif

@@ -14,6 +14,7 @@
 #include "sys-mountinfo.h"
 #include "replay-mounts.h"
 #include "sys-safeopen.h"
+#include "sys-view.h"
 #include "util.h"
 
 /* FUSE (fuse, fuse.*, fuseblk): a user's server answers for its files, and may never answer. */
@@ -117,13 +118,12 @@ static int try_recorded_mount_point(struct replay_fs *fs, const struct ura_pack_
 	return r;
 }
 
-int replay_mounts_find(const struct ura_pack *pack, const char *root, bool dry_run,
-		       struct replay_fs **ret)
+int replay_mounts_find(const struct ura_pack *pack, const struct sys_view *view, const char *root,
+		       bool dry_run, struct replay_fs **ret)
 {
 	size_t nfs = ura_pack_fs_count(pack);
-	struct mount_table tab = { 0 };
+	const struct mount_table *tab = NULL;
 	struct replay_fs *all = NULL;
-	bool have_tab = false;
 	int rootfd = -1, root_err = 0, r;
 
 	all = calloc(nfs ? nfs : 1, sizeof(*all));
@@ -138,12 +138,10 @@ int replay_mounts_find(const struct ura_pack *pack, const char *root, bool dry_r
 	}
 	if (!dry_run) {
 		/* also under --root: which mounts are FUSE */
-		r = mountinfo_read("/proc/self/mountinfo", &tab);
-		if (r < 0 && !root)
+		tab = sys_view_mounts(view);
+		if (!tab && !root)
 			log_warn("cannot read '/proc/self/mountinfo': %s, using the pack's mount points",
-				 strerror(-r));
-		else if (r >= 0)
-			have_tab = true;
+				 strerror(-sys_view_mounts_error(view)));
 	}
 	for (size_t i = 0; i < nfs; i++) {
 		struct replay_fs *fs = &all[i];
@@ -158,14 +156,14 @@ int replay_mounts_find(const struct ura_pack *pack, const char *root, bool dry_r
 		fs->minor = pf.minor;
 		if (dry_run)
 			continue;
-		if (!root && fuse_dev(have_tab ? &tab : NULL, pf.major, pf.minor)) {
+		if (!root && fuse_dev(tab, pf.major, pf.minor)) {
 			log_info("filesystem %u:%u is a FUSE filesystem (its server may never answer), "
 				 "skipping its files", pf.major, pf.minor);
 			continue;
 		}
 		if (root)
 			fs->dir = path_join(root, pf.mount_point);
-		else if (have_tab && (e = mountinfo_find_dev_at(&tab, pf.major, pf.minor, pf.mount_point)))
+		else if (tab && (e = mountinfo_find_dev_at(tab, pf.major, pf.minor, pf.mount_point)))
 			fs->dir = strdup(e->mount_point);
 		else
 			fs->dir = strdup(pf.mount_point);
@@ -183,14 +181,14 @@ int replay_mounts_find(const struct ura_pack *pack, const char *root, bool dry_r
 				fs->dirfd = -1;
 			}
 		} else {
-			fs->dirfd = open_mount_dir(fs->dir, have_tab ? &tab : NULL);
+			fs->dirfd = open_mount_dir(fs->dir, tab);
 			if (fs->dirfd < 0) {
 				errno = -fs->dirfd;
 				fs->dirfd = -1;
 			}
 		}
 		if (fs->dirfd < 0 && e && strcmp(fs->dir, pf.mount_point) != 0) {
-			r = try_recorded_mount_point(fs, &pf, have_tab ? &tab : NULL);
+			r = try_recorded_mount_point(fs, &pf, tab);
 			if (r < 0)
 				goto out;
 		}
@@ -201,7 +199,7 @@ int replay_mounts_find(const struct ura_pack *pack, const char *root, bool dry_r
 		 * wait for its server.
 		 */
 		if (fs->dirfd >= 0) {
-			k = dir_device(fs->dirfd, have_tab ? &tab : NULL, &maj, &min);
+			k = dir_device(fs->dirfd, tab, &maj, &min);
 			if (k == 0) {
 				fs->major = maj;
 				fs->minor = min;
@@ -229,8 +227,6 @@ int replay_mounts_find(const struct ura_pack *pack, const char *root, bool dry_r
 out:
 	if (rootfd >= 0)
 		close(rootfd);
-	if (have_tab)
-		mountinfo_free(&tab);
 	return r;
 }
 

@@ -351,7 +351,8 @@ static int open_sampled(const struct ura_pack *pack, const struct replay_fs *fs,
 	return fd;
 }
 
-int replay_pack_check(const struct replay_pack *p, bool stop_at_miss, struct replay_check *ret)
+int replay_pack_check(const struct replay_pack *p, const struct sys_view *view, bool stop_at_miss,
+		      struct replay_check *ret)
 {
 	size_t nfs = ura_pack_fs_count(p->pack);
 	struct replay_check ck = { 0 };
@@ -363,7 +364,7 @@ int replay_pack_check(const struct replay_pack *p, bool stop_at_miss, struct rep
 	if (!p->nsamples)
 		goto done;
 	/* where the filesystems are: never through a symlink, never on FUSE */
-	r = replay_mounts_find(p->pack, NULL, false, &fs);
+	r = replay_mounts_find(p->pack, view, NULL, false, &fs);
 	if (r < 0) {
 		replay_mounts_free(fs, nfs);
 		return r;

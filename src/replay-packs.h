@@ -11,6 +11,8 @@
 
 #include <ura/pack.h>
 
+struct sys_view;
+
 #define REPLAY_PACKS_MAX	64	/* packs kept parsed at most */
 #define REPLAY_PACKS_SAMPLES	64	/* pages looked at to tell whether a start is cached */
 
@@ -106,6 +108,7 @@ struct replay_check {
 
 /**
  * replay_pack_check() - is what a replay of @p would read already resident?
+ * @view: the system's mounts, where the pack's filesystems are looked for
  * @stop_at_miss: stop at the first sampled page that is not resident (the
  *	answer is known: replay)
  *
@@ -117,6 +120,7 @@ struct replay_check {
  * missing, refused or changed counts as not resident.
  * Return: 0, or -errno (-ENOMEM); @ret is filled on success.
  */
-int replay_pack_check(const struct replay_pack *p, bool stop_at_miss, struct replay_check *ret);
+int replay_pack_check(const struct replay_pack *p, const struct sys_view *view, bool stop_at_miss,
+		      struct replay_check *ret);
 
 #endif

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The replay plan: a pack -> the requests to issue. Per range, clipping at the
- * recorded size, the fault-around windows of demanded pages, duplicate files
- * as one; then replay-schedule.c merges and cuts the ranges into requests by each
- * device's cost model (replay-devices.c), metadata goes first, and rotational
- * devices get physical order within time bins.
+ * The replay plan: a pack -> the requests to issue, from the pack, the view of
+ * the system and the options alone (it asks the system nothing). Per range,
+ * clipping at the recorded size, the fault-around windows of demanded pages,
+ * duplicate files as one; then replay-schedule.c merges and cuts the ranges
+ * into requests by each device's cost model (replay-devices.c), metadata goes
+ * first, and rotational devices get physical order within time bins.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,10 +25,11 @@
 /* What the plan is built from, and what it counts on the way. */
 struct planner {
 	const struct ura_pack *pack;
+	const struct sys_view *view;
 	const struct replay_options *o;
 	struct replay_plan *p;
-	struct replay_stats *st;
-	bool *listed;			/* per file: has a request (counted in st->files) */
+	bool *has_requests;		/* per device: the plan reads from it */
+	bool *listed;			/* per file: has a request (counted in p->counts.files) */
 	uint64_t clipped_bytes;		/* of ranges past the pack's file or the device's size */
 };
 
@@ -42,29 +44,32 @@ static int devices_with_requests(struct planner *c, bool **ret)
 {
 	const struct replay_options *o = c->o;
 	struct replay_devices *devs = &c->p->devices;
-	size_t nr = ura_pack_range_count(c->pack), nm = ura_pack_meta_count(c->pack);
-	struct ura_pack_range rg;
-	struct ura_pack_file f;
+	size_t nm = ura_pack_meta_count(c->pack);
 	struct ura_pack_meta pm;
-	bool *has_requests;
+	bool *has_requests, *selected;
 	uint32_t d0;
 	int err;
 
 	for (size_t i = 0; i < nm && ura_pack_get_meta(c->pack, i, &pm) == 0; i++) {
-		err = replay_devices_find_or_add(devs, pm.major, pm.minor, o->chunk, &d0);
+		err = replay_devices_find_or_add(devs, c->view, pm.major, pm.minor, o->chunk, &d0);
 		if (err < 0)
 			return err;
 	}
 	has_requests = calloc(devs->n ? devs->n : 1, sizeof(*has_requests));
-	if (!has_requests)
+	selected = calloc(c->p->nfs ? c->p->nfs : 1, sizeof(*selected));
+	if (!has_requests || !selected) {
+		free(has_requests);
+		free(selected);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < nm && ura_pack_get_meta(c->pack, i, &pm) == 0; i++)
-		if (replay_devices_find_or_add(devs, pm.major, pm.minor, o->chunk, &d0) == 0)
+		if (replay_devices_find_or_add(devs, c->view, pm.major, pm.minor, o->chunk, &d0) == 0)
 			has_requests[d0] = true;
-	for (size_t i = 0; i < nr && ura_pack_get_range(c->pack, i, &rg) == 0; i++)
-		if ((o->all || (rg.flags & URA_PACK_RANGE_DEMANDED)) &&
-		    ura_pack_get_file(c->pack, rg.file_index, &f) == 0 && f.fs_index < c->p->nfs)
-			has_requests[c->p->fs_dev[f.fs_index]] = true;
+	replay_devices_selected_fs(c->pack, o->all, selected);
+	for (size_t i = 0; i < c->p->nfs; i++)
+		if (selected[i])
+			has_requests[c->p->fs_dev[i]] = true;
+	free(selected);
 	*ret = has_requests;
 	return 0;
 }
@@ -283,7 +288,7 @@ static int append_fault_around(struct planner *c, const struct ura_pack_range *r
 			};
 			if (!c->listed[fi]) {
 				c->listed[fi] = true;
-				c->st->files++;
+				c->p->counts.files++;
 			}
 			*n = append_merging(c, *n);
 		}
@@ -371,7 +376,7 @@ static int requests_from_pack(struct planner *c)
 				};
 				if (!c->listed[fi]) {
 					c->listed[fi] = true;
-					c->st->files++;
+					c->p->counts.files++;
 				}
 				n = append_merging(c, n);
 			} else if (nw && rg.first_page < file_pages[rg.file_index]) {
@@ -390,7 +395,7 @@ static int requests_from_pack(struct planner *c)
 
 			uint64_t size, len = m.length;
 
-			r = replay_devices_find_or_add(&c->p->devices, m.major, m.minor,
+			r = replay_devices_find_or_add(&c->p->devices, c->view, m.major, m.minor,
 						       c->o->chunk, &it->dev);
 			if (r < 0)
 				goto out;
@@ -542,8 +547,18 @@ static void count_plan(struct planner *c)
 {
 	struct replay_plan *p = c->p;
 	const struct replay_devices *devs = &p->devices;
-	struct replay_stats *st = c->st;
+	struct replay_plan_counts *st = &p->counts;
 
+	/* the devices with requests, in the table's order, with their models */
+	for (size_t d = 0; d < devs->n && st->ndevs < REPLAY_REPORT_DEVS; d++)
+		if (c->has_requests[d])
+			st->devs[st->ndevs++] = (struct replay_dev_report){
+				.major = devs->devnum[d][0], .minor = devs->devnum[d][1],
+				.source = devs->dev[d].model.source,
+				.request_ns = devmodel_request_ns(&devs->dev[d].model),
+				.bandwidth = devmodel_bandwidth(&devs->dev[d].model),
+				.rotational = devs->dev[d].rotational,
+			};
 	/* what the replay sets out to read: overlaps once, merged holes included */
 	st->pack_bytes = st->past_eof_bytes = c->clipped_bytes;
 	for (size_t i = 0; i < p->nreq; i++) {
@@ -573,45 +588,42 @@ static void count_plan(struct planner *c)
 			}
 }
 
-int replay_plan_build(const struct ura_pack *pack, const struct replay_options *o,
-		      struct replay_plan *ret, struct replay_stats *st)
+int replay_plan_build(const struct ura_pack *pack, const struct sys_view *view,
+		      const struct replay_fs *fs, size_t nfs, const struct replay_options *o,
+		      struct replay_plan *ret)
 {
-	struct planner c = { .pack = pack, .o = o, .p = ret, .st = st };
-	bool *has_requests = NULL;
+	struct planner c = { .pack = pack, .view = view, .o = o, .p = ret };
+	struct replay_costs costs;
 	size_t nmeta;
 	int r;
 
 	*ret = (struct replay_plan){ 0 };
-	r = replay_mounts_find(pack, o->root, o->dry_run, &ret->fs);
-	ret->nfs = ura_pack_fs_count(pack);
-	if (r < 0)
-		return r;
+	ret->nfs = nfs;
 	ret->fs_dev = calloc(ret->nfs ? ret->nfs : 1, sizeof(*ret->fs_dev));
 	if (!ret->fs_dev)
 		return -ENOMEM;
 	/* the device each filesystem's files are on now: its cost model and its queue */
 	for (size_t i = 0; i < ret->nfs; i++) {
-		r = replay_devices_find_or_add(&ret->devices, ret->fs[i].major, ret->fs[i].minor,
+		r = replay_devices_find_or_add(&ret->devices, view, fs[i].major, fs[i].minor,
 					       o->chunk, &ret->fs_dev[i]);
 		if (r < 0)
 			return r;
-		if (ret->fs[i].dirfd >= 0)
-			ret->devices.dev[ret->fs_dev[i]].has_files = true;
 	}
-	r = devices_with_requests(&c, &has_requests);
+	r = devices_with_requests(&c, &c.has_requests);
 	if (r < 0)
 		return r;
-	replay_devices_set_up_models(&ret->devices, has_requests, o, st);
-	free(has_requests);
+	costs = replay_costs_of(o);
+	replay_devices_set_up_models(&ret->devices, view, c.has_requests, &costs);
 	r = requests_from_pack(&c);
 	free(c.listed);
+	if (r == 0)
+		r = sched_build(&ret->req, ret->nreq, (uint32_t)(ret->nfiles + ret->nbdev),
+				ret->devices.dev, ret->devices.n, &ret->nreq);
+	if (r == 0)
+		count_plan(&c);
+	free(c.has_requests);
 	if (r < 0)
 		return r;
-	r = sched_build(&ret->req, ret->nreq, (uint32_t)(ret->nfiles + ret->nbdev), ret->devices.dev,
-			ret->devices.n, &ret->nreq);
-	if (r < 0)
-		return r;
-	count_plan(&c);
 	/*
 	 * Metadata first. Rotational order needs every file open (FIEMAP) before
 	 * the first read: then all metadata goes first, issued before ordering.
@@ -648,7 +660,6 @@ void replay_plan_log(const struct replay_plan *p, const struct ura_pack *pack)
 
 void replay_plan_free(struct replay_plan *p)
 {
-	replay_mounts_free(p->fs, p->nfs);
 	free(p->fs_dev);
 	replay_devices_free(&p->devices);
 	free(p->bdevs);

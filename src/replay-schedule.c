@@ -266,10 +266,10 @@ static size_t cold_requests(const struct run *runs, size_t k, const struct sched
  */
 static size_t plan_pass(const struct sched_item *in, const uint32_t *idx, const size_t *start,
 			uint32_t nobj, const struct sched_dev *devs, size_t d, struct run *runs,
-			uint64_t *best, uint32_t *from, size_t *ret_cold)
+			uint64_t *best, uint32_t *from, size_t *ret_cold, uint64_t *ret_bytes)
 {
 	const struct sched_dev *dev = &devs[d];
-	uint64_t max_hole = 2 * max_gap_with(dev, dev->penalty_ns) + SCHED_HOLE_SLACK;
+	uint64_t max_hole = 2 * max_gap_with(dev, dev->penalty_ns) + SCHED_HOLE_SLACK, bytes = 0;
 	size_t total = 0, cold = 0;
 
 	for (uint32_t o = 0; o < nobj; o++) {
@@ -280,15 +280,84 @@ static size_t plan_pass(const struct sched_item *in, const uint32_t *idx, const 
 			continue;
 		k = make_runs(in, idx + s, e - s, runs);
 		partition(runs, k, dev, dev->penalty_ns, max_hole, best, from);
-		for (size_t j = k; j > 0; j = from[j])
+		for (size_t j = k; j > 0; j = from[j]) {
 			total += (size_t)chunks_of(runs[j - 1].end - runs[from[j]].off,
 						   max_request(dev));
+			bytes += runs[j - 1].end - runs[from[j]].off;
+		}
 		if (ret_cold && dev->readahead)
 			cold += cold_requests(runs, k, dev);
 	}
 	if (ret_cold)
 		*ret_cold = cold;
+	if (ret_bytes)
+		*ret_bytes = bytes;
 	return total;
+}
+
+/* What plan_budgets() has tried: the best price so far and its device time. */
+struct budget_search {
+	struct devmodel measured;
+	uint64_t price, time_ns;
+};
+
+/* Plan device @d with reads at @price; true when its reads bind (more than its bytes). */
+static bool try_price(const struct sched_item *in, const uint32_t *idx, const size_t *start,
+		      uint32_t nobj, struct sched_dev *devs, size_t d, struct run *runs,
+		      uint64_t *best, uint32_t *from, uint64_t price, struct budget_search *s)
+{
+	const struct devmodel *m = &s->measured;
+	uint64_t bytes = 0, t, by_reads, by_bytes;
+	size_t cnt;
+
+	devmodel_from_costs(&devs[d].model, price, m->bps, m->rotational, m->source);
+	cnt = plan_pass(in, idx, start, nobj, devs, d, runs, best, from, NULL, &bytes);
+	t = devmodel_total(m, bytes, cnt, 0);
+	if (t < s->time_ns) {
+		s->time_ns = t;
+		s->price = price;
+	}
+	by_reads = devmodel_total(m, 0, cnt, 0);
+	by_bytes = devmodel_total(m, bytes, 0, 0);
+	return by_reads > by_bytes;
+}
+
+/*
+ * A two-budget device: the plan of least max(bytes / bps, reads / iops). The
+ * plan is made with a linear model, each byte at the bytes budget's price and
+ * each read at a price; at price 0 no hole is ever read (a hole is bytes, and
+ * a read costs nothing more). When reads then bind, the price goes up until
+ * the two budgets meet, so holes are read only to save reads the reads budget
+ * cannot pay for. Leaves devs[d].model the linear model of the best price
+ * (sched_build() puts the measured one back).
+ */
+static void plan_budgets(const struct sched_item *in, const uint32_t *idx, const size_t *start,
+			 uint32_t nobj, struct sched_dev *devs, size_t d, struct run *runs,
+			 uint64_t *best, uint32_t *from)
+{
+	struct budget_search s = { .measured = devs[d].model, .time_ns = UINT64_MAX };
+	uint64_t read_ns = 1000000000u / s.measured.iops, lo = 0, hi;
+
+	if (!read_ns)
+		read_ns = 1;
+	devs[d].penalty_ns = 0;
+	if (try_price(in, idx, start, nobj, devs, d, runs, best, from, 0, &s)) {
+		/* reads bind: raise their price until bytes do */
+		for (hi = read_ns; hi < (1ull << 40) &&
+		     try_price(in, idx, start, nobj, devs, d, runs, best, from, hi, &s);
+		     lo = hi, hi *= 4)
+			;
+		for (int it = 0; it < 16 && hi - lo > read_ns / 64 + 1; it++) {
+			uint64_t mid = lo + (hi - lo) / 2;
+
+			if (try_price(in, idx, start, nobj, devs, d, runs, best, from, mid, &s))
+				lo = mid;
+			else
+				hi = mid;
+		}
+	}
+	devmodel_from_costs(&devs[d].model, s.price, s.measured.bps, s.measured.rotational,
+			    s.measured.source);
 }
 
 struct sort_key {
@@ -302,6 +371,7 @@ int sched_build(struct sched_item **items, size_t n, uint32_t nobj, struct sched
 		size_t ndev, size_t *ret_n)
 {
 	struct sched_item *in = *items, *out = NULL;
+	struct devmodel *measured = NULL;	/* of two-budget devices, while planned linear */
 	struct sort_key *keys = NULL, *tmp = NULL, *sorted;
 	size_t *start = NULL, most = 0, total = 0, cap = 0;
 	struct run *runs = NULL;
@@ -333,12 +403,13 @@ int sched_build(struct sched_item **items, size_t n, uint32_t nobj, struct sched
 		if (e - s > most)
 			most = e - s;
 	}
+	measured = calloc(ndev ? ndev : 1, sizeof(*measured));
 	runs = malloc((most + 1) * sizeof(*runs));
 	best = malloc((most + 1) * sizeof(*best));
 	from = malloc((most + 1) * sizeof(*from));
 	cap = 16;
 	out = malloc(cap * sizeof(*out));
-	if (!runs || !best || !from || !out)
+	if (!measured || !runs || !best || !from || !out)
 		goto out;
 
 	/* the plan at least device time; then, where it issues more requests than a
@@ -348,7 +419,12 @@ int sched_build(struct sched_item **items, size_t n, uint32_t nobj, struct sched
 		size_t cold = 0, cnt;
 
 		devs[d].penalty_ns = 0;
-		cnt = plan_pass(in, idx, start, nobj, devs, d, runs, best, from, &cold);
+		if (devs[d].model.combine == DEVMODEL_BUDGETS && devs[d].model.bps &&
+		    devs[d].model.iops) {
+			measured[d] = devs[d].model;
+			plan_budgets(in, idx, start, nobj, devs, d, runs, best, from);
+		}
+		cnt = plan_pass(in, idx, start, nobj, devs, d, runs, best, from, &cold, NULL);
 		devs[d].cold_requests = cold;
 		if (!devs[d].readahead || cnt <= cold)
 			continue;
@@ -356,12 +432,14 @@ int sched_build(struct sched_item **items, size_t n, uint32_t nobj, struct sched
 		 * SCHED_MAX_SPAN, SCHED_LOOKBACK ranges) */
 		for (hi = base ? base : 1000; hi < (1ull << 40); lo = hi, hi *= 4) {
 			devs[d].penalty_ns = hi;
-			if (plan_pass(in, idx, start, nobj, devs, d, runs, best, from, NULL) <= cold)
+			if (plan_pass(in, idx, start, nobj, devs, d, runs, best, from, NULL, NULL) <=
+			    cold)
 				break;
 		}
 		for (int it = 0; it < 12 && hi - lo > base / 16 + 1; it++) {
 			devs[d].penalty_ns = lo + (hi - lo) / 2;
-			if (plan_pass(in, idx, start, nobj, devs, d, runs, best, from, NULL) <= cold)
+			if (plan_pass(in, idx, start, nobj, devs, d, runs, best, from, NULL, NULL) <=
+			    cold)
 				hi = devs[d].penalty_ns;
 			else
 				lo = devs[d].penalty_ns;
@@ -451,6 +529,11 @@ int sched_build(struct sched_item **items, size_t n, uint32_t nobj, struct sched
 	}
 	r = 0;
 out:
+	/* the devices as measured again (the plan was made with a linear stand-in) */
+	for (size_t d = 0; measured && d < ndev; d++)
+		if (measured[d].n)
+			devs[d].model = measured[d];
+	free(measured);
 	free(keys);
 	free(tmp);
 	free(out);

@@ -35,7 +35,6 @@ struct sched_dev {
 	uint64_t readahead;	/* the device's read_ahead_kb in bytes; 0: no request cap */
 	uint64_t max_request;	/* its largest request (max_sectors_kb) in bytes; 0: chunk */
 	bool rotational;	/* seeks cost: physical order within time bins */
-	bool has_files;		/* the replay's: files of the pack are there (may be probed) */
 	uint64_t size;		/* the replay's: bytes, from sysfs; 0: unknown */
 	/* set by sched_build(): */
 	size_t cold_requests;	/* what a cold start would issue, as estimated */

@@ -31,6 +31,7 @@
 #include "replay-packs.h"
 #include "replay-watch.h"
 #include "replay-engine.h"
+#include "sys-view.h"
 #include "watch-key.h"
 #include "util.h"
 
@@ -55,6 +56,7 @@ struct job {
 	char *exe;		/* the program's path in its root (the script for a script) */
 	char *root;		/* its root as the daemon sees it, NULL for the daemon's own */
 	pid_t pid;
+	struct sys_view *view;	/* the system when the exec came (a reference) */
 };
 
 /* An interpreter exec'd: its argv names the script, once the exec completes. */
@@ -83,6 +85,7 @@ struct recent {
 struct watch {
 	const struct replay_options *o;
 	struct replay_packs packs;
+	struct sys_view *view;		/* read at start, again after each mount change */
 	struct watch_self self;
 	bool chatty;			/* -vv: every exec and its key */
 	pthread_mutex_t lock;
@@ -116,6 +119,7 @@ static void job_put(struct job *j)
 	free(j->instead);
 	free(j->exe);
 	free(j->root);
+	sys_view_unref(j->view);
 	free(j);
 }
 
@@ -169,7 +173,7 @@ static void run_job(struct watch *w, struct job *j)
 		return;
 	}
 	/* the decision is on the exec's path: stop at the first page that is not resident */
-	r = replay_pack_check(j->pack, true, &ck);
+	r = replay_pack_check(j->pack, j->view, true, &ck);
 	if (r == 0 && ck.sampled && ck.resident == ck.sampled) {
 		log_debug("'%s%s%s' started: all %u sampled pages of what its pack would read "
 			  "(%.1f MiB%s) are resident (looked at in %.2f ms), skipping", j->exe, rs, rp,
@@ -180,7 +184,7 @@ static void run_job(struct watch *w, struct job *j)
 	if (w->chatty)
 		log_debug("'%s%s%s': replay starts %.2f ms after its exec's event", j->exe, rs, rp,
 			  (double)(now_monotonic_ns() - j->since) / 1e6);
-	r = replay_run(j->pack->pack, &o, &st);
+	r = replay_run(j->pack->pack, j->view, &o, &st);
 	if (r < 0) {
 		log_warn("cannot replay '%s' for '%s%s%s': %s, skipping", j->pack->path, j->exe, rs, rp,
 			 strerror(-r));
@@ -338,6 +342,7 @@ static struct job *consider(struct watch *w, pid_t pid, const struct watch_root 
 	j->pid = pid;
 	j->exe = strdup(path);
 	j->root = root->id ? strdup(root->path) : NULL;
+	j->view = sys_view_ref(w->view);
 	pthread_mutex_lock(&w->lock);
 	if (!j->exe || (root->id && !j->root) || w->len == QUEUE_LEN) {
 		w->dropped++;
@@ -598,7 +603,7 @@ static int signals_open(sigset_t *old)
 
 int replay_watch(const struct replay_options *o)
 {
-	struct replay_exec src = { .fd = -1, .mounts_fd = -1 };
+	struct replay_exec src = { .fd = -1 };
 	struct watch *w = NULL;
 	pthread_t *th = NULL;
 	unsigned started = 0;
@@ -629,7 +634,13 @@ int replay_watch(const struct replay_options *o)
 		r = sfd;
 		goto out;
 	}
-	r = replay_exec_open(&src);
+	/* the system, read once: again only after the kernel flags a mount change */
+	r = sys_view_read(SYS_VIEW_WATCH, &w->view);
+	if (r < 0)
+		goto out;
+	if (sys_view_watch_fd(w->view) < 0)
+		log_debug("cannot watch the mount table: filesystems mounted later are not watched");
+	r = replay_exec_open(w->view, &src);
 	if (r < 0)
 		goto out;
 	for (; started < nworkers; started++) {
@@ -653,7 +664,7 @@ int replay_watch(const struct replay_options *o)
 		struct pollfd p[3] = {
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = src.fd, .events = POLLIN },
-			{ .fd = src.mounts_fd, .events = POLLPRI },
+			{ .fd = sys_view_watch_fd(w->view), .events = POLLPRI },
 		};
 
 		if (poll(p, 3, w->npending ? PENDING_POLL_MS : -1) < 0) {
@@ -671,7 +682,10 @@ int replay_watch(const struct replay_options *o)
 			break;
 		}
 		if (p[2].revents & (POLLPRI | POLLERR)) {
-			int k = replay_exec_mounts_changed(&src);
+			int k = sys_view_refresh(&w->view, true);
+
+			if (k >= 0)
+				k = replay_exec_mounts_changed(&src, w->view);
 
 			if (k < 0)
 				log_warn("cannot watch execs on the new mounts: %s", strerror(-k));
@@ -723,6 +737,7 @@ out:
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 	replay_packs_free(&w->packs);
+	sys_view_unref(w->view);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 out_free:

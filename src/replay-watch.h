@@ -14,7 +14,9 @@
  * @o->watch_dir/$(systemd-escape --path EXE).pack (src/replay-packs.c) and,
  * unless a replay of it is under way or its first ranges are resident,
  * hands it to one of @o->max_replays worker threads, which replay it with
- * replay_run() and log one line. The exec is never waited for. Blocks the
+ * replay_run() and log one line. The view of the system (mounts, device facts
+ * and models) is read at start and kept across execs; it is read again only
+ * after the kernel flags a mount change. The exec is never waited for. Blocks the
  * three signals in the calling thread (and so in the workers).
  *
  * Return: 0 once stopped by a signal (every worker joined, every descriptor

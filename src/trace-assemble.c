@@ -21,10 +21,10 @@
 
 #include <ura/pack.h>
 
-#include "dev-block.h"
 #include "sys-fileid.h"
 #include "util-log.h"
 #include "sys-mountinfo.h"
+#include "sys-view.h"
 #include "trace-pageset.h"
 #include "trace-rakb.h"
 #include "trace-resolve.h"
@@ -57,7 +57,7 @@ struct fsuuid2 {
 struct found_fs {
 	uint32_t kdev;
 	struct ura_pack_fs rec;		/* strings point into the mount table or the root */
-	unsigned max_sectors_kb;	/* of its block device, 0 unknown (read for the access log) */
+	unsigned max_sectors_kb;	/* of its block device, 0 unknown (for the access log) */
 	unsigned max_segments, max_segment_kb;	/* of its block device, 0 unknown */
 };
 
@@ -85,7 +85,8 @@ struct found_meta {
 struct assembly {
 	const struct assemble_opts *o;
 	const struct trace_demand *demand;
-	const struct mount_table *mt;
+	struct sys_view *view;		/* the system after the trace: devices are read into it */
+	const struct mount_table *mt;	/* its mounts */
 	const struct rakb_state *ra;	/* read_ahead_kb forced during the trace, or NULL */
 	struct trace_summary *sum;
 	unsigned range_flags;		/* PAGESET_* for ranges */
@@ -229,12 +230,16 @@ static int fs_slot(struct assembly *a, uint32_t kdev, const struct mount_entry *
 	n->rec.read_ahead_kb = rakb_during_trace(a->ra, n->rec.major, n->rec.minor);
 	if (me && fs_uuid(me->mount_point, n->rec.major, n->rec.minor, n->rec.uuid))
 		n->rec.flags |= URA_PACK_FS_HAS_UUID;
-	if (a->o->access && blockdev_max_sectors_kb(n->rec.major, n->rec.minor,
-						    &n->max_sectors_kb) < 0)
-		n->max_sectors_kb = 0;	/* not a block device (btrfs, NFS, ...): unknown */
-	if (a->o->access && blockdev_max_segments(n->rec.major, n->rec.minor, &n->max_segments,
-						  &n->max_segment_kb) < 0)
-		n->max_segments = n->max_segment_kb = 0;
+	if (a->o->access) {	/* not a block device (btrfs, NFS, ...): 0, unknown */
+		struct sys_device dev;
+		int r = sys_view_device(a->view, n->rec.major, n->rec.minor, &dev);
+
+		if (r < 0)
+			return r;
+		n->max_sectors_kb = dev.max_sectors_kb;
+		n->max_segments = dev.max_segments;
+		n->max_segment_kb = dev.max_segment_kb;
+	}
 	*ret = a->nfs++;
 	return 0;
 }
@@ -901,12 +906,46 @@ out:
 	return r;
 }
 
-/* Gather and build; then write @o->pack, or hand the builder over (@ret, when not NULL). */
-static int assemble(const struct assemble_opts *o, const struct trace_demand *d,
-		    const struct mount_table *mt, const struct rakb_state *ra,
-		    struct trace_summary *sum, struct ura_pack_builder **ret)
+void assemble_devices_free(struct assemble_devices *d)
 {
-	struct assembly a = { .o = o, .demand = d, .mt = mt, .ra = ra, .sum = sum };
+	free(d->dev);
+	*d = (struct assemble_devices){ 0 };
+}
+
+/* The devices of the filesystems gathered, each once, in order (the pack's). */
+static int devices_used(const struct assembly *a, struct assemble_devices *ret)
+{
+	struct assemble_devices d = { .dev = calloc(a->nfs ? a->nfs : 1, sizeof(*d.dev)) };
+
+	if (!d.dev)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->nfs; i++) {
+		unsigned major = a->fs[i].rec.major, minor = a->fs[i].rec.minor;
+		bool seen = !major && !minor;
+
+		for (size_t k = 0; k < d.n && !seen; k++)
+			seen = d.dev[k][0] == major && d.dev[k][1] == minor;
+		if (seen)
+			continue;
+		d.dev[d.n][0] = major;
+		d.dev[d.n++][1] = minor;
+	}
+	*ret = d;
+	return 0;
+}
+
+/*
+ * Gather and build; then write @o->pack, or hand the builder over (@ret, when
+ * not NULL). @ret_devs: the devices of the pack's filesystems, if not NULL.
+ */
+static int assemble(const struct assemble_opts *o, const struct trace_demand *d,
+		    struct sys_view *view, const struct rakb_state *ra,
+		    struct trace_summary *sum, struct ura_pack_builder **ret,
+		    struct assemble_devices *ret_devs)
+{
+	struct assembly a = { .o = o, .demand = d, .view = view, .mt = sys_view_mounts(view),
+			      .ra = ra, .sum = sum };
+	struct assemble_devices devs = { 0 };
 	struct ura_pack_builder *b = NULL;
 	struct pageset_file *files = NULL;
 	bool logged = false;
@@ -937,6 +976,11 @@ static int assemble(const struct assemble_opts *o, const struct trace_demand *d,
 	r = build(&a, b);
 	if (r < 0)
 		goto out;
+	if (ret_devs) {
+		r = devices_used(&a, &devs);
+		if (r < 0)
+			goto out;
+	}
 	if (ret) {
 		*ret = b;
 		b = NULL;
@@ -952,6 +996,10 @@ static int assemble(const struct assemble_opts *o, const struct trace_demand *d,
 		goto out;
 	}
 	sum->pack_written = true;
+	if (ret_devs) {
+		*ret_devs = devs;
+		devs = (struct assemble_devices){ 0 };
+	}
 out:
 	if (r < 0 && !logged && b && (r == -EINVAL || r == -E2BIG) &&
 	    strcmp(ura_pack_builder_error(b), "no error") != 0)
@@ -968,6 +1016,7 @@ out:
 	free(a.meta);
 	free(a.fs);
 	free(a.devs);
+	assemble_devices_free(&devs);
 	free(files);
 	free(a.pack_abs);
 	ura_pack_builder_free(b);
@@ -975,15 +1024,15 @@ out:
 }
 
 int assemble_pack(const struct assemble_opts *o, const struct trace_demand *d,
-		  const struct mount_table *mt, const struct rakb_state *ra,
-		  struct trace_summary *sum)
+		  struct sys_view *view, const struct rakb_state *ra, struct trace_summary *sum,
+		  struct assemble_devices *ret_devs)
 {
-	return assemble(o, d, mt, ra, sum, NULL);
+	return assemble(o, d, view, ra, sum, NULL, ret_devs);
 }
 
 int assemble_build(const struct assemble_opts *o, const struct trace_demand *d,
-		   const struct mount_table *mt, const struct rakb_state *ra,
+		   struct sys_view *view, const struct rakb_state *ra,
 		   struct trace_summary *sum, struct ura_pack_builder **ret)
 {
-	return assemble(o, d, mt, ra, sum, ret);
+	return assemble(o, d, view, ra, sum, ret, NULL);
 }

@@ -8,9 +8,9 @@
 #include <stdint.h>
 
 struct access_log;
-struct mount_table;
 struct pageset_range;
 struct rakb_state;
+struct sys_view;
 struct trace_demand;
 struct trace_summary;
 
@@ -25,19 +25,31 @@ struct assemble_opts {
 	const struct access_log *access;	/* the trace's access log to write, or NULL */
 };
 
+/* The devices of a pack's filesystems, each once, in the pack's order (0:0 left out). */
+struct assemble_devices {
+	unsigned (*dev)[2];		/* major, minor */
+	size_t n;
+};
+
+/** assemble_devices_free() - accepts a zeroed @d */
+void assemble_devices_free(struct assemble_devices *d);
+
 /**
  * assemble_pack() - name the traced inodes and write the pack
  * @o: options
  * @d: the trace's pages and times
- * @mt: the mounts now (after the trace)
+ * @view: the system now (after the trace): its mounts (there must be a table),
+ *	and each filesystem's device facts (read into it when first asked for)
  * @ra: read_ahead_kb forced during the trace, or NULL
  * @sum: counts of files, ranges, bytes, unresolved and left-out files are added;
  *	@sum->lost_events goes into the pack; @sum->pack_written is set
+ * @ret_devs: if not NULL, on success the devices of the pack's filesystems
+ *	(what trace_measure_devices() measures); free with assemble_devices_free()
  *
  * First every fact is gathered: the inodes are named (resolve, btrfs
  * subvolumes), each name is checked to still be the traced inode (statx, birth
  * time against inode reuse, not the pack or ura-trace itself, below --root),
- * read_ahead_kb of each filesystem's device is read (and max_sectors_kb with
+ * the request limits of each filesystem's device are taken from @view (with
  * an access log). Then the pack is built from those facts and written
  * atomically: with @o->access, the accesses to the files of the pack (those to
  * other files are dropped) and each filesystem's readahead facts. Logs its
@@ -46,8 +58,8 @@ struct assemble_opts {
  * Return: 0 or -errno.
  */
 int assemble_pack(const struct assemble_opts *o, const struct trace_demand *d,
-		  const struct mount_table *mt, const struct rakb_state *ra,
-		  struct trace_summary *sum);
+		  struct sys_view *view, const struct rakb_state *ra, struct trace_summary *sum,
+		  struct assemble_devices *ret_devs);
 
 struct ura_pack_builder;
 
@@ -60,7 +72,7 @@ struct ura_pack_builder;
  * Return: 0 or -errno (logged).
  */
 int assemble_build(const struct assemble_opts *o, const struct trace_demand *d,
-		   const struct mount_table *mt, const struct rakb_state *ra,
+		   struct sys_view *view, const struct rakb_state *ra,
 		   struct trace_summary *sum, struct ura_pack_builder **ret);
 
 /**

@@ -620,28 +620,21 @@ static int resolve_by_walk(int root_fd, dev_t dev, struct wantset *ws)
 }
 
 /*
- * Is the mount holding @fd numbered @dev in mountinfo? For btrfs, whose st_dev
- * is a subvolume's own anonymous device, this is how to tell that @dev (the
- * superblock's, as in the trace) is right. 0 yes, -EXDEV no, other -errno: no
- * way to know (no statx mount id, no /proc). @mounts: the mount table, or NULL to
- * read /proc/self/mountinfo.
+ * Is the mount holding @fd numbered @dev in the mount table? For btrfs, whose
+ * st_dev is a subvolume's own anonymous device, this is how to tell that @dev
+ * (the superblock's, as in the trace) is right. 0 yes, -EXDEV no, other
+ * -errno: no way to know (no statx mount id, no table: @t is NULL).
  */
-static int mount_dev_matches(int fd, dev_t dev, const struct mount_table *mounts)
+static int mount_dev_matches(int fd, dev_t dev, const struct mount_table *t)
 {
-	struct mount_table own = { 0 };
-	const struct mount_table *t = mounts;
 	uint64_t id;
 	int r;
 
+	if (!t)
+		return -ENOENT;
 	r = safeopen_mount_id(fd, &id);
 	if (r < 0)
 		return r;
-	if (!t) {
-		r = mountinfo_read("/proc/self/mountinfo", &own);
-		if (r < 0)
-			return r;
-		t = &own;
-	}
 	r = -ENOENT;
 	for (size_t i = 0; i < t->count; i++) {
 		const struct mount_entry *e = &t->entries[i];
@@ -651,7 +644,6 @@ static int mount_dev_matches(int fd, dev_t dev, const struct mount_table *mounts
 			break;
 		}
 	}
-	mountinfo_free(&own);
 	return r;
 }
 

@@ -27,7 +27,7 @@ enum resolve_method {
  * @n: count of @items
  * @methods: RESOLVE_* to try, fast path first, walk for what is left
  * @mounts: the mount table (on btrfs, to check @major:@minor against the mount
- *	holding @mount_dir), or NULL to read /proc/self/mountinfo when needed
+ *	holding @mount_dir), or NULL: then that cannot be checked, and is not
  *
  * The walk uses d_ino from getdents64 (no stat per entry), never crosses into
  * another mount, btrfs subvolume or symlink, and stops as soon as every wanted

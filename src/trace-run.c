@@ -7,7 +7,7 @@
 
 #include "cli-trace.h"
 #include "util-log.h"
-#include "sys-mountinfo.h"
+#include "sys-view.h"
 #include "trace-rakb.h"
 #include "trace-access.h"
 #include "trace-assemble.h"
@@ -35,6 +35,16 @@ static FILE *open_event_log(void)
 	return f;
 }
 
+/* @r from reading @v: 0 when it holds the mount table, else -errno (logged). */
+static int mounts_read(const struct sys_view *v, int r)
+{
+	if (r >= 0 && !sys_view_mounts(v))
+		r = sys_view_mounts_error(v);
+	if (r < 0)
+		log_err("cannot read '/proc/self/mountinfo': %s", strerror(-r));
+	return r < 0 ? r : 0;
+}
+
 int trace_run(const struct trace_options *o, struct trace_summary *sum)
 {
 	struct assemble_opts ao = {
@@ -43,14 +53,15 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 		.from_recording = o->input != NULL,
 		.read_ahead_kb = o->read_ahead_kb,
 	};
-	struct mount_table mt = { 0 };
+	struct sys_view *view = NULL;
+	struct assemble_devices devs = { 0 };
 	struct rakb_state ra = { 0 };
 	struct trace_demand d = { 0 };
 	struct access_log *log = NULL;
 	sigset_t handled, orig;
 	bool blocked = false;
 	char *root = NULL;
-	int watch = -1, r;
+	int r;
 
 	memset(sum, 0, sizeof(*sum));
 	if (!o->input && geteuid() != 0) {
@@ -82,24 +93,22 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 	}
 
 	/*
-	 * The mounts, read once: at the start of a live trace (--read-ahead-kb
-	 * forces their devices), and again after it only if something was
-	 * mounted meanwhile (a boot trace names files of filesystems mounted
-	 * during it).
+	 * The view of the system, read once: at the start of a live trace
+	 * (--read-ahead-kb forces the devices of its mounts), and again after it
+	 * only if something was mounted meanwhile (a boot trace names files of
+	 * filesystems mounted during it).
 	 */
 	if (!o->input) {
 		/* from here until the pack is written, a signal is an event, not the end */
 		session_signals(&handled);
 		sigprocmask(SIG_BLOCK, &handled, &orig);
 		blocked = true;
-		watch = mountinfo_watch();
-		r = mountinfo_read("/proc/self/mountinfo", &mt);
-		if (r < 0) {
-			log_err("cannot read '/proc/self/mountinfo': %s", strerror(-r));
+		r = sys_view_read(SYS_VIEW_WATCH, &view);
+		r = mounts_read(view, r);
+		if (r < 0)
 			goto out;
-		}
-		r = session_trace(o, root, &mt, &orig, &d, log, &ra, &ao.info_flags,
-				  &ao.duration_ns, sum);
+		r = session_trace(o, root, sys_view_mounts(view), &orig, &d, log, &ra,
+				  &ao.info_flags, &ao.duration_ns, sum);
 	} else {
 		r = dat_read(o->input, &d, log, &ao.info_flags, &ao.duration_ns, sum);
 	}
@@ -110,15 +119,12 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 	sum->added_pages = d.added_pages;
 	sum->fault_events = d.counts[TRACE_EVENT_FAULT];
 
-	if (mountinfo_changed(watch)) {
-		mountinfo_free(&mt);
-		r = mountinfo_read("/proc/self/mountinfo", &mt);
-		if (r < 0) {
-			log_err("cannot read '/proc/self/mountinfo': %s", strerror(-r));
-			goto out;
-		}
-	}
-	r = assemble_pack(&ao, &d, &mt, &ra, sum);
+	/* again if something was mounted during the trace; for a recording, the mounts now */
+	r = view ? sys_view_refresh(&view, false) : sys_view_read(SYS_VIEW_MOUNTS, &view);
+	r = mounts_read(view, r);
+	if (r < 0)
+		goto out;
+	r = assemble_pack(&ao, &d, view, &ra, sum, &devs);
 	if (r == 0 && sum->access_truncated)
 		log_warn("the access log stopped at %zu accesses (its limit, or out of memory): "
 			 "the pack holds the first", access_count(log));
@@ -129,14 +135,13 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 	if (r < 0)
 		goto out;
 	if (!o->input && sum->pack_written && o->probe >= 0)
-		trace_measure_devices(o->pack, o->probe > 0);
+		trace_measure_devices((const unsigned (*)[2])devs.dev, devs.n, o->probe > 0);
 out:
-	if (watch >= 0)
-		close(watch);
 	rakb_free(&ra);
 	if (blocked)
 		sigprocmask(SIG_SETMASK, &orig, NULL);
-	mountinfo_free(&mt);
+	sys_view_unref(view);
+	assemble_devices_free(&devs);
 	if (d.event_log)
 		fclose(d.event_log);
 	demand_fini(&d);

@@ -14,12 +14,14 @@
 #include "cli-exit-codes.h"
 #include "util-log.h"
 #include "cli-errors.h"
+#include "sys-view.h"
 
 static int advise(const struct dump_options *o, const struct ura_pack *pack)
 {
 	struct ra_advice a;
 	struct ra_device dev;
 	struct ura_pack_fs fs = { 0 };
+	struct sys_view *view = NULL;
 	FILE *log = NULL;
 	int r;
 
@@ -36,8 +38,15 @@ static int advise(const struct dump_options *o, const struct ura_pack *pack)
 		}
 	}
 	(void)ura_pack_get_fs(pack, ra_advise_fs(pack, NULL), &fs);
-	ra_advise_model(&fs, &o->model, &dev);
-	r = ra_advise(pack, &dev.model, log, &a);
+	/* the device's facts and model, read (or measured) once: then the advice asks nothing */
+	r = sys_view_read(0, &view);
+	if (r == 0)
+		r = ra_advise_measure(view, &fs, &o->model);
+	if (r == 0)
+		ra_advise_model(view, &fs, &o->model, &dev);
+	sys_view_unref(view);
+	if (r == 0)
+		r = ra_advise(pack, &dev.model, log, &a);
 	if (log && fclose(log) != 0 && r == 0)
 		log_warn("cannot write '%s': %s", o->ra_log, strerror(errno));
 	if (r < 0) {

@@ -16,6 +16,7 @@
 #include "replay-report.h"
 #include "replay-watch.h"
 #include "replay-engine.h"
+#include "sys-view.h"
 #include "util.h"
 
 /*
@@ -110,6 +111,7 @@ int main(int argc, char *argv[])
 	struct replay_options o;
 	struct replay_stats st;
 	struct ura_pack *pack = NULL;
+	struct sys_view *view = NULL;
 	int r, notify = -1, status;
 
 	/*
@@ -136,7 +138,11 @@ int main(int argc, char *argv[])
 	if (status != EXIT_OK)
 		return status;
 
-	r = replay_run(pack, &o, &st);
+	/* the system, read once: the mounts now, each device's facts as the replay asks */
+	r = sys_view_read(SYS_VIEW_MOUNTS, &view);
+	if (r >= 0)
+		r = replay_run(pack, view, &o, &st);
+	sys_view_unref(view);
 	if (r == 0 && o.mark_stale && !o.dry_run &&
 	    replay_needs_retrace(pack, &st, now_realtime_ns())) {
 		int k = replay_mark_stale(o.mark_stale);

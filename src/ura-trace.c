@@ -12,6 +12,7 @@
 #include "trace-merge.h"
 #include "trace-run.h"
 #include "trace-tracer.h"
+#include "util-json.h"
 
 #define MIB	(1024.0 * 1024.0)
 
@@ -19,22 +20,33 @@
 static void print_summary(FILE *f, const struct trace_summary *s, bool json)
 {
 	if (json) {
-		fprintf(f, "{\"files\":%" PRIu64 ",\"ranges\":%" PRIu64 ",\"bytes\":%" PRIu64
-			",\"demanded_bytes\":%" PRIu64 ",\"speculative_bytes\":%" PRIu64
-			",\"metadata_bytes\":%" PRIu64 ",\"metadata_ranges\":%" PRIu64
-			",\"lost_events\":%" PRIu64 ",\"unresolved_inodes\":%" PRIu64
-			",\"unresolved_bytes\":%" PRIu64 ",\"pseudo_fs_files\":%" PRIu64
-			",\"outside_root_files\":%" PRIu64 ",\"events\":%" PRIu64
-			",\"page_cache_additions\":%" PRIu64 ",\"pages_added\":%" PRIu64
-			",\"filemap_faults\":%" PRIu64 ",\"mm_faults\":%" PRIu64
-			",\"access_events\":%s,\"access_log\":%" PRIu64
-			",\"access_log_truncated\":%s,\"seconds\":%.3f}\n",
-			s->files, s->ranges, s->bytes, s->demanded_bytes, s->speculative_bytes,
-			s->meta_bytes, s->meta_ranges, s->lost_events, s->unresolved_inodes,
-			s->unresolved_bytes, s->skipped_pseudo, s->outside_root, s->events,
-			s->add_events, s->added_pages, s->fault_events, s->mm_faults,
-			s->access_events ? "true" : "false", s->access_records,
-			s->access_truncated ? "true" : "false", s->seconds);
+		struct json j;
+
+		json_begin(&j, f, JSON_COMPACT);
+		json_object_begin(&j, JSON_INLINE);
+		json_key_u64(&j, "files", s->files);
+		json_key_u64(&j, "ranges", s->ranges);
+		json_key_u64(&j, "bytes", s->bytes);
+		json_key_u64(&j, "demanded_bytes", s->demanded_bytes);
+		json_key_u64(&j, "speculative_bytes", s->speculative_bytes);
+		json_key_u64(&j, "metadata_bytes", s->meta_bytes);
+		json_key_u64(&j, "metadata_ranges", s->meta_ranges);
+		json_key_u64(&j, "lost_events", s->lost_events);
+		json_key_u64(&j, "unresolved_inodes", s->unresolved_inodes);
+		json_key_u64(&j, "unresolved_bytes", s->unresolved_bytes);
+		json_key_u64(&j, "pseudo_fs_files", s->skipped_pseudo);
+		json_key_u64(&j, "outside_root_files", s->outside_root);
+		json_key_u64(&j, "events", s->events);
+		json_key_u64(&j, "page_cache_additions", s->add_events);
+		json_key_u64(&j, "pages_added", s->added_pages);
+		json_key_u64(&j, "filemap_faults", s->fault_events);
+		json_key_u64(&j, "mm_faults", s->mm_faults);
+		json_key_bool(&j, "access_events", s->access_events);
+		json_key_u64(&j, "access_log", s->access_records);
+		json_key_bool(&j, "access_log_truncated", s->access_truncated);
+		json_key_double(&j, "seconds", s->seconds, 3);
+		json_object_end(&j);
+		json_end(&j);
 		return;
 	}
 	fprintf(f, "%s: %" PRIu64 " files, %" PRIu64 " ranges, %.1f MiB (demanded %.1f MiB, "
@@ -49,11 +61,22 @@ static void print_summary(FILE *f, const struct trace_summary *s, bool json)
 static void print_merge(FILE *f, const struct merge_stats *s, bool json)
 {
 	if (json) {
-		fprintf(f, "{\"runs\":%zu,\"runs_in\":%zu,\"need\":%zu,\"files_in\":%zu,"
-			"\"files\":%zu,\"files_changed\":%zu,\"ranges\":%zu,\"bytes\":%" PRIu64
-			",\"metadata_ranges\":%zu,\"metadata_bytes\":%" PRIu64 "}\n", s->runs,
-			s->runs_in, s->need, s->files_in, s->files, s->files_changed, s->ranges,
-			s->bytes, s->meta_ranges, s->meta_bytes);
+		struct json j;
+
+		json_begin(&j, f, JSON_COMPACT);
+		json_object_begin(&j, JSON_INLINE);
+		json_key_u64(&j, "runs", s->runs);
+		json_key_u64(&j, "runs_in", s->runs_in);
+		json_key_u64(&j, "need", s->need);
+		json_key_u64(&j, "files_in", s->files_in);
+		json_key_u64(&j, "files", s->files);
+		json_key_u64(&j, "files_changed", s->files_changed);
+		json_key_u64(&j, "ranges", s->ranges);
+		json_key_u64(&j, "bytes", s->bytes);
+		json_key_u64(&j, "metadata_ranges", s->meta_ranges);
+		json_key_u64(&j, "metadata_bytes", s->meta_bytes);
+		json_object_end(&j);
+		json_end(&j);
 		return;
 	}
 	fprintf(f, "%s: merged %zu of %zu runs (a page needs %zu): %zu of %zu files kept "

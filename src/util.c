@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Small helpers shared by the tools: number parsing, clocks, JSON strings */
+/* Small helpers shared by the tools: number parsing, clocks, UTF-8, paths, "is this ura-trace" */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -139,41 +139,6 @@ out:
 	if (ret_cp)
 		*ret_cp = cp;
 	return len;
-}
-
-/*
- * JSON has no way to carry arbitrary bytes in a string: a byte that is not
- * part of valid UTF-8 is written as \u00XX (the Latin-1 code point of the
- * byte), so non-UTF-8 file names stay visible and the output stays valid JSON.
- */
-void json_string(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
-
-	fputc('"', f);
-	while (n) {
-		size_t len = utf8_decode(p, n, NULL);
-
-		if (len == 0) {
-			fprintf(f, "\\u%04x", *p);
-			len = 1;
-		} else if (*p == '"' || *p == '\\') {
-			fputc('\\', f);
-			fputc(*p, f);
-		} else if (*p == '\n') {
-			fputs("\\n", f);
-		} else if (*p == '\t') {
-			fputs("\\t", f);
-		} else if (*p < 0x20 || *p == 0x7f) {
-			fprintf(f, "\\u%04x", *p);
-		} else {
-			fwrite(p, 1, len, f);
-		}
-		p += len;
-		n -= len;
-	}
-	fputc('"', f);
 }
 
 char *path_join(const char *dir, const char *rel)

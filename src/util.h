@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Small helpers shared by the tools: number parsing, clocks, JSON strings */
+/* Small helpers shared by the tools: number parsing, clocks, UTF-8, paths, "is this ura-trace" */
 #ifndef URA_UTIL_H
 #define URA_UTIL_H
 
@@ -27,9 +27,6 @@ int64_t now_realtime_ns(void);
  * *@ret_cp if not NULL; 0 when it is not one (a stray, overlong or surrogate byte sequence).
  */
 size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *ret_cp);
-
-/* Write @s as a JSON string literal (quotes included); bytes that are not UTF-8 become \u00XX. */
-void json_string(FILE *f, const char *s);
 
 /* Join a mount point and a relative path ("/" + "etc/x" gives "/etc/x"); malloc()ed or NULL. */
 char *path_join(const char *dir, const char *rel);

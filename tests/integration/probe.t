@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The device probe against a throttled loop device: ura-replay measures the cost of a
 # request and the bandwidth itself, within 25% of the cgroup-v1 blkio limits (150 IOPS
-# and 50 MB/s, a disk; 2000 IOPS and 20 MB/s, an SD card), keeps the model per device
-# and limits, and uses it again without measuring.
+# and 50 MB/s, a disk; 2000 IOPS and 20 MB/s, an SD card), tells that the throttle grants
+# bytes and requests from two budgets (a mixed stream costs what its larger budget does,
+# not the sum), keeps the model per device and limits, and uses it again without measuring.
 . "$(dirname "$0")/lib.sh"
 R="$URA_REPLAY"
 
@@ -29,7 +30,7 @@ head -c 65536 /dev/urandom >"$T/mnt/file"
 sync
 "$MKPACK" "$T/p.pack" "$T/mnt/file"
 
-plan 9
+plan 11
 # field NAME: a number from the device entry of the last report
 field() { python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))["devices"]
@@ -37,6 +38,17 @@ print(d[0][sys.argv[2]] if d else "")' "$T/report" "$1"; }
 # within V WANT: V is within 25% of WANT
 within() { python3 -c 'import sys; v, w = float(sys.argv[1] or 0), float(sys.argv[2])
 sys.exit(0 if 0.75 * w <= v <= 1.25 * w else 1)' "$1" "$2"; }
+# budgets_within IOPS: the kept model under these limits has two budgets, reads within 25%
+budgets_within() {
+	local m got
+	for m in "$URA_DEVICE_CACHE"/*.model; do
+		grep "read_iops_device=$MAJMIN,$1\$" "$m" >/dev/null || continue
+		got=$(sed -n 's/^budgets [0-9]* //p' "$m")
+		[ -n "$got" ] && within "$got" "$1"
+		return
+	done
+	return 1
+}
 # replay_in IOPS BPS ARGS...: replay the pack in the cgroup under these limits
 replay_in() {
 	echo "$MAJMIN $1" >"$CG/blkio.throttle.read_iops_device"
@@ -56,6 +68,7 @@ for profile in "150 50000000 disk" "2000 20000000 sdcard"; do
 	bw=$(field bandwidth)
 	ok "$3: request cost ${req} us, limit $((1000000 / $1)) us" within "$req" $((1000000 / $1))
 	ok "$3: bandwidth $((${bw%.*} / 1000000)) MB/s, limit $(($2 / 1000000)) MB/s" within "$bw" "$2"
+	ok "$3: two budgets, the reads one within 25% of $1/s" budgets_within "$1"
 done
 replay_in 2000 20000000
 ok "the next replay under the same limits reads the kept model" test "$(field model)" = cache

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The unit test runner: runs every registered suite, fails if any test failed */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "unit.h"
 
@@ -18,6 +20,51 @@ void unit_register(Suite *(*make)(void))
 		abort();
 	}
 	suites[nsuites++] = make;
+}
+
+static int saved_stderr = -1;
+static FILE *captured;
+
+void unit_stderr_begin(void)
+{
+	fflush(stderr);
+	captured = tmpfile();
+	saved_stderr = dup(STDERR_FILENO);
+	if (!captured || saved_stderr < 0 || dup2(fileno(captured), STDERR_FILENO) < 0)
+		abort();
+}
+
+char *unit_stderr_end(void)
+{
+	off_t n;
+	char *s;
+
+	fflush(stderr);
+	dup2(saved_stderr, STDERR_FILENO);
+	close(saved_stderr);
+	saved_stderr = -1;
+	n = lseek(fileno(captured), 0, SEEK_END);	/* fd 2 wrote through the same offset */
+	s = malloc(n > 0 ? (size_t)n + 1 : 1);
+	if (!s || (n > 0 && pread(fileno(captured), s, (size_t)n, 0) != n))
+		abort();
+	s[n > 0 ? n : 0] = '\0';
+	fclose(captured);
+	captured = NULL;
+	return s;
+}
+
+void unit_assert_usage_said(char *said, const char *line)
+{
+	const char *prog = program_invocation_short_name;
+	char want[1024];
+
+	if (line)
+		snprintf(want, sizeof(want), "%s: %s\nTry '%s --help' for more information.\n",
+			 prog, line, prog);
+	else
+		snprintf(want, sizeof(want), "Try '%s --help' for more information.\n", prog);
+	ck_assert_str_eq(said, want);
+	free(said);
 }
 
 char *unit_mkdtemp(void)

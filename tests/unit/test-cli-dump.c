@@ -168,6 +168,30 @@ START_TEST(test_verbosity)
 }
 END_TEST
 
+/* What a bad value and a conflict say (as ura-replay and ura-trace say them). */
+START_TEST(test_usage_said)
+{
+	struct dump_options o;
+
+	unit_stderr_begin();
+	ck_assert_int_eq(PARSE(&o, "--rows", "x", "--svg", "-", "p"), -EINVAL);
+	unit_assert_usage_said(unit_stderr_end(),
+			       "invalid value 'x' for --rows: expected a number of files (0: all)");
+	unit_stderr_begin();
+	ck_assert_int_eq(PARSE(&o, "-s", "colour", "p"), -EINVAL);
+	unit_assert_usage_said(unit_stderr_end(),
+			       "invalid value 'colour' for --sort: expected access, path or size");
+	unit_stderr_begin();
+	ck_assert_int_eq(PARSE(&o, "-A", "--mbps=0", "p"), -EINVAL);
+	unit_assert_usage_said(unit_stderr_end(), "invalid value '0' for --mbps: expected a whole "
+			       "number, 1 to 4294967295");
+	unit_stderr_begin();
+	ck_assert_int_eq(PARSE(&o, "--json", "--stats", "p"), -EINVAL);
+	unit_assert_usage_said(unit_stderr_end(), "--json and --stats exclude each other (the "
+			       "JSON holds the totals)");
+}
+END_TEST
+
 START_TEST(test_help_version_and_errors)
 {
 	struct dump_options o;
@@ -200,6 +224,7 @@ static Suite *cli_dump_suite(void)
 	tcase_add_test(tc, test_compare);
 	tcase_add_test(tc, test_verbosity);
 	tcase_add_test(tc, test_help_version_and_errors);
+	tcase_add_test(tc, test_usage_said);
 	suite_add_tcase(s, tc);
 	return s;
 }

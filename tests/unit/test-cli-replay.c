@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli-replay.h"
@@ -348,6 +350,31 @@ START_TEST(test_verbosity_help_version)
 }
 END_TEST
 
+/* What a bad value and a conflict say (as ura-dump and ura-trace say them). */
+START_TEST(test_usage_said)
+{
+	struct replay_options o;
+	char *said;
+
+	unit_stderr_begin();
+	ck_assert_int_eq(PARSE(&o, "-j", "0", "p"), -EINVAL);
+	unit_assert_usage_said(unit_stderr_end(), "invalid value '0' for --jobs: expected 1 to 64");
+	unit_stderr_begin();
+	ck_assert_int_eq(PARSE(&o, "--min-available=101%", "p"), -EINVAL);
+	unit_assert_usage_said(unit_stderr_end(), "invalid value '101%' for --min-available: "
+			       "expected a size such as 256M, or 0-100%");
+	unit_stderr_begin();
+	ck_assert_int_eq(PARSE(&o, "--daemon", "--wait", "p"), -EINVAL);
+	unit_assert_usage_said(unit_stderr_end(), "--daemon and --wait exclude each other");
+	unit_stderr_begin();
+	ck_assert_int_eq(PARSE(&o, "--no-such-option", "p"), -EINVAL);	/* getopt names it */
+	said = unit_stderr_end();
+	ck_assert_ptr_nonnull(strstr(said, "'--no-such-option'"));
+	unit_assert_usage_said(strdup(strchr(said, '\n') + 1), NULL);	/* then the hint */
+	free(said);
+}
+END_TEST
+
 START_TEST(test_usage_errors)
 {
 	struct replay_options o;
@@ -382,6 +409,7 @@ static Suite *cli_replay_suite(void)
 	tcase_add_test(tc, test_watch);
 	tcase_add_test(tc, test_verbosity_help_version);
 	tcase_add_test(tc, test_usage_errors);
+	tcase_add_test(tc, test_usage_said);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -256,6 +256,29 @@ START_TEST(test_usage_text)
 }
 END_TEST
 
+/* What a bad value and a conflict say (as ura-dump and ura-replay say them). */
+START_TEST(test_usage_said)
+{
+	struct trace_options o;
+
+	unit_stderr_begin();
+	ck_assert_int_eq(PARSE(&o, "--merge", "-k", "0", "--pack", "x", "a"), -EINVAL);
+	unit_assert_usage_said(unit_stderr_end(),
+			       "invalid value '0' for --keep-runs: expected 1 to 64");
+	unit_stderr_begin();
+	ck_assert_int_eq(PARSE(&o, "--pack", "x", "--read-ahead-kb=2", "true"), -EINVAL);
+	unit_assert_usage_said(unit_stderr_end(), "invalid value '2' for --read-ahead-kb: "
+			       "expected 'keep' or 4 to 1048576");
+	unit_stderr_begin();
+	ck_assert_int_eq(PARSE(&o, "--pack", "", "true"), -EINVAL);
+	unit_assert_usage_said(unit_stderr_end(), "invalid value '' for --pack: expected a file name");
+	unit_stderr_begin();
+	ck_assert_int_eq(PARSE(&o, "--pack", "x"), -EINVAL);
+	unit_assert_usage_said(unit_stderr_end(),
+			       "nothing to trace: give a COMMAND, --system or --input");
+}
+END_TEST
+
 START_TEST(test_merge)
 {
 	struct trace_options o;
@@ -324,6 +347,7 @@ static Suite *cli_trace_suite(void)
 	tcase_add_test(tc, test_help_version);
 	tcase_add_test(tc, test_usage_text);
 	tcase_add_test(tc, test_merge);
+	tcase_add_test(tc, test_usage_said);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -89,6 +89,62 @@ START_TEST(test_text_round_trip)
 }
 END_TEST
 
+/*
+ * How costs combine, from the probe's figures: emmc-like budgets (1500 reads/s,
+ * 150 MB/s) make a mix of ten 4 KiB reads and one of 1 MiB cost what its 1 MiB
+ * costs; a device whose costs add up makes it cost its parts. Where one budget
+ * binds whatever the mix (hdd-like: 150 reads/s), the model stays additive.
+ */
+START_TEST(test_classify)
+{
+	struct devmodel m = { 0 };
+	uint64_t small = 666667, large = 6990507;	/* 1 read at 1500/s; 1 MiB at 150 MB/s */
+
+	devmodel_classify(&m, 4096, small, 1 << 20, large, 10, 7400000);
+	ck_assert_int_eq(m.combine, DEVMODEL_BUDGETS);
+	ck_assert_uint_eq(m.iops, 1499);
+	ck_assert_uint_ge(m.bps, 149000000);
+	ck_assert_uint_le(m.bps, 151000000);
+	devmodel_classify(&m, 4096, small, 1 << 20, large, 10, 10 * small + large);
+	ck_assert_int_eq(m.combine, DEVMODEL_ADDITIVE);
+	ck_assert_uint_eq(m.bps, 0);
+	devmodel_classify(&m, 4096, 6666667, 1 << 20, 8738133, 10, 73400000);
+	ck_assert_int_eq(m.combine, DEVMODEL_ADDITIVE);
+	/* the total: the larger budget, or the sum for costs that add up */
+	m = (struct devmodel){ .combine = DEVMODEL_BUDGETS, .bps = 100000000, .iops = 1000 };
+	ck_assert_uint_eq(devmodel_total(&m, 100000000, 10, 5), 1000000000);
+	ck_assert_uint_eq(devmodel_total(&m, 1000, 2000, 5), 2000000000);
+	m.combine = DEVMODEL_ADDITIVE;
+	ck_assert_uint_eq(devmodel_total(&m, 100000000, 10, 5), 5);
+}
+END_TEST
+
+START_TEST(test_budgets_text)
+{
+	struct devmodel m, back;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	devmodel_from_costs(&m, 666667, 150000000, false, DEVMODEL_PROBE);
+	m.combine = DEVMODEL_BUDGETS;
+	m.bps = 150000000;
+	m.iops = 1500;
+	f = open_memstream(&text, &len);
+	ck_assert_int_eq(devmodel_write(f, &m), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "budgets 150000000 1500\n"));
+	ck_assert_int_eq(devmodel_parse(text, &back), 0);
+	ck_assert_int_eq(back.combine, DEVMODEL_BUDGETS);
+	ck_assert_uint_eq(back.bps, 150000000);
+	ck_assert_uint_eq(back.iops, 1500);
+	free(text);
+	/* a budget of nothing is no model */
+	ck_assert_int_eq(devmodel_parse("point 4096 1000\npoint 8192 2000\nbudgets 0 5\n", &back),
+			 -EBADMSG);
+}
+END_TEST
+
 START_TEST(test_text_rejects)
 {
 	static const char *const bad[] = {
@@ -191,6 +247,8 @@ static Suite *devmodel_suite(void)
 	tcase_add_test(tc, test_interpolation);
 	tcase_add_test(tc, test_invalid_models);
 	tcase_add_test(tc, test_text_round_trip);
+	tcase_add_test(tc, test_classify);
+	tcase_add_test(tc, test_budgets_text);
 	tcase_add_test(tc, test_text_rejects);
 	tcase_add_test(tc, test_cache);
 	tcase_add_test(tc, test_failure_remembered);

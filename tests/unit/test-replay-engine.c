@@ -15,6 +15,7 @@
 #include "replay-engine.h"
 #include "sys-residency.h"
 #include "replay-schedule.h"
+#include "sys-view.h"
 #include "unit.h"
 
 #define KiB 1024ull
@@ -156,6 +157,85 @@ START_TEST(test_merge_across_time)
 	ck_assert_uint_eq(v[0].len, 68 * KiB);
 	ck_assert_uint_eq(v[0].time_ns, 0);
 	ck_assert_uint_eq(v[1].obj, 1);
+	free(v);
+}
+END_TEST
+
+/* A device of two budgets: @bps bytes and @iops reads a second, granted apart. */
+static struct sched_dev dev_budgets(uint64_t bps, uint64_t iops, uint64_t chunk)
+{
+	struct sched_dev d = dev_costs(1000000000ull / iops, bps, chunk);
+
+	d.model.combine = DEVMODEL_BUDGETS;
+	d.model.bps = bps;
+	d.model.iops = iops;
+	return d;
+}
+
+/* @k ranges of @len bytes, @gap bytes apart, in one file, in order. */
+static struct sched_item *spaced(size_t k, uint64_t len, uint64_t gap)
+{
+	struct sched_item *v = calloc(k, sizeof(*v));
+
+	for (size_t i = 0; i < k; i++)
+		v[i] = (struct sched_item){ .off = i * (len + gap), .len = len,
+					    .time_ns = i * 1000, .obj = 0 };
+	return v;
+}
+
+static uint64_t bytes_of(const struct sched_item *v, size_t n)
+{
+	uint64_t b = 0;
+
+	for (size_t i = 0; i < n; i++)
+		b += v[i].len;
+	return b;
+}
+
+/*
+ * Two budgets, bytes binding (emmc-like: 150 MB/s, 1500 reads/s; 256 KiB ranges
+ * 16 KiB apart): reading a hole saves a read that costs nothing, so no hole is
+ * read. The same figures as additive costs (a read 0.67 ms plus its bytes) do
+ * read the holes: the test tells the two models apart.
+ */
+START_TEST(test_budgets_bytes_bind)
+{
+	struct sched_dev bud = dev_budgets(150000000ull, 1500, MiB);
+	struct sched_dev add = dev_costs(1000000000ull / 1500, 150000000ull, MiB);
+	struct sched_item *v = spaced(64, 256 * KiB, 16 * KiB);
+	size_t n = 0;
+
+	ck_assert_int_eq(sched_build(&v, 64, 1, &bud, 1, &n), 0);
+	ck_assert_uint_eq(bytes_of(v, n), 64 * 256 * KiB);	/* the ranges, no hole */
+	ck_assert_uint_eq(n, 64);
+	ck_assert_int_eq(bud.model.combine, DEVMODEL_BUDGETS);	/* the model given back */
+	ck_assert_uint_eq(bud.model.iops, 1500);
+	free(v);
+	v = spaced(64, 256 * KiB, 16 * KiB);
+	ck_assert_int_eq(sched_build(&v, 64, 1, &add, 1, &n), 0);
+	ck_assert_uint_gt(bytes_of(v, n), 64 * 256 * KiB);
+	ck_assert_uint_lt(n, 64);
+	free(v);
+}
+END_TEST
+
+/*
+ * Two budgets, reads binding (8 KiB ranges 8 KiB apart at 100 reads/s and
+ * 100 MB/s): holes are read until the reads no longer bind, and the plan's
+ * device time, the larger budget, is far below one read per range.
+ */
+START_TEST(test_budgets_reads_bind)
+{
+	struct sched_dev bud = dev_budgets(100000000ull, 100, MiB);
+	struct sched_item *v = spaced(512, 8 * KiB, 8 * KiB);
+	uint64_t t_plan, t_each;
+	size_t n = 0;
+
+	ck_assert_int_eq(sched_build(&v, 512, 1, &bud, 1, &n), 0);
+	ck_assert_uint_lt(n, 512);
+	t_plan = devmodel_total(&bud.model, bytes_of(v, n), n, 0);
+	t_each = devmodel_total(&bud.model, 512 * 8 * KiB, 512, 0);
+	ck_assert_uint_lt(t_plan * 10, t_each);
 	free(v);
 }
 END_TEST
@@ -557,11 +637,14 @@ static char *make_pack(const char *const *names, size_t count)
 static struct replay_stats run(const char *pack, struct replay_options *o)
 {
 	struct ura_pack *p = NULL;
+	struct sys_view *view = NULL;
 	struct replay_stats st;
 
 	o->root = dir;
 	ck_assert_int_eq(replay_open_pack(pack, &p), 0);
-	ck_assert_int_eq(replay_run(p, o, &st), 0);
+	ck_assert_int_eq(sys_view_read(SYS_VIEW_MOUNTS, &view), 0);
+	ck_assert_int_eq(replay_run(p, view, o, &st), 0);
+	sys_view_unref(view);
 	ura_pack_free(p);
 	return st;
 }
@@ -968,6 +1051,8 @@ static Suite *replay_suite(void)
 	TCase *sched = tcase_create("schedule"), *eng = tcase_create("engine");
 
 	tcase_add_test(sched, test_max_gap);
+	tcase_add_test(sched, test_budgets_bytes_bind);
+	tcase_add_test(sched, test_budgets_reads_bind);
 	tcase_add_test(sched, test_merge_gap);
 	tcase_add_test(sched, test_merge_overlap_and_objects);
 	tcase_add_test(sched, test_order_kept);

@@ -20,7 +20,6 @@
 static char *dir;
 static struct ura_pack *pack;
 static struct replay_fs fs;
-static struct replay_stats st;
 static struct replay_files files;
 
 static char *in_dir(const char *name)
@@ -85,7 +84,6 @@ static void setup(void)
 		{ .obj = 0, .len = 4096 }, { .obj = 1, .len = 4096 },
 		{ .obj = 0, .len = 4096 }, { .obj = 2, .len = 4096 },
 	};
-	struct replay_options o;
 
 	log_set_level(LOG_LVL_ERR - 1);
 	dir = unit_mkdtemp();
@@ -97,10 +95,8 @@ static void setup(void)
 	make_pack();
 	fs = (struct replay_fs){ .dir = dir, .dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) };
 	ck_assert_int_ge(fs.dirfd, 0);
-	st = (struct replay_stats){ 0 };
-	replay_options_init(&o);
 	ck_assert_int_eq(replay_files_init(&files, pack, &fs, NFILES, NULL, 0, req,
-					   sizeof(req) / sizeof(req[0]), &o, &st), 0);
+					   sizeof(req) / sizeof(req[0]), 0), 0);
 	files.fd_cap = 100;
 }
 
@@ -159,7 +155,7 @@ START_TEST(test_open_on_first_use_close_after_last)
 	replay_files_put(&files, 1, again, REPLAY_RELEASE_HANDLED);
 	ck_assert_int_eq(files.obj[1].fd, -1);
 	ck_assert(!is_open(fd));
-	ck_assert_uint_eq(st.stale_files + st.missing_files + st.refused_files + st.errors, 0);
+	ck_assert_uint_eq(files.counts.stale_files + files.counts.missing_files + files.counts.refused_files + files.counts.errors, 0);
 }
 END_TEST
 
@@ -195,7 +191,7 @@ START_TEST(test_reopen_over_cap)
 	write_file("0", 100);
 	ck_assert_int_eq(replay_files_get(&files, 0), -1);		/* not tried again */
 	ck_assert_uint_eq(files.open_files, 1);
-	ck_assert_uint_eq(st.errors, 0);
+	ck_assert_uint_eq(files.counts.errors, 0);
 }
 END_TEST
 
@@ -213,8 +209,8 @@ START_TEST(test_missing_and_stale_counted_once)
 	ck_assert_int_eq(replay_files_get(&files, 1), -1);
 	ck_assert_int_eq(files.obj[1].state, REPLAY_OBJ_STALE);
 	ck_assert_int_eq(replay_files_get(&files, 1), -1);
-	ck_assert_uint_eq(st.missing_files, 1);
-	ck_assert_uint_eq(st.stale_files, 1);
+	ck_assert_uint_eq(files.counts.missing_files, 1);
+	ck_assert_uint_eq(files.counts.stale_files, 1);
 	ck_assert_uint_eq(files.open_files, 0);
 	replay_files_put(&files, 2, -1, REPLAY_RELEASE_HANDLED);
 	ck_assert_uint_eq(files.obj[2].pending, 0);

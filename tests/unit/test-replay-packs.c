@@ -14,6 +14,7 @@
 
 #include "util-log.h"
 #include "replay-packs.h"
+#include "sys-view.h"
 #include "unit.h"
 
 static char *dir;
@@ -255,6 +256,7 @@ START_TEST(test_resident)
 	struct replay_packs c;
 	struct replay_pack *p = NULL;
 	struct replay_check ck;
+	struct sys_view *view = NULL;
 	char buf[3 * 4096];
 	int fd;
 
@@ -263,26 +265,28 @@ START_TEST(test_resident)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(read(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
 	close(fd);
+	ck_assert_int_eq(sys_view_read(SYS_VIEW_MOUNTS, &view), 0);
 	ck_assert_int_eq(replay_packs_init(&c, packs), 0);
 	write_pack("good.pack", 0, true);
 	write_pack("stale.pack", 1, true);
 	write_pack("spec.pack", 0, false);
 	ck_assert_int_eq(replay_packs_lookup(&c, 0, "/good", &p, NULL), 0);
 	ck_assert_uint_eq(p->nsamples, 2);		/* one per page when the pack is small */
-	ck_assert_int_eq(replay_pack_check(p, false, &ck), 0);
+	ck_assert_int_eq(replay_pack_check(p, view, false, &ck), 0);
 	ck_assert_uint_eq(ck.sampled, 2);
 	ck_assert_uint_eq(ck.resident, 2);
 	replay_pack_put(p);
 	ck_assert_int_eq(replay_packs_lookup(&c, 0, "/stale", &p, NULL), 0);
-	ck_assert_int_eq(replay_pack_check(p, false, &ck), 0);
+	ck_assert_int_eq(replay_pack_check(p, view, false, &ck), 0);
 	ck_assert_uint_eq(ck.resident, 0);		/* another file now: replay decides */
 	replay_pack_put(p);
 	ck_assert_int_eq(replay_packs_lookup(&c, 0, "/spec", &p, NULL), 0);
 	ck_assert_uint_eq(p->nsamples, 0);		/* no demanded range: nothing to look at */
-	ck_assert_int_eq(replay_pack_check(p, false, &ck), 0);
+	ck_assert_int_eq(replay_pack_check(p, view, false, &ck), 0);
 	ck_assert_uint_eq(ck.sampled, 0);
 	replay_pack_put(p);
 	replay_packs_free(&c);
+	sys_view_unref(view);
 }
 END_TEST
 

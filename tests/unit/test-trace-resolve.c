@@ -657,6 +657,7 @@ static void mount_dev(const char *dir, unsigned *ma, unsigned *mi)
 START_TEST(test_btrfs_subvolume)
 {
 	struct btrfs_ioctl_vol_args args = { 0 };
+	struct mount_table mounts = { 0 };
 	struct resolve_item item = { 0 };
 	char *img, *top, *view, *real_top, *real_view, dev[64];
 	unsigned ma, mi;
@@ -713,15 +714,23 @@ START_TEST(test_btrfs_subvolume)
 	make_file("top/file-in-top");
 	ck_assert_int_eq(mount(dev, view, "btrfs", 0, "subvol=sub"), 0);
 	mount_dev(real_view, &ma, &mi);
+	ck_assert_int_eq(mountinfo_read("/proc/self/mountinfo", &mounts), 0);
 
-	ck_assert_int_eq(resolve_inodes(view, ma, mi, &item, 1, RESOLVE_WALK | RESOLVE_HANDLE, NULL), 1);
+	ck_assert_int_eq(resolve_inodes(view, ma, mi, &item, 1, RESOLVE_WALK | RESOLVE_HANDLE,
+					&mounts), 1);
 	ck_assert_str_eq(item.path, "dir/file");
 	free(item.path);
 	item.path = NULL;
-	ck_assert_int_eq(resolve_inodes(view, ma, mi + 1000, &item, 1, RESOLVE_WALK, NULL), -EXDEV);
+	ck_assert_int_eq(resolve_inodes(view, ma, mi + 1000, &item, 1, RESOLVE_WALK, &mounts),
+			 -EXDEV);
+	/* without a mount table that cannot be told: the walk goes on */
+	ck_assert_int_eq(resolve_inodes(view, ma, mi + 1000, &item, 1, RESOLVE_WALK, NULL), 1);
+	free(item.path);
+	item.path = NULL;
 	/* From the top level, the subvolume is another inode space: not entered */
 	mount_dev(real_top, &ma, &mi);
-	resolve_inodes(top, ma, mi, &item, 1, RESOLVE_WALK, NULL);
+	resolve_inodes(top, ma, mi, &item, 1, RESOLVE_WALK, &mounts);
+	mountinfo_free(&mounts);
 	ck_assert_msg(!item.path || strncmp(item.path, "sub/", 4) != 0,
 		      "walked into a subvolume: '%s'", item.path);
 	free(item.path);

@@ -14,6 +14,16 @@ void unit_register(Suite *(*make)(void));
 		unit_register(fn);						\
 	}
 
+/* What the code between the two calls writes to stderr, as a malloc()ed string. */
+void unit_stderr_begin(void);
+char *unit_stderr_end(void);
+
+/*
+ * Assert that @said (freed) is a usage error as the tools give it: "PROG: @line", then
+ * "Try 'PROG --help' for more information."; with @line NULL, the hint alone.
+ */
+void unit_assert_usage_said(char *said, const char *line);
+
 /* A fresh temporary directory for a test; removed with unit_rmtree(). */
 char *unit_mkdtemp(void);
 void unit_rmtree(const char *dir);
