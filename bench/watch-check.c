@@ -27,6 +27,7 @@
 
 #include "replay-engine.h"
 #include "replay-packs.h"
+#include "sys-view.h"
 #include "util-log.h"
 #include "util.h"
 
@@ -192,10 +193,11 @@ static int timing(const char *dir, int runs)
 	struct replay_options o;
 	uint64_t *ns = calloc((size_t)runs, sizeof(*ns)), t0;
 	struct replay_check ck = { 0 };
+	struct sys_view *view = NULL;
 	struct replay_stats st;
 	int r;
 
-	if (!ns)
+	if (!ns || sys_view_read(SYS_VIEW_MOUNTS, &view) < 0)
 		return 1;
 	log_set_level(LOG_LVL_ERR);
 	r = replay_packs_init(&c, dir);
@@ -213,30 +215,31 @@ static int timing(const char *dir, int runs)
 	       (double)p->sampled_bytes / (1 << 20), p->nsamples);
 	replay_options_init(&o);
 	o.probe = REPLAY_PROBE_NEVER;
-	(void)replay_run(p->pack, &o, &st);		/* everything resident from here on */
+	(void)replay_run(p->pack, view, &o, &st);		/* everything resident from here on */
 	for (int i = 0; i < runs; i++) {
-		replay_pack_check(p, true, &ck);
+		replay_pack_check(p, view, true, &ck);
 		ns[i] = ck.ns;
 	}
 	printf("(warm: %u of %u sampled pages resident)\n", ck.resident, ck.sampled);
 	report("check, all resident (replay skipped)", ns, runs);
 	for (int i = 0; i < runs; i++) {
 		evict(p->pack);
-		replay_pack_check(p, true, &ck);
+		replay_pack_check(p, view, true, &ck);
 		ns[i] = ck.ns;
 	}
 	printf("(cold: %u of %u sampled pages resident before the first miss)\n", ck.resident,
 	       ck.sampled);
 	report("check, files evicted (replay decided)", ns, runs);
-	(void)replay_run(p->pack, &o, &st);
+	(void)replay_run(p->pack, view, &o, &st);
 	for (int i = 0; i < runs; i++) {
 		t0 = now_monotonic_ns();
-		(void)replay_run(p->pack, &o, &st);
+		(void)replay_run(p->pack, view, &o, &st);
 		ns[i] = now_monotonic_ns() - t0;
 	}
 	report("warm replay instead (what a skip saves)", ns, runs);
 	replay_pack_put(p);
 	replay_packs_free(&c);
+	sys_view_unref(view);
 	free(ns);
 	return 0;
 }

@@ -13,6 +13,8 @@ struct sys_view;
 
 #include <ura/pack.h>
 
+struct sys_view;
+
 #define REPLAY_PACKS_MAX	64	/* packs kept parsed at most */
 #define REPLAY_PACKS_SAMPLES	64	/* pages looked at to tell whether a start is cached */
 
@@ -108,6 +110,7 @@ struct replay_check {
 
 /**
  * replay_pack_check() - is what a replay of @p would read already resident?
+ * @view: the system's mounts, where the pack's filesystems are looked for
  * @stop_at_miss: stop at the first sampled page that is not resident (the
  *	answer is known: replay)
  *
