@@ -44,7 +44,14 @@ need_helpers() {
 # suites running at the same time) may create and remove theirs while the tests run. So are
 # the instances of ura-trace runs still going (some process has a file of theirs open: a
 # running ura-trace keeps one open), which may belong to other users of the machine.
+# A ura-trace names its instance ura-PID: while that process lives, the instance is in use even
+# before its first file is open (tool tests run beside the root tests under make -j).
 _instance_in_use() {
+	local name pid
+	name=$(basename "$1")
+	pid=${name#ura-}
+	pid=${pid%-exec}
+	case $pid in '' | *[!0-9]*) ;; *) [ -d "/proc/$pid" ] && return 0 ;; esac
 	find /proc/[0-9]*/fd -lname "${1%/}/*" 2>/dev/null | grep . >/dev/null
 }
 
