@@ -29,10 +29,13 @@ mkdir -p "$M/bin" "$M/data"
 for f in app other burst launch late1 late2 third; do
 	head -c $((40 * 4096)) /dev/urandom >"$M/data/$f"
 done
-# app's sh forks its cat at once: what a program does in its first milliseconds is learned
-printf '#!/bin/sh\ncat "%s" >/dev/null\n' "$M/data/app" >"$M/bin/app"
-printf '#!/bin/sh\ncat "%s" >/dev/null\n' "$M/data/other" >"$M/bin/other"
-printf '#!/bin/sh\ncat "%s" >/dev/null\n' "$M/data/burst" >"$M/bin/burst"
+# app's sh forks its cat at once: what a program does in its first milliseconds is learned.
+# Each program then lives 0.2 s more, as a start worth prefetching does: the daemon names a
+# program from /proc/PID, and one gone before its exec is read (1-2 ms here, more under
+# ASan on a loaded machine) is not learned (ura-trace(8)).
+printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\n' "$M/data/app" >"$M/bin/app"
+printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\n' "$M/data/other" >"$M/bin/other"
+printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\n' "$M/data/burst" >"$M/bin/burst"
 # back to back: a launcher that execs a dozen helpers, a program that reads late, a third one
 cat >"$M/bin/launch" <<EOF
 #!/usr/bin/python3
@@ -43,7 +46,7 @@ open("$M/data/launch", "rb").read()
 EOF
 printf '#!/bin/sh\nsleep 0.2\ncat "%s" "%s" >/dev/null\n' "$M/data/late1" "$M/data/late2" \
 	>"$M/bin/late"
-printf '#!/bin/sh\ncat "%s" >/dev/null\n' "$M/data/third" >"$M/bin/third"
+printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\n' "$M/data/third" >"$M/bin/third"
 chmod 755 "$M/bin/"*
 PACKS=$T/packs
 pack_of() {
