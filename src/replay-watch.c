@@ -28,6 +28,7 @@
 
 #include "util-log.h"
 #include "replay-exec.h"
+#include "replay-names.h"
 #include "replay-packs.h"
 #include "replay-watch.h"
 #include "replay-engine.h"
@@ -85,6 +86,7 @@ struct recent {
 struct watch {
 	const struct replay_options *o;
 	struct replay_packs packs;
+	struct replay_names names;	/* the event loop's: which execs no pack can be for */
 	struct sys_view *view;		/* read at start, again after each mount change */
 	struct watch_self self;
 	bool chatty;			/* -vv: every exec and its key */
@@ -563,6 +565,21 @@ static void on_exec(const struct replay_exec_event *ev, void *userdata)
 	uint64_t now = now_monotonic_ns();
 	int r;
 
+	/* no pack can be for it: nothing to look at in /proc (most execs; a flood of failing ones) */
+	if (!replay_names_may_have(&w->names, ev->path, now_realtime_ns())) {
+		if (ev->script) {	/* its interpreter's exec comes next: as when it has no pack */
+			recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, ev->script, now, NULL, NULL);
+			return;
+		}
+		/* an interpreter's pack is the script's its argv names: not known yet */
+		if (!watch_is_interpreter(ev->path) &&
+		    !recent_find(w->scripts, SCRIPTS_MAX, ev->pid, 0, now, SCRIPT_NS, false, NULL)) {
+			if (w->chatty)
+				log_debug("'%s' started (pid %d): no pack can be for it", ev->path,
+					  ev->pid);
+			return;
+		}
+	}
 	r = watch_root_of(ev->pid, &w->self, &root);
 	if (r < 0 || watch_path_in_root(&root, ev->path, path, sizeof(path)) < 0) {
 		if (w->chatty)
@@ -655,6 +672,8 @@ int replay_watch(const struct replay_options *o)
 	if (r < 0)
 		goto out;
 	r = replay_packs_init(&w->packs, o->watch_dir);
+	if (r == 0)
+		r = replay_names_init(&w->names, o->watch_dir);
 	if (r < 0)
 		goto out;
 	sfd = signals_open(&old);
@@ -765,6 +784,7 @@ out:
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 	replay_packs_free(&w->packs);
+	replay_names_free(&w->names);
 	sys_view_unref(w->view);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);

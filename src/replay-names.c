@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ura-replay --watch: the names of the packs directory, kept in memory, so
+ * that an exec no pack can be for costs a few string compares and one stat
+ * of the directory instead of the look at /proc/PID its key takes.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "replay-names.h"
+#include "watch-key.h"
+
+#define RACY_NS		(100 * 1000000LL)	/* a directory changed this recently is read again */
+
+int replay_names_init(struct replay_names *x, const char *dir)
+{
+	*x = (struct replay_names){ 0 };
+	x->dir = strdup(dir);
+	return x->dir ? 0 : -ENOMEM;
+}
+
+static void forget(struct replay_names *x)
+{
+	for (size_t i = 0; i < x->n; i++)
+		free(x->names[i]);
+	free(x->names);
+	free(x->roots);
+	x->names = NULL;
+	x->roots = NULL;
+	x->n = x->nroots = 0;
+	x->valid = false;
+}
+
+void replay_names_free(struct replay_names *x)
+{
+	forget(x);
+	free(x->dir);
+	x->dir = NULL;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The root id of an "@ID-..." name, or 0 */
+static uint64_t root_of_name(const char *name)
+{
+	char *end;
+	uint64_t id;
+
+	if (name[0] != '@' || strlen(name) < 18 || name[17] != '-')
+		return 0;
+	errno = 0;
+	id = strtoull(name + 1, &end, 16);
+	return errno || end != name + 17 ? 0 : id;
+}
+
+static int add(void **arr, size_t *n, size_t *cap, size_t size, const void *v)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		void *p = realloc(*arr, c * size);
+
+		if (!p)
+			return -ENOMEM;
+		*arr = p;
+		*cap = c;
+	}
+	memcpy((char *)*arr + *n * size, v, size);
+	(*n)++;
+	return 0;
+}
+
+/* Read the directory's pack names; 0, or a negative errno (the index is then invalid). */
+static int reread(struct replay_names *x)
+{
+	size_t cap = 0, rcap = 0, k = 0;
+	struct dirent *e;
+	DIR *d;
+	int r = 0;
+
+	forget(x);
+	x->reads++;
+	d = opendir(x->dir);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		uint64_t id;
+		char *s;
+
+		if (l <= 5 || strcmp(e->d_name + l - 5, ".pack") != 0)
+			continue;
+		s = strdup(e->d_name);
+		if (!s || add((void **)&x->names, &x->n, &cap, sizeof(s), &s) < 0) {
+			free(s);
+			r = -ENOMEM;
+			break;
+		}
+		id = root_of_name(s);
+		if (id && add((void **)&x->roots, &x->nroots, &rcap, sizeof(id), &id) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+	}
+	closedir(d);
+	if (r < 0) {
+		forget(x);
+		return r;
+	}
+	if (x->n)
+		qsort(x->names, x->n, sizeof(*x->names), name_cmp);
+	if (x->nroots)
+		qsort(x->roots, x->nroots, sizeof(*x->roots), id_cmp);
+	for (size_t i = 0; i < x->nroots; i++)	/* distinct */
+		if (!k || x->roots[k - 1] != x->roots[i])
+			x->roots[k++] = x->roots[i];
+	x->nroots = k;
+	x->valid = true;
+	return 0;
+}
+
+static int64_t ts_ns(struct timespec ts)
+{
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Bring the index up to date. Return: 0, -ENOENT (no directory: no pack), or another error. */
+static int refresh(struct replay_names *x, int64_t now_ns)
+{
+	struct stat st;
+
+	if (stat(x->dir, &st) < 0) {
+		int err = -errno;
+
+		forget(x);
+		return err == -ENOTDIR ? -ENOENT : err;
+	}
+	if (x->valid && st.st_dev == x->dev && st.st_ino == x->ino &&
+	    ts_ns(st.st_mtim) == x->mtime_ns && ts_ns(st.st_ctim) == x->ctime_ns &&
+	    now_ns - x->mtime_ns >= RACY_NS && now_ns - x->ctime_ns >= RACY_NS)
+		return 0;
+	x->dev = st.st_dev;
+	x->ino = st.st_ino;
+	x->mtime_ns = ts_ns(st.st_mtim);
+	x->ctime_ns = ts_ns(st.st_ctim);
+	return reread(x);
+}
+
+static bool has(const struct replay_names *x, uint64_t root_id, const char *path)
+{
+	char name[NAME_MAX + 1], *key = name;
+
+	if (watch_pack_name(root_id, path, name, sizeof(name)) < 0)
+		return false;		/* no pack can have that name */
+	return x->n && bsearch(&key, x->names, x->n, sizeof(*x->names), name_cmp) != NULL;
+}
+
+bool replay_names_may_have(struct replay_names *x, const char *host_path, int64_t now_ns)
+{
+	int r = refresh(x, now_ns);
+
+	if (r == -ENOENT)
+		return false;
+	if (r < 0 || !host_path || host_path[0] != '/')
+		return true;
+	if (!x->n)
+		return false;
+	if (has(x, 0, host_path))
+		return true;
+	for (size_t i = 0; i < x->nroots; i++)
+		for (const char *s = host_path; s; s = strchr(s + 1, '/'))
+			if (has(x, x->roots[i], s))
+				return true;
+	return false;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* ura-replay --watch: the pack names in the directory, to pass over at once an exec no pack is for */
+#ifndef URA_REPLAY_NAMES_H
+#define URA_REPLAY_NAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct replay_names {
+	char *dir;
+	char **names;			/* sorted: the directory's "*.pack" names */
+	size_t n;
+	uint64_t *roots;		/* the distinct root ids of "@ID-" names */
+	size_t nroots;
+	bool valid;			/* @names is the directory as its identity below says */
+	dev_t dev;			/* the directory's identity when read */
+	ino_t ino;
+	int64_t mtime_ns, ctime_ns;
+	uint64_t reads;			/* times the directory was read (tests) */
+};
+
+/** replay_names_init() - an index of @dir, read when first needed; 0 or -ENOMEM */
+int replay_names_init(struct replay_names *x, const char *dir);
+void replay_names_free(struct replay_names *x);
+
+/**
+ * replay_names_may_have() - can the directory hold the pack of a program exec'd at @host_path?
+ * @host_path: the program's path as this process sees it (fanotify's)
+ * @now_ns: CLOCK_REALTIME now, in ns
+ *
+ * True when some key the exec can have names a pack in the directory: the
+ * daemon's root and @host_path, or any root of an "@ID-" pack and @host_path
+ * or a suffix of it that starts at a '/' (a program's path inside its root is
+ * one of those, watch_path_in_root()). So an exec for which it is false needs
+ * no look at /proc: most execs of a machine, and every exec of a flood.
+ *
+ * The directory is read again when its identity (device, inode, mtime, ctime)
+ * changed, and while its mtime is less than 100 ms before @now_ns (an entry
+ * added within the same timestamp tick would not change it). A directory that
+ * cannot be read, or an index that cannot be made, answers true: the lookup
+ * then decides, as before.
+ */
+bool replay_names_may_have(struct replay_names *x, const char *host_path, int64_t now_ns);
+
+#endif
