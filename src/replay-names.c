@@ -16,7 +16,8 @@
 #include "replay-names.h"
 #include "watch-key.h"
 
-#define RACY_NS		(100 * 1000000LL)	/* a directory changed this recently is read again */
+#define RACY_NS		(100 * 1000000LL)	/* a directory read this soon after a change is read again */
+#define REREAD_NS	(10 * 1000000LL)	/* ... but at most this often */
 
 int replay_names_init(struct replay_names *x, const char *dir)
 {
@@ -150,10 +151,18 @@ static int refresh(struct replay_names *x, int64_t now_ns)
 		forget(x);
 		return err == -ENOTDIR ? -ENOENT : err;
 	}
+	/*
+	 * An entry added after the read in the same timestamp tick leaves the
+	 * times as they were: an index read soon after a change is not trusted,
+	 * and read again (at most every REREAD_NS, so a directory the learning
+	 * daemon keeps writing does not cost a read at every exec).
+	 */
 	if (x->valid && st.st_dev == x->dev && st.st_ino == x->ino &&
 	    ts_ns(st.st_mtim) == x->mtime_ns && ts_ns(st.st_ctim) == x->ctime_ns &&
-	    now_ns - x->mtime_ns >= RACY_NS && now_ns - x->ctime_ns >= RACY_NS)
+	    ((x->read_ns - x->mtime_ns >= RACY_NS && x->read_ns - x->ctime_ns >= RACY_NS) ||
+	     now_ns - x->read_ns < REREAD_NS))
 		return 0;
+	x->read_ns = now_ns;
 	x->dev = st.st_dev;
 	x->ino = st.st_ino;
 	x->mtime_ns = ts_ns(st.st_mtim);

@@ -18,6 +18,7 @@ struct replay_names {
 	dev_t dev;			/* the directory's identity when read */
 	ino_t ino;
 	int64_t mtime_ns, ctime_ns;
+	int64_t read_ns;		/* when it was read (the caller's clock) */
 	uint64_t reads;			/* times the directory was read (tests) */
 };
 
@@ -37,8 +38,9 @@ void replay_names_free(struct replay_names *x);
  * no look at /proc: most execs of a machine, and every exec of a flood.
  *
  * The directory is read again when its identity (device, inode, mtime, ctime)
- * changed, and while its mtime is less than 100 ms before @now_ns (an entry
- * added within the same timestamp tick would not change it). A directory that
+ * changed, and, at most every 10 ms, while the last read was less than 100 ms
+ * after its last change (an entry added within the same timestamp tick would
+ * not change it: such a pack is seen up to 10 ms late). A directory that
  * cannot be read, or an index that cannot be made, answers true: the lookup
  * then decides, as before.
  */

@@ -108,11 +108,14 @@ START_TEST(test_racy_and_missing)
 	ck_assert_int_eq(replay_names_init(&x, packs), 0);
 	ck_assert(!replay_names_may_have(&x, "/usr/bin/a", now_ns));
 	reads = x.reads;
-	ck_assert(!replay_names_may_have(&x, "/usr/bin/a", now_ns));
-	ck_assert_uint_eq(x.reads, reads + 1);		/* racy: read again */
+	ck_assert(!replay_names_may_have(&x, "/usr/bin/a", now_ns + 1000000));
+	ck_assert_uint_eq(x.reads, reads);		/* read 1 ms ago: kept */
+	ck_assert(!replay_names_may_have(&x, "/usr/bin/a", now_ns + 11000000));
+	ck_assert_uint_eq(x.reads, reads + 1);		/* racy, 11 ms later: read again */
 	ck_assert(!replay_names_may_have(&x, "/usr/bin/a", LATER));
-	ck_assert(!replay_names_may_have(&x, "/usr/bin/a", LATER));
-	ck_assert_uint_eq(x.reads, reads + 1);		/* settled: kept */
+	ck_assert_uint_eq(x.reads, reads + 2);		/* still racy */
+	ck_assert(!replay_names_may_have(&x, "/usr/bin/a", LATER + 1000000000));
+	ck_assert_uint_eq(x.reads, reads + 2);		/* read long after the change: kept */
 	unit_rmtree(packs);
 	ck_assert(!replay_names_may_have(&x, "/usr/bin/a", LATER));	/* no directory */
 	ck_assert_int_eq(mkdir(packs, 0700), 0);
