@@ -198,7 +198,8 @@ export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=
 # Where the shell tests find what was built.
 export URA_BUILD = $(abspath $(B))
 
-check: all $(B)/tests/unit/runner $(FUZZ_TARGETS) $(HELPERS)/mkhostile
+check: all $(B)/tests/unit/runner $(FUZZ_TARGETS) $(HELPERS)/mkhostile $(HELPERS)/mkpack \
+		$(HELPERS)/evict
 	$(call msg,TEST,unit)
 	$(Q)$(B)/tests/unit/runner
 	$(call msg,TEST,fuzz corpus)

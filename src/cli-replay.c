@@ -39,6 +39,8 @@ void replay_usage(FILE *f)
 	      " -B, --bandwidth SIZE    cost model: bytes per second (measured)\n"
 	      " -F, --fadvise MODE      advice on the replay's files: random or none\n"
 	      " -S, --mark-stale FILE   create FILE when the pack should be recorded again\n"
+	      " -k, --check-stale       check that the pack's files are unchanged, read no\n"
+	      "                         data (with --mark-stale: mark a stale pack)\n"
 	      " -W, --watch DIR         at each exec, replay the program's pack in DIR\n"
 	      "                         (named by its root and path); run until SIGTERM\n"
 	      " -x, --max-replays N     --watch: replays at once (default 2)\n"
@@ -126,6 +128,7 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 		{ "bandwidth", required_argument, NULL, 'B' },
 		{ "fadvise", required_argument, NULL, 'F' },
 		{ "mark-stale", required_argument, NULL, 'S' },
+		{ "check-stale", no_argument, NULL, 'k' },
 		{ "watch", required_argument, NULL, 'W' },
 		{ "max-replays", required_argument, NULL, 'x' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -140,7 +143,7 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 
 	replay_options_init(o);
 	optind = 0;	/* full reset: tests call this more than once */
-	while ((c = getopt_long(argc, argv, "awdnJj:p:l:i:r:s:R:P:c:m:M:C:B:F:S:W:x:vqhV", longopts,
+	while ((c = getopt_long(argc, argv, "awdnJj:p:l:i:r:s:R:P:c:m:M:C:B:F:S:kW:x:vqhV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -157,6 +160,9 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 			break;
 		case 'J':
 			o->json = true;
+			break;
+		case 'k':
+			o->check_stale = true;
 			break;
 		case 'j':
 			if (parse_u64(optarg, &v) < 0 || v < 1 || v > 64)
@@ -306,9 +312,9 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 	if (o->watch_dir) {
 		if (optind != argc)
 			return cli_usage_error("--watch takes no pack");
-		if (o->wait || o->daemon || o->json || o->mark_stale)
-			return cli_usage_error("--watch excludes --wait, --daemon, --json and "
-					       "--mark-stale");
+		if (o->wait || o->daemon || o->json || o->mark_stale || o->check_stale)
+			return cli_usage_error("--watch excludes --wait, --daemon, --json, "
+					       "--mark-stale and --check-stale");
 		/* a probe reads the device for seconds while programs start: only when asked */
 		if (!probe_given)
 			o->probe = REPLAY_PROBE_NEVER;
@@ -318,6 +324,13 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 		return cli_usage_error(optind >= argc ? "no pack given" : "too many arguments");
 	if (o->daemon && o->wait)
 		return cli_usage_error("--daemon and --wait exclude each other");
+	if (o->check_stale) {
+		if (o->wait || o->daemon || o->dry_run)
+			return cli_usage_error("--check-stale excludes --wait, --daemon and "
+					       "--dry-run");
+		/* a check reads no data: never measure a device for it */
+		o->probe = REPLAY_PROBE_NEVER;
+	}
 	o->pack = argv[optind];
 	return 1;
 }

@@ -379,6 +379,23 @@ next:
 
 /* ---- the run ---- */
 
+/*
+ * --check-stale: open and check each file of the plan as a replay would (same opens, same
+ * identity check), read nothing, and close it after its last request. The states found are
+ * what sum_stats() counts.
+ */
+static void check_files(struct engine *c)
+{
+	c->files.fd_cap = replay_files_raise_limit(1);
+	for (size_t i = 0; i < c->plan.nreq; i++) {
+		uint32_t obj = c->plan.req[i].obj;
+
+		if (obj < c->plan.nfiles)
+			replay_files_put(&c->files, obj, replay_files_get(&c->files, obj),
+					 REPLAY_RELEASE_HANDLED);
+	}
+}
+
 /* The report: what each stage counted (plan, files, I/O, budget), summed. */
 static void sum_stats(const struct engine *c, struct replay_stats *ret)
 {
@@ -404,6 +421,21 @@ static void sum_stats(const struct engine *c, struct replay_stats *ret)
 		.max_bytes_reached = c->budget.max_bytes_reached,
 	};
 
+	/* the bytes on changed files: a file's share of the boot is its bytes, not its count */
+	for (size_t i = 0; c->files.obj && i < c->plan.nreq; i++) {
+		const struct sched_item *q = &c->plan.req[i];
+
+		if (q->obj >= c->plan.nfiles)
+			continue;
+		st.file_bytes += q->len;
+		switch (c->files.obj[q->obj].state) {
+		case REPLAY_OBJ_STALE:
+		case REPLAY_OBJ_MISSING:
+		case REPLAY_OBJ_REFUSED:
+			st.changed_bytes += q->len;
+			break;
+		}
+	}
 	for (unsigned i = 0; i < f->ncauses; i++) {
 		st.causes[i].err = f->causes[i].err;
 		st.causes[i].count = f->causes[i].count;
@@ -442,6 +474,10 @@ int replay_run(const struct ura_pack *pack, struct sys_view *view,
 			      (o->fadvise_random ? REPLAY_FILES_FADVISE_RANDOM : 0));
 	if (r < 0)
 		goto out;
+	if (o->check_stale) {
+		check_files(&c);
+		goto done;
+	}
 	if (o->dry_run) {
 		r = replay_plan_order_rotational(&c.plan, NULL);
 		if (r < 0)
@@ -502,6 +538,9 @@ bool replay_needs_retrace(const struct ura_pack *pack, const struct replay_stats
 	struct ura_pack_info info;
 
 	if (s->files && bad * 100 > s->files * REPLAY_RETRACE_STALE_PCT)
+		return true;
+	/* a few large changed files (libLLVM, the kernel's modules) matter as much as many */
+	if (s->file_bytes && s->changed_bytes * 100 > s->file_bytes * REPLAY_RETRACE_STALE_PCT)
 		return true;
 	ura_pack_get_info(pack, &info);
 	return info.created_ns > 0 && now_ns > info.created_ns &&

@@ -52,10 +52,15 @@ int replay_run(const struct ura_pack *pack, struct sys_view *view,
  * @s: what the replay found
  * @now_ns: wall clock now, ns since the epoch
  *
- * Return: true when more than REPLAY_RETRACE_STALE_PCT percent of its files were
- * stale, missing or refused (a package update replaces files, so this also
- * catches a changed package database), or when the pack is older than
- * REPLAY_RETRACE_AGE_NS.
+ * The one rule for "trace the boot again", used after a boot replay (--mark-stale) and by
+ * --check-stale (the package's dpkg trigger).
+ *
+ * Return: true when more than REPLAY_RETRACE_STALE_PCT percent of its files, or of the
+ * bytes of its files' requests, were on stale, missing or refused files (a package
+ * update replaces files, so this also catches a changed package database), or when
+ * the pack is older than REPLAY_RETRACE_AGE_NS. Why 10%: a retrace boot loses one
+ * boot's prefetch; a stale share s loses about s of the gain at every boot until the
+ * retrace, so with some ten boots between updates a retrace pays once s passes 10%.
  */
 bool replay_needs_retrace(const struct ura_pack *pack, const struct replay_stats *s,
 			  int64_t now_ns);

@@ -23,7 +23,7 @@
 #define REPLAY_DEFAULT_AVAIL_PCT	10			/* keep 10% of RAM available */
 #define REPLAY_FALLBACK_CHUNK		(128u << 10)		/* when the device is unknown */
 #define REPLAY_WAIT_TIMEOUT_NS		(120ull * 1000000000ull)
-#define REPLAY_RETRACE_STALE_PCT	10			/* --mark-stale: share of bad files */
+#define REPLAY_RETRACE_STALE_PCT	10			/* --mark-stale: share of bad files, or bytes */
 #define REPLAY_FD_RESERVE		64			/* descriptors kept for other uses */
 #define REPLAY_META_MAX			(1ull << 30)		/* a metadata range on a device of unknown size */
 #define REPLAY_PAST_SIZE		(1ull << 30)		/* planned past a file's recorded size */
@@ -44,6 +44,7 @@ struct replay_options {
 	bool daemon;			/* detach once the pack is read */
 	bool json;			/* report as one JSON object */
 	bool dry_run;			/* schedule, report, no I/O */
+	bool check_stale;		/* check the files' identities only: read no data */
 	bool fadvise_random;		/* POSIX_FADV_RANDOM on the replay's files */
 	enum replay_stale stale;
 	enum replay_probe probe;	/* measure devices without a model: once, always, never */

@@ -25,6 +25,8 @@ static void report_json(FILE *f, const struct replay_stats *s, double sec, doubl
 	json_key_u64(&j, "stale_files", s->stale_files);
 	json_key_u64(&j, "missing_files", s->missing_files);
 	json_key_u64(&j, "refused_files", s->refused_files);
+	json_key_u64(&j, "file_bytes", s->file_bytes);
+	json_key_u64(&j, "changed_bytes", s->changed_bytes);
 	json_key_u64(&j, "errors", s->errors);
 	json_key_bool(&j, "memory_limited", s->memory_limited);
 	json_key_bool(&j, "max_bytes_reached", s->max_bytes_reached);

@@ -41,6 +41,8 @@ struct replay_stats {
 	uint64_t stale_files;		/* changed since the trace */
 	uint64_t missing_files;
 	uint64_t refused_files;		/* not regular files, symlinks, outside the mount */
+	uint64_t file_bytes;		/* of the requests on the pack's files (not metadata) */
+	uint64_t changed_bytes;		/* of those, on stale, missing or refused files */
 	uint64_t errors;		/* failed opens and reads */
 	struct {
 		int err;		/* errno */

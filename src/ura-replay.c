@@ -18,6 +18,7 @@
 #include "replay-engine.h"
 #include "sys-view.h"
 #include "util.h"
+#include "util-json.h"
 
 /*
  * --daemon: fork into the background with a start-up handshake. The parent
@@ -94,6 +95,58 @@ static int open_pack(const char *path, struct ura_pack **ret)
 	return pack_exit_code(r);
 }
 
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* --check-stale: how much of the pack is on changed files, and whether it is stale. */
+static void check_report(FILE *f, const char *path, const struct ura_pack *pack,
+			 const struct replay_stats *s, bool stale, bool json)
+{
+	uint64_t changed = s->stale_files + s->missing_files + s->refused_files;
+	int64_t now = now_realtime_ns();
+	struct ura_pack_info info;
+	double days = -1, mib = (double)(1 << 20);
+	struct json j;
+
+	ura_pack_get_info(pack, &info);
+	if (info.created_ns > 0 && now > info.created_ns)
+		days = (double)(now - info.created_ns) / (86400.0 * 1e9);
+	if (!json) {
+		char age[64] = "traced at an unknown time";
+
+		if (days >= 0)
+			snprintf(age, sizeof(age), "traced %.1f days ago", days);
+		fprintf(f, "pack '%s': %" PRIu64 " of %" PRIu64 " files (%.1f%%) and %.1f of %.1f MiB "
+			"(%.1f%%) changed, missing or refused; %s; %s\n", path, changed, s->files,
+			pct(changed, s->files), (double)s->changed_bytes / mib,
+			(double)s->file_bytes / mib, pct(s->changed_bytes, s->file_bytes), age,
+			stale ? "stale: trace it again" : "up to date");
+		return;
+	}
+	json_begin(&j, f, JSON_COMPACT);
+	json_object_begin(&j, JSON_INLINE);
+	json_key_string(&j, "pack", path);
+	json_key_u64(&j, "files", s->files);
+	json_key_u64(&j, "changed_files", changed);
+	json_key_u64(&j, "stale_files", s->stale_files);
+	json_key_u64(&j, "missing_files", s->missing_files);
+	json_key_u64(&j, "refused_files", s->refused_files);
+	json_key_u64(&j, "file_bytes", s->file_bytes);
+	json_key_u64(&j, "changed_bytes", s->changed_bytes);
+	json_key_double(&j, "changed_files_pct", pct(changed, s->files), 2);
+	json_key_double(&j, "changed_bytes_pct", pct(s->changed_bytes, s->file_bytes), 2);
+	if (days >= 0)
+		json_key_double(&j, "age_days", days, 2);
+	else
+		json_key_null(&j, "age_days");
+	json_key_u64(&j, "errors", s->errors);
+	json_key_bool(&j, "stale", stale);
+	json_object_end(&j);
+	json_end(&j);
+}
+
 static int watch(const struct replay_options *o)
 {
 	int r = replay_watch(o);
@@ -113,6 +166,7 @@ int main(int argc, char *argv[])
 	struct ura_pack *pack = NULL;
 	struct sys_view *view = NULL;
 	int r, notify = -1, status;
+	bool stale;
 
 	/*
 	 * The schedule is built in a few large buffers one after the other: keep
@@ -143,8 +197,10 @@ int main(int argc, char *argv[])
 	if (r >= 0)
 		r = replay_run(pack, view, &o, &st);
 	sys_view_unref(view);
-	if (r == 0 && o.mark_stale && !o.dry_run &&
-	    replay_needs_retrace(pack, &st, now_realtime_ns())) {
+	stale = r == 0 && !o.dry_run && replay_needs_retrace(pack, &st, now_realtime_ns());
+	if (r == 0 && o.check_stale && (o.json || log_get_level() >= LOG_LVL_INFO))
+		check_report(stdout, o.pack, pack, &st, stale, o.json);
+	if (stale && o.mark_stale) {
 		int k = replay_mark_stale(o.mark_stale);
 
 		if (k < 0)
@@ -158,7 +214,7 @@ int main(int argc, char *argv[])
 		log_err("cannot replay '%s': %s", o.pack, strerror(-r));
 		return EXIT_FAIL;
 	}
-	if (o.json || log_get_level() >= LOG_LVL_INFO)
+	if (!o.check_stale && (o.json || log_get_level() >= LOG_LVL_INFO))
 		replay_report(o.daemon ? stderr : stdout, &st, o.json);
 	/* changed files are the pack's age; anything else that failed is a failure */
 	for (unsigned i = 0; i < st.ncauses; i++)

@@ -1001,6 +1001,19 @@ START_TEST(test_retrace)
 	st.refused_files = 1;
 	ck_assert(replay_needs_retrace(p, &st, 0));
 	st.refused_files = 0;
+	/* bytes: 5 of 10 files but 10% of the bytes is not stale; one byte more is */
+	st.file_bytes = 1000;
+	st.changed_bytes = 100;
+	ck_assert(!replay_needs_retrace(p, &st, 0));
+	st.changed_bytes = 101;
+	ck_assert(replay_needs_retrace(p, &st, 0));
+	/* one large file of many: few files changed, most bytes */
+	st.stale_files = 1;
+	st.missing_files = 0;
+	st.changed_bytes = 900;
+	ck_assert(replay_needs_retrace(p, &st, 0));
+	st.changed_bytes = 0;
+	st.stale_files = st.missing_files = 5;
 	ura_pack_get_info(p, &info);
 	if (info.created_ns > 0) {
 		/* a month and a day later the pack is too old, whatever it found */
