@@ -34,7 +34,7 @@ CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check)
 
 BASE_CFLAGS = -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude \
 	-DURA_VERSION='"$(VERSION)"' -DURA_LOCALSTATEDIR='"$(LOCALSTATEDIR)"' \
-	-fvisibility=hidden -MMD -MP $(WARN) $(SAN) $(CFLAGS)
+	-fvisibility=hidden -MMD -MP $(WARN) $(SAN) $(CPPFLAGS) $(CFLAGS)
 # The library sees only its own folder and include/; tools see src/ (and never the library's
 # internals); tests of the library see both.
 LIB_CFLAGS = $(BASE_CFLAGS) -Isrc/lib
@@ -281,9 +281,46 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
 	rm -f $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS)))
 
+# ---- Debian packages (debian/) ----
+
+# `make deb`: build the source and binary packages from a copy of the tree in $(B)/deb/src (so
+# dpkg-buildpackage's clean, which removes build/, and its output to the parent directory stay
+# inside $(B)/deb), move the results to $(B)/deb, then run lintian on them. The copy holds the
+# files git knows (tracked, or new and not ignored); outside git, the tree without $(B).
+DEB_DIR = $(B)/deb
+DEB_SRC = $(DEB_DIR)/src/ura-$(VERSION)
+LINTIAN_FLAGS ?= --allow-root --pedantic --display-info --fail-on error,warning,info,pedantic
+deb:
+	$(Q)rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
+	$(call msg,COPY,$(DEB_SRC))
+	$(Q)if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' - | \
+			tar --null -T - -cf - | tar -C $(DEB_SRC) -xf -; \
+	else \
+		tar --exclude=./$(B) --exclude=./build --exclude-vcs -cf - . | tar -C $(DEB_SRC) -xf -; \
+	fi
+	$(call msg,DEB,dpkg-buildpackage -us -uc)
+	$(Q)cd $(DEB_SRC) && dpkg-buildpackage -us -uc $(DEB_BUILD_FLAGS) >../build.log 2>&1 || \
+		{ tail -n 40 ../build.log; echo "make deb: dpkg-buildpackage failed, log in $(DEB_DIR)/src/build.log"; exit 1; }
+	$(Q)mv $(DEB_DIR)/src/*.deb $(DEB_DIR)/src/*.changes $(DEB_DIR)/src/*.buildinfo \
+		$(DEB_DIR)/src/*.dsc $(DEB_DIR)/src/*.tar.* $(DEB_DIR)/
+	$(Q)mv $(DEB_DIR)/src/build.log $(DEB_DIR)/ && rm -rf $(DEB_DIR)/src
+	$(Q)$(MAKE) --no-print-directory lintian
+
+lintian:
+	$(call msg,LINTIAN,$(DEB_DIR)/*.changes)
+	$(Q)lintian $(LINTIAN_FLAGS) $(DEB_DIR)/*.changes
+
+# The packages installed into a debootstrapped root (tests/package/*.t; root, network or a
+# cached root): `make deb check-deb`.
+check-deb:
+	$(call msg,TEST,package)
+	$(Q)URA_DEBS=$(abspath $(DEB_DIR)) prove -f tests/package/*.t
+
 clean:
 	rm -rf $(B)
 
-.PHONY: all check check-root check-valgrind fuzz lint install uninstall clean FORCE
+.PHONY: all check check-root check-valgrind fuzz lint install uninstall clean deb lintian check-deb FORCE
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

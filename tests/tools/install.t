@@ -5,7 +5,7 @@
 tap_tmpdir
 S="$T/stage"
 plan 9
-run_ok "make install into DESTDIR" make -C "$TOP" BUILD="$BUILD" install DESTDIR="$S" PREFIX=/usr
+run_ok "make install into DESTDIR" make -C "$TOP" BUILD="$BUILD" install DESTDIR="$S" PREFIX=/usr LIBDIR=/usr/lib
 ok "binaries, library, header and man pages installed" sh -c "cd '$S' && ls usr/sbin/ura-trace usr/sbin/ura-replay usr/sbin/ura-dump usr/include/ura/pack.h usr/lib/libura.so.0 usr/lib/libura.a usr/lib/pkgconfig/libura.pc usr/share/man/man5/ura-pack.5 usr/share/man/man8/ura-dump.8"
 ok "libura.pc names the install prefix" grep -Fx 'libdir=/usr/lib' "$S/usr/lib/pkgconfig/libura.pc"
 ok "libura.pc does not pull in the tracing libraries" sh -c "! grep -E 'tracefs|traceevent|tracecmd' '$S/usr/lib/pkgconfig/libura.pc'"
