@@ -7,13 +7,14 @@
 #   upgrade a package the boot does not read: the dpkg trigger leaves the pack alone;
 #   upgrade one it reads: the trigger marks the pack stale (/var/lib/ura/retrace)
 #   boot 3: marked stale  -> traced again, a new pack, the mark gone
+#   boot 4: the new pack  -> replayed
 # The packages upgraded are two small ones built here with dpkg-deb: ura-boot-test-data
 # ships 8 MiB that a unit reads once the boot trace runs (inside a container the trace
 # starts after systemd and its libraries are loaded, so only what is read later is in the
 # pack: this stands for a package the boot reads), ura-boot-test-other 1 MiB nothing reads.
 # Each boot drops the page cache first (the container shares it with the host), is bounded
 # by a timeout and powers itself off (a unit waits for the ura units, stopping the trace
-# after 30 s: --until-idle never sees an idle system while the host is busy). The boots hold
+# after 20 s: --until-idle never sees an idle system while the host is busy). The boots hold
 # URA_MACHINE_LOCK (a flock file) when it is set. Needs root, tracefs, systemd-nspawn,
 # debootstrap (or the cached root), the network for the packages' dependencies, and
 # URA_DEBS: a directory with ura_*.deb and libura0_*.deb (make deb).
@@ -55,7 +56,7 @@ R=$("$TOP/tests/package/mkroot.sh") || skip_all "cannot make a debootstrapped ro
 # messagebus) need to reach /
 chmod 0755 "$R"
 
-plan 34
+plan 40
 
 # ---- the root: ura from the packages, the test's packages and units ----
 
@@ -111,7 +112,7 @@ ExecStart=/bin/sh -c 'i=0; while systemctl -q is-active ura-trace-boot.service &
 [Install]
 WantedBy=multi-user.target
 EOF
-# powers the container off once the ura units are done; a trace still going after 30 s is
+# powers the container off once the ura units are done; a trace still going after 20 s is
 # stopped (SIGTERM: the pack is written, the unit succeeds). It first writes down how the ura
 # units went: in a container the manager's own lines from before journald runs are lost, and
 # those may be the only lines a unit that was skipped, or ran quietly, leaves.
@@ -124,9 +125,9 @@ After=multi-user.target ura-boot-test-read.service
 [Service]
 Type=oneshot
 ExecStart=/bin/sh -c 'i=0; while systemctl -q is-active ura-trace-boot.service ura-replay.service && \
-	[ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done; \
+	[ $i -lt 20 ]; do sleep 1; i=$((i + 1)); done; \
 	if systemctl -q is-active ura-trace-boot.service; then \
-	echo "ura-boot-test: the trace still runs after 30 s, stopping it"; \
+	echo "ura-boot-test: the trace still runs after 20 s, stopping it"; \
 	systemctl stop ura-trace-boot.service; fi; \
 	for u in ura-trace-boot ura-replay; do systemctl show -p ConditionResult -p Result \
 	-p ExecMainStatus -p ActiveEnterTimestampMonotonic -p InactiveEnterTimestampMonotonic \
@@ -283,6 +284,20 @@ ok "boot 3: a new pack, the mark gone" \
 pack_files >"$T/pack3" 2>/dev/null
 ok "the new pack holds the new file" grep -F "$DATA " "$T/pack3"
 ok "no container left after boot 3" no_container
+sum3=$(sha256sum <"$PACK")
+
+# ---- boot 4: the new pack replayed ----
+
+ok "boot 4 powers off by itself" boot 4
+diag "$(boot_diag 4)"
+ok "boot 4: ura-trace-boot.service was skipped" skipped 4 ura-trace-boot
+ok "boot 4: ura-replay.service ran and succeeded" ran 4 ura-replay
+ok "boot 4: the replay issued reads" \
+	sh -c "$(declare -f journal); T=$T; journal 4 | grep -E 'ura-replay\[[0-9]+\]: pack .*issued' | \
+	grep -E 'issued [0-9.]+ [KMG]iB in [1-9][0-9]* requests'"
+ok "boot 4 left the new pack as it was, no mark" \
+	sh -c '[ "$(sha256sum <"$1")" = "$2" ] && [ ! -e "$3" ]' - "$PACK" "$sum3" "$MARK"
+ok "no container left after boot 4" no_container
 ok "no ura instance of the container left in tracefs" sh -c '
 	for i in "$1"/instances/ura-*; do [ -d "$i" ] || continue;
 		p=${i##*/ura-}; p=${p%-exec}; [ -d /proc/$p ] || { echo "left: $i"; exit 1; }; done' - "$TRACEFS"
