@@ -36,10 +36,10 @@ tap_tmpdir
 R=
 BOOT_PID=
 cleanup() {
-	local p i
+	local p
 	# a boot still going (the test was interrupted): its process group, nspawn included
 	if [ -n "$BOOT_PID" ] && kill -TERM -- "-$BOOT_PID" 2>/dev/null; then
-		for i in $(seq 30); do kill -0 -- "-$BOOT_PID" 2>/dev/null || break; sleep 0.5; done
+		for _ in $(seq 30); do kill -0 -- "-$BOOT_PID" 2>/dev/null || break; sleep 0.5; done
 		kill -KILL -- "-$BOOT_PID" 2>/dev/null
 	fi
 	if [ -n "$R" ]; then
