@@ -36,11 +36,17 @@ tap_tmpdir
 R=
 BOOT_PID=
 cleanup() {
-	local p
-	# a boot still going (the test was interrupted): its process group, nspawn included
-	if [ -n "$BOOT_PID" ] && kill -TERM -- "-$BOOT_PID" 2>/dev/null; then
-		for _ in $(seq 30); do kill -0 -- "-$BOOT_PID" 2>/dev/null || break; sleep 0.5; done
-		kill -KILL -- "-$BOOT_PID" 2>/dev/null
+	local p tp
+	# a boot still going (the test was interrupted): timeout runs nspawn in a process group
+	# of its own, so stop it by its pid (it passes SIGTERM on and nspawn powers the
+	# container off), then whatever is left (flock waiting for the lock, a stuck nspawn)
+	if [ -n "$BOOT_PID" ]; then
+		tp=$(cat "$T/boot.pid" 2>/dev/null)
+		if [ -n "$tp" ] && kill -TERM "$tp" 2>/dev/null; then
+			for _ in $(seq 60); do kill -0 "$tp" 2>/dev/null || break; sleep 0.5; done
+			for p in $(pgrep -P "$tp") "$tp"; do kill -KILL "$p" 2>/dev/null; done
+		fi
+		kill -TERM -- "-$BOOT_PID" 2>/dev/null
 	fi
 	if [ -n "$R" ]; then
 		for p in /proc/[0-9]*; do
@@ -51,6 +57,10 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
+# a signal ends the test through the EXIT trap (bash runs it on exit, not on a fatal signal)
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 R=$("$TOP/tests/package/mkroot.sh") || skip_all "cannot make a debootstrapped root (mkroot.sh)"
 # the root directory's own mode comes from the cache's tar; services that drop root (dbus as
 # messagebus) need to reach /
@@ -148,14 +158,15 @@ mkdir -p "$R/var/log/journal"
 # journal in $T/journal-N; passes when the container powered itself off
 boot() {
 	local n=$1 rc
-	setsid ${LOCK:+flock "$LOCK"} sh -c 'sync; echo 3 >/proc/sys/vm/drop_caches;
+	setsid ${LOCK:+flock "$LOCK"} sh -c 'echo $$ >"$3"; sync; echo 3 >/proc/sys/vm/drop_caches;
 		exec timeout -k 10 "$1" systemd-nspawn -q -b --register=no --keep-unit \
 			--link-journal=no --bind=/sys/kernel/tracing -D "$2" --console=pipe' \
-		- "$BOOT_TIMEOUT" "$R" </dev/null >"$T/boot-$n.log" 2>&1 &
+		- "$BOOT_TIMEOUT" "$R" "$T/boot.pid" </dev/null >"$T/boot-$n.log" 2>&1 &
 	BOOT_PID=$!
 	wait "$BOOT_PID"
 	rc=$?
 	BOOT_PID=
+	rm -f "$T/boot.pid"
 	# the journal so far (journal() reads its last boot) and the units' state of this boot
 	cp -a "$R/var/log/journal" "$T/journal-$n" 2>/dev/null
 	mv "$R/var/lib/ura-boot-test/status" "$T/status-$n" 2>/dev/null
