@@ -177,6 +177,7 @@ int rakb_force(struct rakb_state *st, const struct rakb_env *env, unsigned kb,
 	struct rakb_saved *live = NULL;
 	size_t nlive = 0;
 	struct rakb_saved *n;
+	size_t forced;
 	int r;
 
 	st->env = env;
@@ -220,19 +221,36 @@ int rakb_force(struct rakb_state *st, const struct rakb_env *env, unsigned kb,
 		st->devs[st->n++] = (struct rakb_saved){ e->major, e->minor, old };
 	}
 	/* the record of what will change is on disk before anything changes */
+	forced = st->n;
 	if (st->n) {
 		r = write_state(st);
 		if (r < 0)
 			goto out;
 	}
-	for (size_t k = 0; k < st->n; k++) {
+	for (size_t k = 0, kept = 0; k < forced; k++) {
 		r = env->set_kb(st->devs[k].major, st->devs[k].minor, kb);
-		if (r < 0)
+		if (r < 0) {
+			/*
+			 * e.g. EROFS in a container, whose /sys is read-only: the device
+			 * keeps its value, which the pack must record, and there is
+			 * nothing to restore
+			 */
 			log_warn("cannot set read_ahead_kb of %u:%u: %s, skipping", st->devs[k].major,
 				 st->devs[k].minor, strerror(-r));
-		else
-			log_debug("read_ahead_kb of %u:%u: %u -> %u", st->devs[k].major,
-				  st->devs[k].minor, st->devs[k].old_kb, kb);
+			st->n--;
+			continue;
+		}
+		log_debug("read_ahead_kb of %u:%u: %u -> %u", st->devs[k].major,
+			  st->devs[k].minor, st->devs[k].old_kb, kb);
+		st->devs[kept++] = st->devs[k];
+	}
+	/* the state file lists only what was changed */
+	if (st->n != forced && st->n) {
+		r = write_state(st);
+		if (r < 0)
+			log_warn("cannot update '%s': %s", st->path, strerror(-r));
+	} else if (st->n != forced) {
+		unlink(st->path);
 	}
 	r = 0;
 out:

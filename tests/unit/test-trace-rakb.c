@@ -39,6 +39,21 @@ static int fake_set(unsigned major, unsigned minor, unsigned kb)
 	return -ENOENT;
 }
 
+/* A read-only sysfs (a container's): every write fails. */
+static int erofs_set(unsigned major, unsigned minor, unsigned kb)
+{
+	(void)major;
+	(void)minor;
+	(void)kb;
+	return -EROFS;
+}
+
+/* Only 8:2 can be written. */
+static int some_set(unsigned major, unsigned minor, unsigned kb)
+{
+	return major == 8 && minor == 2 ? fake_set(major, minor, kb) : -EROFS;
+}
+
 static unsigned kb_of(unsigned major, unsigned minor)
 {
 	unsigned kb = 0;
@@ -197,6 +212,36 @@ START_TEST(test_nothing_to_change_writes_nothing)
 }
 END_TEST
 
+START_TEST(test_cannot_set)
+{
+	struct rakb_state st = { 0 };
+	struct rakb_env ro = env;
+	char *path = state_path(getpid());
+	struct stat sb;
+
+	/* nothing could be set: nothing to restore, and the pack gets the real values */
+	ro.set_kb = erofs_set;
+	ck_assert_int_eq(rakb_force(&st, &ro, 4, &mt, NULL), 0);
+	ck_assert_uint_eq(st.n, 0);
+	ck_assert_int_eq(stat(path, &sb), -1);
+	ck_assert_uint_eq(rakb_during_trace(&st, 8, 1), 128);
+	ck_assert_uint_eq(rakb_during_trace(&st, 8, 16), 512);
+	rakb_free(&st);
+	/* one of three could: only it is in the state file and restored */
+	memset(&st, 0, sizeof(st));
+	ro.set_kb = some_set;
+	ck_assert_int_eq(rakb_force(&st, &ro, 4, &mt, NULL), 0);
+	ck_assert_uint_eq(st.n, 1);
+	ck_assert_str_eq(read_text(path), "8:2 256\n");
+	ck_assert_uint_eq(rakb_during_trace(&st, 8, 2), 4);
+	ck_assert_uint_eq(rakb_during_trace(&st, 8, 1), 128);
+	rakb_free(&st);
+	ck_assert_uint_eq(kb_of(8, 2), 256);
+	ck_assert_int_eq(stat(path, &sb), -1);
+	free(path);
+}
+END_TEST
+
 START_TEST(test_restore_dead)
 {
 	pid_t pid = dead_pid();
@@ -252,6 +297,7 @@ static Suite *rakb_suite(void)
 	tcase_add_test(tc, test_force_and_restore);
 	tcase_add_test(tc, test_root_limits_devices);
 	tcase_add_test(tc, test_nothing_to_change_writes_nothing);
+	tcase_add_test(tc, test_cannot_set);
 	tcase_add_test(tc, test_restore_dead);
 	tcase_add_test(tc, test_live_run_keeps_its_devices);
 	suite_add_tcase(s, tc);
