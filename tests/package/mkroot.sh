@@ -75,6 +75,6 @@ if [ "${1:-}" = --cache ]; then
 fi
 mkdir -p "$COPY_DIR"
 root=$(mktemp -d "$COPY_DIR/ura-root.XXXXXX")
-chmod 0755 "$root"
 tar -C "$root" --numeric-owner -xpf "$tar" || { rm -rf "$root"; die "cannot extract '$tar'"; }
+chmod 0755 "$root"	# after tar, which gives the root mktemp's 0700 back
 echo "$root"
