@@ -22,7 +22,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 18
+plan 20
 
 # the programs, on the scratch filesystem, each reading data files of its own
 mkdir -p "$M/bin" "$M/data"
@@ -96,6 +96,28 @@ ok "the pack holds the data file's 40 pages, demanded" sh -c '
 ok "the pack merges the three runs (not the last one alone)" sh -c '
 	"$1" --json "$2" | python3 -c "import json, sys; sys.exit(json.load(sys.stdin)[\"runs\"] != 3)"' \
 	- "$URA_DUMP" "$(pack_of app)"
+# a hand merge into a pack the daemon learns loses no run, of either: eight runs of app learned
+# while another single-run pack is merged into app's pack by hand eight times
+"$URA_TRACE" -q --pack "$T/hand.pack" -- cat "$M/data/other" >/dev/null ||
+	echo "# cannot trace the hand run" >&2
+(
+	for _ in $(seq 8); do
+		timeout 60 "$URA_TRACE" -q --merge --pack "$(pack_of app)" "$(pack_of app)" \
+			"$T/hand.pack" || exit 1
+		sleep 0.05
+	done
+) &
+hand=$!
+for _ in $(seq 8); do
+	run_app || break
+done
+wait "$hand"
+hand_rc=$?
+ok "hand merges while the daemon learns: no run lost (3 + 8 learned + 8 by hand)" sh -c '
+	[ "$4" = 0 ] && "$1" --json "$2" | python3 -c "import json, sys; n = json.load(sys.stdin)[\"runs\"]
+print(\"runs:\", n, file=sys.stderr); sys.exit(n != int(sys.argv[1]))" "$3"' - "$URA_DUMP" \
+	"$(pack_of app)" 19 "$hand_rc"
+ok "the pack merged by hand keeps its mode 0600" test "$(stat -c %a "$(pack_of app)")" = 600
 ok "a program not named with --only is not learned" sh -c '
 	[ ! -e "$1" ] && ! grep -F "learned '"'"'$2" "$3"' - "$(pack_of other)" "$M/bin/other" \
 	"$T/daemon.log"
