@@ -37,7 +37,7 @@ int trace_merge(const struct trace_options *o, struct merge_stats *stats)
 	 * nor does it lose ours.
 	 */
 	dir = packdir_of(o->pack);
-	r = dir ? packdir_lock(dir, &lock) : -ENOMEM;
+	r = dir ? packdir_lock(dir, NULL, NULL, &lock) : -ENOMEM;
 	if (r < 0) {
 		log_err("cannot lock the directory of '%s': %s", o->pack, strerror(-r));
 		rc = r == -ENOENT ? EXIT_NOINPUT : EXIT_FAIL;
