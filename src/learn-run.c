@@ -48,6 +48,8 @@
 #define SLACK_NS		(200 * MS)	/* events still on their way after a window */
 #define MAX_WINDOWS		64		/* programs in their windows at once */
 #define MAX_PER_PROGRAM		16		/* runs of one program in their windows at once */
+/* windows of one user's programs at once: a user who floods execs leaves room for others */
+#define MAX_PER_USER		(MAX_WINDOWS / 2)
 #define EXEC_BUFFER_KB		256		/* per CPU, for exec events only */
 #define PAGES_WAKEUP_PERCENT	25		/* the scoped buffers wake the loop this full */
 /*
@@ -487,6 +489,12 @@ static void on_exec(struct learner *l, const struct exec_seen *x)
 			  x->pid, MAX_PER_PROGRAM);
 		return;
 	}
+	if (windows_count_uid(&l->ws, prog->uid) >= MAX_PER_USER) {
+		l->skipped_busy++;
+		log_debug("not learning '%s' (pid %d): uid %u has %d windows open", prog->path,
+			  x->pid, (unsigned)prog->uid, MAX_PER_USER);
+		return;
+	}
 	if (!programs_start(l->programs, prog->root.id, prog->path, now, &wait_ns)) {
 		l->skipped_rate++;
 		log_debug("not learning '%s' (pid %d): learned lately, next run in %.0f s",
@@ -504,6 +512,7 @@ static void on_exec(struct learner *l, const struct exec_seen *x)
 		l->error = err;
 		return;
 	}
+	w->uid = prog->uid;
 	l->windows++;
 	l->last_open_ns = w->seen_ns = now_monotonic_ns();
 	w->demand.evidence = l->evidence;

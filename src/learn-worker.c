@@ -31,6 +31,7 @@
 #include "watch-key.h"
 
 #define QUEUE_MAX	256	/* runs waiting at most (each holds its pages in memory) */
+#define QUEUE_PER_USER	(QUEUE_MAX / 2)	/* of them, of one user's programs */
 #define WORKER_NICE	10	/* below the event loop: it must not make the loop wait for a CPU */
 #define BOUND_GAP_NS	(60ull * 1000000000)	/* DIR's caps checked this often, and on a new pack */
 #define GONE_GAP_NS	(3600ull * 1000000000)	/* packs of programs gone looked for this often */
@@ -387,11 +388,14 @@ int worker_new(const struct worker_opts *o, struct learn_worker **ret)
 
 int worker_submit(struct learn_worker *wk, struct learn_window *w)
 {
+	size_t mine = 0;
 	int r = 0;
 
 	pthread_mutex_lock(&wk->lock);
 	wk->st.runs++;
-	if (wk->nq == QUEUE_MAX) {
+	for (size_t i = 0; i < wk->nq; i++)
+		mine += wk->q[i].uid == w->uid;
+	if (wk->nq == QUEUE_MAX || mine >= QUEUE_PER_USER) {
 		wk->st.dropped++;
 		r = -ENOBUFS;
 	} else {

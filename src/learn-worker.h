@@ -43,7 +43,8 @@ int worker_new(const struct worker_opts *o, struct learn_worker **ret);
  * worker_submit() - hand a closed window over; its run goes into its program's pack
  * @w: taken with windows_take(); the worker owns what it holds from now on, whatever
  *	the result (*@w is zeroed)
- * Return: 0, or -ENOBUFS when too many runs wait (the run is dropped and counted).
+ * Return: 0, or -ENOBUFS when too many runs wait, in all (QUEUE_MAX) or of the run's user
+ *	(half of it): the run is dropped and counted.
  */
 int worker_submit(struct learn_worker *wk, struct learn_window *w);
 

@@ -27,7 +27,7 @@ plan 27
 # the programs, on the scratch filesystem, each reading data files of its own
 mkdir -p "$M/bin" "$M/data" "$M/pub" "$M/tmp"
 chmod 1777 "$M/pub" "$M/tmp"	# temporary trees: anyone may write there
-for f in app other burst launch late1 late2 third often reader; do
+for f in app other burst launch late1 late2 third often reader victim; do
 	head -c $((40 * 4096)) /dev/urandom >"$M/data/$f"
 done
 head -c $((40 * 4096)) /dev/urandom >"$M/pub/scratch"
@@ -47,6 +47,11 @@ printf '#!/bin/sh\nsleep 0.2\ncat "%s" "%s" >/dev/null\n' "$M/data/late1" "$M/da
 	>"$M/bin/late"
 printf '#!/bin/sh\ncat "%s" >/dev/null\n' "$M/data/third" >"$M/bin/third"
 printf '#!/bin/sh\ncat "%s" >/dev/null\n' "$M/data/often" >"$M/bin/often"
+# one user's flood: four programs that stay 3 s; another user's program meanwhile
+for i in 1 2 3 4; do
+	printf '#!/bin/sh\nsleep 3\n' >"$M/bin/flood$i"
+done
+printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.5\n' "$M/data/victim" >"$M/bin/victim"
 # reads a file of its own and one of a temporary tree; a copy of it runs from a temporary tree
 printf '#!/bin/sh\ncat "%s" "%s" >/dev/null\n' "$M/data/reader" "$M/pub/scratch" >"$M/bin/reader"
 cp "$M/bin/reader" "$M/tmp/reader"
@@ -57,7 +62,7 @@ pack_of() {
 }
 
 only=()
-for p in app burst launch late third often reader; do
+for p in app burst launch late third often reader flood1 flood2 flood3 flood4 victim; do
 	only+=(--only "$M/bin/$p")
 done
 only+=(--only "$M/tmp/reader")
@@ -111,19 +116,22 @@ ok "the pack merges the three runs (not the last one alone)" sh -c '
 	for _ in $(seq 8); do
 		timeout 60 "$URA_TRACE" -q --merge --pack "$(pack_of app)" "$(pack_of app)" \
 			"$T/hand.pack" || exit 1
-		sleep 0.05
+		sleep 0.4	# spread over the runs learned meanwhile
 	done
 ) &
 hand=$!
+before=$(learned_runs app)
 for _ in $(seq 8); do
-	run_app || break
+	run_app	# a run whose exec was read too late is not learned: counted below
 done
 wait "$hand"
 hand_rc=$?
-ok "hand merges while the daemon learns: no run lost (3 + 8 learned + 8 by hand)" sh -c '
+want=$(($(learned_runs app) + 8))
+echo "# $(($(learned_runs app) - before)) of 8 runs learned" >&2
+ok "hand merges while the daemon learns: no run lost (the runs learned + 8 by hand)" sh -c '
 	[ "$4" = 0 ] && "$1" --json "$2" | python3 -c "import json, sys; n = json.load(sys.stdin)[\"runs\"]
 print(\"runs:\", n, file=sys.stderr); sys.exit(n != int(sys.argv[1]))" "$3"' - "$URA_DUMP" \
-	"$(pack_of app)" 19 "$hand_rc"
+	"$(pack_of app)" "$want" "$hand_rc"
 ok "the pack merged by hand keeps its mode 0600" test "$(stat -c %a "$(pack_of app)")" = 600
 ok "a program not named with --only is not learned" sh -c '
 	[ ! -e "$1" ] && ! grep -F "learned '"'"'$2" "$3"' - "$(pack_of other)" "$M/bin/other" \
@@ -189,6 +197,20 @@ sys.exit(not (sys.argv[1] in paths and sys.argv[2] not in paths))" "$3" "$4"' - 
 ok "a program run from a temporary tree is not learned" sh -c '
 	[ ! -e "$1" ] && ! grep -F "learned '"'"'$2" "$3"' - \
 	"$PACKS/$(systemd-escape --path "$M/tmp/reader").pack" "$M/tmp/reader" "$T/daemon.log"
+
+# fairness: one user starts 64 runs that stay (enough to fill every window); another user's
+# program started meanwhile is learned all the same
+fpids=
+for i in 1 2 3 4; do
+	for _ in $(seq 16); do
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$M/bin/flood$i" &
+		fpids="$fpids $!"
+	done
+done
+sleep 0.5
+setpriv --reuid=65533 --regid=65533 --clear-groups "$M/bin/victim"
+ok "one user floods execs: another user's program is still learned" wait_learned victim 1
+wait $fpids
 
 # privacy: the directory and the packs are root's alone
 ok "the pack directory is 0700, the packs 0600" sh -c '
