@@ -97,12 +97,14 @@ grep -E "execs, " "$D/log" | sed "s/^ura-trace: /daemon: /"
 awk -v cap="$CAP" '{ if ($2 > p) p = $2; if ($3 > b) b = $3 }
 	END { printf "DIR: at most %d packs (cap %d), %.2f MiB (cap 128 MiB)\n", p, cap, b / 1048576 }' \
 	"$D/samples"
-grep -oE "learned '[^']*'" "$D/log" | sort | uniq -c | sort -rn >"$D/writes"
+# runs learned by pack (the log line ends with the pack's path: a program of another root,
+# a container's, has a pack of its own)
+grep -E "^ura-trace: learned '" "$D/log" | grep -oE "'[^']*'\$" | sort | uniq -c | sort -rn >"$D/writes"
 budget=$(echo "$secs" | awk '{ printf "%d", 16 + int($1 / 600) + 1 }')
-awk -v b="$budget" '{ if ($1 > m) { m = $1; w = $3 } n++ } END {
-	printf "writes per pack: at most %d (%s), budget %d; %d programs learned\n", m, w, b, n }' \
+awk -v b="$budget" '{ if ($1 > m) { m = $1; w = $2 } n++ } END {
+	printf "runs learned per pack: at most %d (%s), budget %d; %d packs learned into\n", m, w, b, n }' \
 	"$D/writes"
-grep -cF "/tmp/" "$D/writes" | awk '{ print "programs of /tmp learned: " $1 }' || true
+grep -cF "learned '$TMPB/" "$D/log" | awk '{ print "runs of programs of /tmp learned: " $1 }' || true
 awk 'NR == 1 { f = $0 } { l[NR] = $0 } END { m = l[int((NR + 1) / 2)];
 	split(f, a); split(m, b); split(l[NR], c);
 	printf "daemon RSS %d -> %d -> %d kB, fds %d -> %d -> %d (first, middle, last of %d s)\n",

@@ -201,6 +201,19 @@ static void write_pack(struct learn_worker *wk, struct job *j, size_t n, const c
 			 strerror(-r));
 		goto out;
 	}
+	/* a new pack: room is made first, so that DIR never holds more than its cap */
+	if (!old && wk->o.caps.max_packs > 1) {
+		struct packdir_caps room = wk->o.caps;
+		struct packdir_usage u;
+
+		room.max_packs--;
+		room.mounts = sys_view_mounts(wk->view);
+		if (packdir_bound(wk->dir, &room, j->name, &u) == 0 && u.evicted) {
+			wk->st.evicted += u.evicted;
+			log_info("removed %lu pack%s to make room for '%s'", u.evicted,
+				 u.evicted == 1 ? "" : "s", path);
+		}
+	}
 	r = ura_pack_builder_write(out, path, PACK_MODE);
 	if (r < 0) {
 		log_warn("cannot write pack '%s': %s, skipping", path, strerror(-r));
