@@ -9,6 +9,7 @@
 
 #include "cli-errors.h"
 #include "cli-trace.h"
+#include "learn-dir.h"
 #include "merge-runs.h"
 #include "util.h"
 
@@ -24,7 +25,13 @@
 #define RA_KB_COLD	4
 
 /* Long options without a short form */
-enum { OPT_NO_ACCESS_LOG = 256 };
+enum {
+	OPT_NO_ACCESS_LOG = 256,
+	OPT_INCLUDE_USER_FILES,
+	OPT_MAX_PACKS,
+	OPT_MAX_SIZE,
+	OPT_LEARN_INTERVAL,
+};
 
 void trace_usage(FILE *f)
 {
@@ -70,6 +77,13 @@ void trace_usage(FILE *f)
 	      " -W, --window SEC         with --watch: learn the first SEC seconds after\n"
 	      "                            exec (default 10)\n"
 	      " -o, --only EXE           with --watch: learn only this program (repeat)\n"
+	      "     --include-user-files with --watch: learn programs and files under\n"
+	      "                            users' and temporary trees too\n"
+	      "     --max-packs N        with --watch: keep at most N packs in DIR\n"
+	      "                            (default 1000), the least lately started go\n"
+	      "     --max-size SIZE      with --watch: keep DIR under SIZE (default 256M)\n"
+	      "     --learn-interval SEC with --watch: after its first 16 runs, learn a\n"
+	      "                            program once per SEC at most (default 600)\n"
 	      " -J, --json               print the summary as JSON\n"
 	      " -v, --verbose            say more (repeat for more)\n"
 	      " -q, --quiet              print errors only, no summary\n"
@@ -119,6 +133,10 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		{ "only", required_argument, NULL, 'o' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "no-access-log", no_argument, NULL, OPT_NO_ACCESS_LOG },
+		{ "include-user-files", no_argument, NULL, OPT_INCLUDE_USER_FILES },
+		{ "max-packs", required_argument, NULL, OPT_MAX_PACKS },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "learn-interval", required_argument, NULL, OPT_LEARN_INTERVAL },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -126,6 +144,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool ra_given = false, merge_opts = false, live_opts = false, window_given = false;
+	bool learn_opts = false, interval_given = false;
 	char *end;
 	uint64_t v;
 	int c;
@@ -240,6 +259,33 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 			}
 			break;
 		}
+		case OPT_INCLUDE_USER_FILES:
+			o->include_user_files = true;
+			learn_opts = true;
+			break;
+		case OPT_MAX_PACKS:
+			learn_opts = true;
+			if (parse_u64(optarg, &v) < 0 || v < 1 || v > 1000000) {
+				cli_bad_value("--max-packs", optarg, "expected 1 to 1000000");
+				goto usage;
+			}
+			o->max_packs = (unsigned long)v;
+			break;
+		case OPT_MAX_SIZE:
+			learn_opts = true;
+			if (parse_size(optarg, &o->max_size) < 0 || o->max_size == 0) {
+				cli_bad_value("--max-size", optarg, "expected a size > 0 "
+					      "(K, M, G suffixes)");
+				goto usage;
+			}
+			break;
+		case OPT_LEARN_INTERVAL:
+			learn_opts = interval_given = true;
+			if (parse_seconds(optarg, &o->learn_interval_ns) < 0) {
+				cli_bad_value("--learn-interval", optarg, "expected seconds");
+				goto usage;
+			}
+			break;
 		case 'C':
 			merge_opts = true;
 			errno = 0;
@@ -294,10 +340,17 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		}
 		if (!window_given)
 			o->window_ns = LEARN_WINDOW_NS;
+		if (!o->max_packs)
+			o->max_packs = PACKDIR_MAX_PACKS;
+		if (!o->max_size)
+			o->max_size = PACKDIR_MAX_BYTES;
+		if (!interval_given)
+			o->learn_interval_ns = LEARN_INTERVAL_NS;
 		return 1;
 	}
-	if (window_given || o->nonly) {
-		cli_usage_error("--window and --only need --watch");
+	if (window_given || o->nonly || learn_opts) {
+		cli_usage_error("--window, --only, --include-user-files, --max-packs, --max-size "
+				"and --learn-interval need --watch");
 		goto usage;
 	}
 	if (!o->pack) {

@@ -35,6 +35,10 @@ struct trace_options {
 	uint64_t window_ns;		/* --window SEC (LEARN_WINDOW_NS if not given) */
 	const char **only;		/* --only EXE (repeatable): the programs to learn, or NULL */
 	size_t nonly;
+	bool include_user_files;	/* --include-user-files: learn users' and temporary trees too */
+	unsigned long max_packs;	/* --max-packs N (PACKDIR_MAX_PACKS if not given) */
+	uint64_t max_size;		/* --max-size SIZE (PACKDIR_MAX_BYTES if not given) */
+	uint64_t learn_interval_ns;	/* --learn-interval SEC (LEARN_INTERVAL_NS if not given) */
 	double min_confidence;		/* --min-confidence C, with --merge or --watch (0: default) */
 	unsigned keep_runs;		/* --keep-runs N, 0 if not given (64) */
 };
@@ -44,6 +48,14 @@ struct trace_options {
  * README) had used 99% of its pages well within it.
  */
 #define LEARN_WINDOW_NS		(10ull * 1000 * 1000 * 1000)
+
+/*
+ * The default --learn-interval: once a program has LEARN_BURST runs learned
+ * (learn-programs.h), one more run every 10 minutes at most, so that a program
+ * started thousands of times (a compiler in a build) has its pack rewritten a
+ * few times an hour, not thousands.
+ */
+#define LEARN_INTERVAL_NS	(600ull * 1000 * 1000 * 1000)
 
 /** trace_options_free() - what trace_parse_args() allocated (the --only list) */
 void trace_options_free(struct trace_options *o);

@@ -91,6 +91,30 @@ static long proc_cmdline(pid_t pid, char *buf, size_t size)
 	return n < 0 ? -errno : (long)n;
 }
 
+/* The real uid of @pid (/proc/PID/status); 0 or -errno (-ESRCH: gone). */
+static int proc_uid(pid_t pid, uid_t *ret)
+{
+	char file[64], buf[2048], *p;
+	unsigned long uid;
+	ssize_t n;
+	int fd;
+
+	snprintf(file, sizeof(file), "/proc/%d/status", (int)pid);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	p = strstr(buf, "\nUid:");
+	if (!p || sscanf(p + 5, "%lu", &uid) != 1)
+		return -EBADMSG;
+	*ret = (uid_t)uid;
+	return 0;
+}
+
 int exec_program_of(pid_t pid, const char *filename, const struct watch_self *self,
 		    struct exec_program *ret)
 {
@@ -164,6 +188,12 @@ int exec_program_of(pid_t pid, const char *filename, const struct watch_self *se
 		if (r < 0)
 			return r;
 	}
+	/*
+	 * Last: the key is known (a script's shell may exec its last command any
+	 * moment); an exec again keeps the uid. Gone by now: a share of its own.
+	 */
+	if (proc_uid(pid, &p.uid) < 0)
+		p.uid = (uid_t)-1;
 	*ret = p;
 	return 0;
 }

@@ -15,6 +15,9 @@ struct exec_program {
 	char path[PATH_MAX];		/* the program's path inside that root: the key */
 	char exe[PATH_MAX];		/* the executable's path inside that root (the interpreter
 					 * of a script) */
+	uid_t uid;			/* the real uid of the process: its user's share of
+					 * learning (a setuid program counts for who ran it);
+					 * (uid_t)-1 when it could not be read */
 };
 
 /**

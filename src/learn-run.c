@@ -28,6 +28,8 @@
 #include "learn-events.h"
 #include "learn-exec.h"
 #include "learn-pids.h"
+#include "learn-private.h"
+#include "learn-programs.h"
 #include "learn-recent.h"
 #include "learn-run.h"
 #include "learn-window.h"
@@ -36,6 +38,7 @@
 #include "trace-events.h"
 #include "trace-session.h"
 #include "trace-tracer.h"
+#include "sys-view.h"
 #include "util-log.h"
 #include "util.h"
 #include "watch-key.h"
@@ -45,6 +48,8 @@
 #define SLACK_NS		(200 * MS)	/* events still on their way after a window */
 #define MAX_WINDOWS		64		/* programs in their windows at once */
 #define MAX_PER_PROGRAM		16		/* runs of one program in their windows at once */
+/* windows of one user's programs at once: a user who floods execs leaves room for others */
+#define MAX_PER_USER		(MAX_WINDOWS / 2)
 #define EXEC_BUFFER_KB		256		/* per CPU, for exec events only */
 #define PAGES_WAKEUP_PERCENT	25		/* the scoped buffers wake the loop this full */
 /*
@@ -99,6 +104,8 @@
 #define EXTRA_EVENTS_MAX	2000
 #define REWRITE_IDLE_NS		(1000 * MS)
 #define REWRITE_GAP_NS		(10000 * MS)
+/* The answers about directories (is a program a user's?) are kept this long. */
+#define PRIVATE_KEEP_NS		(10000 * MS)
 
 /* A record read from one of the two instances, kept until its round handles it. */
 enum rec_kind { REC_PAGE, REC_FORK, REC_EXIT, REC_PEXEC, REC_EXEC };
@@ -153,6 +160,10 @@ struct learner {
 	struct pid_filter *pf;
 	struct learn_worker *wk;
 	struct recent *recent;		/* the last records of the traced tasks */
+	struct programs *programs;	/* each program's budget of runs */
+	struct sys_view *view;		/* the loop's own mounts, for private_path() */
+	struct private_cache *priv;	/* NULL with --include-user-files */
+	uint64_t priv_ns;		/* when @priv was made */
 	struct watch_self self;
 	char **only_real;		/* canonical --only paths (or as given) */
 	enum demand_evidence evidence;
@@ -170,7 +181,7 @@ struct learner {
 	uint64_t lost, lost_checked_ns;
 	/* counts, for the log at the end */
 	uint64_t execs, gone, skipped_busy, windows, traced_at_exec, late, lost_runs;
-	uint64_t lost_execs;
+	uint64_t lost_execs, skipped_rate, skipped_private;
 };
 
 static void *arena_grow(void *p, size_t *cap, size_t need, size_t elem)
@@ -406,10 +417,48 @@ static int feed_pre_exec(void *ctx, uint64_t ts, const void *data, uint32_t size
 	return demand_feed(&p->w->demand, &ev);
 }
 
+/* The path @path of root @root as the daemon sees it, in @buf; false when too long. */
+static bool host_path(const struct watch_root *root, const char *path, char *buf, size_t size)
+{
+	int n = strcmp(root->path, "/") == 0 ? snprintf(buf, size, "%s", path) :
+					      snprintf(buf, size, "%s%s", root->path, path);
+
+	return n > 0 && (size_t)n < size;
+}
+
+/*
+ * Is the program run from a user's or a temporary tree (learn-private.h)? Its
+ * key and its executable are looked at, directories from the root down.
+ */
+static bool program_private(struct learner *l, const struct exec_program *prog, uint64_t now)
+{
+	char host[PATH_MAX];
+
+	if (!l->priv || now - l->priv_ns >= PRIVATE_KEEP_NS) {
+		int r = sys_view_refresh(&l->view, false);
+
+		if (r < 0)
+			return true;	/* no memory: learn nothing doubtful */
+		private_cache_free(l->priv);
+		l->priv = NULL;
+		if (private_cache_new(sys_view_mounts(l->view), &l->priv) < 0)
+			return true;
+		l->priv_ns = now;
+	}
+	if (!host_path(&prog->root, prog->path, host, sizeof(host)) ||
+	    private_path(l->priv, prog->root.path, host))
+		return true;
+	if (strcmp(prog->exe, prog->path) == 0)
+		return false;
+	return !host_path(&prog->root, prog->exe, host, sizeof(host)) ||
+	       private_path(l->priv, prog->root.path, host);
+}
+
 static void on_exec(struct learner *l, const struct exec_seen *x)
 {
 	const struct exec_program *prog = &x->prog;
 	struct learn_window *w = NULL, *outer;
+	uint64_t now = now_monotonic_ns(), wait_ns = 0;
 	bool traced;
 	int err;
 
@@ -428,10 +477,28 @@ static void on_exec(struct learner *l, const struct exec_seen *x)
 	outer = windows_task_window(&l->ws, x->pid);
 	if (outer && outer->root_id == prog->root.id && strcmp(outer->exe, prog->path) == 0)
 		return;
+	if (!l->o->include_user_files && program_private(l, prog, now)) {
+		l->skipped_private++;
+		log_debug("not learning '%s' (pid %d): run from a user's or a temporary tree",
+			  prog->path, x->pid);
+		return;
+	}
 	if (windows_count_exe(&l->ws, prog->root.id, prog->path) >= MAX_PER_PROGRAM) {
 		l->skipped_busy++;
 		log_debug("not learning '%s' (pid %d): %d runs of it are being learned", prog->path,
 			  x->pid, MAX_PER_PROGRAM);
+		return;
+	}
+	if (windows_count_uid(&l->ws, prog->uid) >= MAX_PER_USER) {
+		l->skipped_busy++;
+		log_debug("not learning '%s' (pid %d): uid %u has %d windows open", prog->path,
+			  x->pid, (unsigned)prog->uid, MAX_PER_USER);
+		return;
+	}
+	if (!programs_start(l->programs, prog->root.id, prog->path, now, &wait_ns)) {
+		l->skipped_rate++;
+		log_debug("not learning '%s' (pid %d): learned lately, next run in %.0f s",
+			  prog->path, x->pid, (double)wait_ns / 1e9);
 		return;
 	}
 	err = windows_open(&l->ws, prog->root.id, prog->root.path, prog->path, x->pid, x->ts,
@@ -445,6 +512,7 @@ static void on_exec(struct learner *l, const struct exec_seen *x)
 		l->error = err;
 		return;
 	}
+	w->uid = prog->uid;
 	l->windows++;
 	l->last_open_ns = w->seen_ns = now_monotonic_ns();
 	w->demand.evidence = l->evidence;
@@ -723,6 +791,9 @@ static int setup(struct learner *l)
 	struct worker_opts wo = {
 		.dir = o->watch_dir,
 		.merge = { .min_confidence = o->min_confidence, .keep_runs = o->keep_runs },
+		.caps = { .max_packs = o->max_packs, .max_bytes = o->max_size,
+			  .forget_ns = PACKDIR_FORGET_NS },
+		.include_user_files = o->include_user_files,
 	};
 	char *pid_file = NULL;
 	int r;
@@ -730,6 +801,16 @@ static int setup(struct learner *l)
 	r = watch_self_read(&l->self);
 	if (r < 0)
 		return r;
+	r = programs_new(o->learn_interval_ns, &l->programs);
+	if (r < 0)
+		return r;
+	if (!o->include_user_files) {
+		r = sys_view_read(SYS_VIEW_WATCH, &l->view);
+		if (r < 0)
+			return r;
+		if (!sys_view_mounts(l->view))
+			return sys_view_mounts_error(l->view);
+	}
 	l->only_real = calloc(o->nonly + 1, sizeof(*l->only_real));
 	if (!l->only_real)
 		return -ENOMEM;
@@ -851,9 +932,12 @@ static void log_counts(struct learner *l)
 		worker_get_stats(l->wk, &ws);
 	log_info("%" PRIu64 " execs, %" PRIu64 " windows (%" PRIu64 " traced from the exec), %"
 		 PRIu64 " runs merged, %" PRIu64 " dropped (%" PRIu64 " late), %" PRIu64
-		 " not opened (busy), %" PRIu64 " gone before seen; %" PRIu64 " pid filter writes, "
+		 " not opened (busy), %" PRIu64 " not learned (learned lately), %" PRIu64
+		 " not learned (a user's tree), %" PRIu64 " gone before seen; %" PRIu64
+		 " packs written, %" PRIu64 " removed (caps); %" PRIu64 " pid filter writes, "
 		 "longest %.1f ms", l->execs, l->windows, l->traced_at_exec, ws.merged,
-		 l->lost_runs + ws.dropped, l->late, l->skipped_busy, l->gone, ps.writes,
+		 l->lost_runs + ws.dropped, l->late, l->skipped_busy, l->skipped_rate,
+		 l->skipped_private, l->gone, ws.writes, ws.evicted, ps.writes,
 		 (double)ps.max_write_ns / 1e6);
 }
 
@@ -903,6 +987,9 @@ out:
 	worker_free(l.wk);
 	pidfilter_free(l.pf);
 	recent_free(l.recent);
+	programs_free(l.programs);
+	private_cache_free(l.priv);
+	sys_view_unref(l.view);
 	/* the instances go: nothing is traced any more while we clean up */
 	tracer_free(l.pages_t);
 	tracer_free(l.exec_t);

@@ -131,6 +131,15 @@ size_t windows_count_exe(const struct learn_windows *ws, uint64_t root_id, const
 	return n;
 }
 
+size_t windows_count_uid(const struct learn_windows *ws, uid_t uid)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ws->n; i++)
+		n += ws->w[i].uid == uid;
+	return n;
+}
+
 struct learn_window *windows_task_window(const struct learn_windows *ws, int pid)
 {
 	struct learn_task_slot *t = find_task(ws, pid);

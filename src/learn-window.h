@@ -31,6 +31,7 @@ struct learn_window {
 	uint64_t root_id;		/* its root (watch_root_of()), 0 for the daemon's own */
 	char *root;			/* that root as the daemon sees it ("/" for its own), owned */
 	int pid;			/* the task that exec'd */
+	uid_t uid;			/* its real uid (set by the caller of windows_open()) */
 	uint64_t start_ns, end_ns;
 	uint64_t seen_ns;		/* when the daemon read its exec */
 	uint64_t traced_ns;		/* since when its task is traced (@start_ns when it was
@@ -63,6 +64,9 @@ void windows_fini(struct learn_windows *ws);
 
 /** windows_count_exe() - the open windows of program @exe in root @root_id */
 size_t windows_count_exe(const struct learn_windows *ws, uint64_t root_id, const char *exe);
+
+/** windows_count_uid() - the open windows of programs run by user @uid */
+size_t windows_count_uid(const struct learn_windows *ws, uid_t uid);
 
 /**
  * windows_open() - task @pid exec'd @exe (in root @root_id, seen at @root) at @ts_ns: open its

@@ -19,6 +19,7 @@
 #include <ura/pack.h>
 
 #include "learn-dir.h"
+#include "learn-private.h"
 #include "learn-window.h"
 #include "learn-worker.h"
 #include "merge-runs.h"
@@ -30,7 +31,10 @@
 #include "watch-key.h"
 
 #define QUEUE_MAX	256	/* runs waiting at most (each holds its pages in memory) */
+#define QUEUE_PER_USER	(QUEUE_MAX / 2)	/* of them, of one user's programs */
 #define WORKER_NICE	10	/* below the event loop: it must not make the loop wait for a CPU */
+#define BOUND_GAP_NS	(60ull * 1000000000)	/* DIR's caps checked this often, and on a new pack */
+#define GONE_GAP_NS	(3600ull * 1000000000)	/* packs of programs gone looked for this often */
 
 struct learn_worker {
 	struct worker_opts o;
@@ -42,7 +46,10 @@ struct learn_worker {
 	struct learn_window *q;		/* runs waiting */
 	size_t nq;
 	bool stop;
+	uint64_t stop_by_ns;		/* stopping: give up writing runs at this time (atomic) */
 	struct sys_view *view;		/* the worker's own: only it names files */
+	uint64_t bound_ns, gone_ns;	/* when DIR's caps were last checked, and programs gone */
+	bool new_pack;			/* a pack was made since */
 	struct worker_stats st;
 };
 
@@ -65,16 +72,36 @@ static int cmp_job(const void *a, const void *b)
 	return x->w.start_ns < y->w.start_ns ? -1 : x->w.start_ns > y->w.start_ns;
 }
 
-/* The run of @j as a pack (j->run), or nothing when it saw nothing; 0 or -errno (logged). */
-static int build_run(struct learn_worker *wk, struct job *j, const char *path)
+/* What leave_private() needs: the answers so far, the root of the run's process. */
+struct private_ctx {
+	struct private_cache *cache;
+	const char *root;
+};
+
+static bool leave_private(void *ctx, const char *path)
+{
+	struct private_ctx *p = ctx;
+
+	return private_path(p->cache, p->root, path);
+}
+
+/*
+ * The run of @j as a pack (j->run), or nothing when it saw nothing; 0 or -errno (logged).
+ * @cache: when not NULL, the files of users' and temporary trees are left out
+ */
+static int build_run(struct learn_worker *wk, struct job *j, const char *path,
+		     struct private_cache *cache)
 {
 	struct learn_window *w = &j->w;
 	char *argv[] = { w->exe, NULL };
+	struct private_ctx pc = { .cache = cache, .root = w->root };
 	struct assemble_opts ao = {
 		.pack = path,
 		.argv = argv,
 		.info_flags = wk->o.info_flags,
 		.duration_ns = j->duration_ns,
+		.leave_out = cache ? leave_private : NULL,
+		.leave_out_ctx = &pc,
 	};
 
 	if (w->demand.events == 0 || w->demand.error) {
@@ -85,6 +112,43 @@ static int build_run(struct learn_worker *wk, struct job *j, const char *path)
 		return 0;
 	}
 	return assemble_build(&ao, &w->demand, wk->view, NULL, &j->sum, &j->run);
+}
+
+/* Stopping, and past the time to give up: the runs not written yet are dropped. */
+static bool stopping(void *ctx)
+{
+	struct learn_worker *wk = ctx;
+	uint64_t by = __atomic_load_n(&wk->stop_by_ns, __ATOMIC_RELAXED);
+
+	return by && now_monotonic_ns() >= by;
+}
+
+/* DIR within its caps (its lock held), now and then, and when a pack was made; @keep: not removed */
+static void bound(struct learn_worker *wk, const char *keep)
+{
+	struct packdir_caps caps = wk->o.caps;
+	struct packdir_usage u;
+	uint64_t now = now_monotonic_ns();
+	int r;
+
+	if (!wk->new_pack && wk->bound_ns && now - wk->bound_ns < BOUND_GAP_NS)
+		return;
+	caps.check_programs = !wk->gone_ns || now - wk->gone_ns >= GONE_GAP_NS;
+	caps.mounts = sys_view_mounts(wk->view);
+	r = packdir_bound(wk->dir, &caps, keep, &u);
+	if (r < 0) {
+		log_warn("cannot look at the packs in '%s': %s, skipping", wk->dir, strerror(-r));
+		return;
+	}
+	wk->bound_ns = now;
+	wk->new_pack = false;
+	if (caps.check_programs)
+		wk->gone_ns = now;
+	wk->st.evicted += u.evicted;
+	if (u.evicted)
+		log_info("removed %lu pack%s (%lu of programs gone), %.1f MiB: %lu left, %.1f MiB",
+			 u.evicted, u.evicted == 1 ? "" : "s", u.gone,
+			 (double)u.evicted_bytes / (1 << 20), u.packs, (double)u.bytes / (1 << 20));
 }
 
 /* Merge the runs @j[0..n) (built, of one pack) into the pack at @path, under the lock. */
@@ -110,7 +174,12 @@ static void write_pack(struct learn_worker *wk, struct job *j, size_t n, const c
 	/* DIR may have been removed since: make it again */
 	r = packdir_make(wk->dir);
 	if (r == 0)
-		r = packdir_lock(wk->dir, &lock);
+		r = packdir_lock(wk->dir, stopping, wk, &lock);
+	if (r == -ETIMEDOUT) {
+		wk->st.dropped_stop += nruns;
+		nruns = 0;
+		goto out;
+	}
 	if (r < 0) {
 		log_warn("cannot use '%s': %s, skipping", wk->dir, strerror(-r));
 		goto out;
@@ -132,12 +201,26 @@ static void write_pack(struct learn_worker *wk, struct job *j, size_t n, const c
 			 strerror(-r));
 		goto out;
 	}
+	/* a new pack: room is made first, so that DIR never holds more than its cap */
+	if (!old && wk->o.caps.max_packs > 1) {
+		struct packdir_caps room = wk->o.caps;
+		struct packdir_usage u;
+
+		room.max_packs--;
+		room.mounts = sys_view_mounts(wk->view);
+		if (packdir_bound(wk->dir, &room, j->name, &u) == 0 && u.evicted) {
+			wk->st.evicted += u.evicted;
+			log_info("removed %lu pack%s to make room for '%s'", u.evicted,
+				 u.evicted == 1 ? "" : "s", path);
+		}
+	}
 	r = ura_pack_builder_write(out, path, PACK_MODE);
 	if (r < 0) {
 		log_warn("cannot write pack '%s': %s, skipping", path, strerror(-r));
 		goto out;
 	}
 	wk->st.writes++;
+	wk->new_pack |= !old;
 	for (size_t i = 0; i < n; i++) {
 		if (!j[i].sum.files && !j[i].sum.meta_bytes && !j[i].sum.bytes)
 			continue;
@@ -149,6 +232,7 @@ static void write_pack(struct learn_worker *wk, struct job *j, size_t n, const c
 			 j[i].sum.meta_bytes / URA_PACK_PAGE_SIZE, (double)j[i].duration_ns / 1e9, path);
 	}
 	nruns = 0;
+	bound(wk, j->name);
 out:
 	if (lock >= 0)
 		close(lock);
@@ -166,6 +250,7 @@ out:
 /* The runs taken from the queue: built, grouped by pack, each pack written once. */
 static void process(struct learn_worker *wk, struct job *jobs, size_t n)
 {
+	struct private_cache *cache = NULL;
 	char *path = NULL;
 
 	{
@@ -174,6 +259,13 @@ static void process(struct learn_worker *wk, struct job *jobs, size_t n)
 		if (r > 0 && !sys_view_mounts(wk->view))
 			log_warn("cannot read '/proc/self/mountinfo': %s, files are not named",
 				 strerror(-sys_view_mounts_error(wk->view)));
+	}
+	/* answers about directories hold for this batch only: modes change */
+	if (!wk->o.include_user_files &&
+	    private_cache_new(sys_view_mounts(wk->view), &cache) < 0) {
+		log_warn("not learning %zu run%s: %s", n, n == 1 ? "" : "s", strerror(ENOMEM));
+		wk->st.failed += n;
+		return;
 	}
 	for (size_t i = 0; i < n; i++) {
 		int r = watch_pack_name(jobs[i].w.root_id, jobs[i].w.exe, jobs[i].name,
@@ -191,6 +283,10 @@ static void process(struct learn_worker *wk, struct job *jobs, size_t n)
 			b++;
 		if (!jobs[a].name[0])
 			continue;
+		if (stopping(wk)) {
+			wk->st.dropped_stop += b - a;
+			continue;
+		}
 		free(path);
 		path = path_join(wk->dir, jobs[a].name);
 		if (!path) {
@@ -198,11 +294,12 @@ static void process(struct learn_worker *wk, struct job *jobs, size_t n)
 			continue;
 		}
 		for (size_t i = a; i < b; i++)
-			if (build_run(wk, &jobs[i], path) < 0)
+			if (build_run(wk, &jobs[i], path, cache) < 0)
 				wk->st.failed++;	/* logged */
 		write_pack(wk, &jobs[a], b - a, path);
 	}
 	free(path);
+	private_cache_free(cache);
 }
 
 static void *worker(void *arg)
@@ -212,6 +309,15 @@ static void *worker(void *arg)
 
 	/* a thread's own nice value (Linux): the event loop keeps its CPU */
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE);
+	/* DIR within its caps from the start (they may have been lowered) */
+	{
+		int lock = -1;
+
+		if (packdir_lock(wk->dir, stopping, wk, &lock) == 0) {
+			bound(wk, NULL);
+			close(lock);
+		}
+	}
 	pthread_mutex_lock(&wk->lock);
 	for (;;) {
 		size_t n;
@@ -250,6 +356,10 @@ static void *worker(void *arg)
 		wk->st.busy_ns += now_monotonic_ns() - t0;
 	}
 	pthread_mutex_unlock(&wk->lock);
+	if (wk->st.dropped_stop)
+		log_warn("stopping: %" PRIu64 " run%s not written within %.1f s, dropped",
+			 wk->st.dropped_stop, wk->st.dropped_stop == 1 ? "" : "s",
+			 (double)STOP_DRAIN_NS / 1e9);
 	return NULL;
 }
 
@@ -291,11 +401,14 @@ int worker_new(const struct worker_opts *o, struct learn_worker **ret)
 
 int worker_submit(struct learn_worker *wk, struct learn_window *w)
 {
+	size_t mine = 0;
 	int r = 0;
 
 	pthread_mutex_lock(&wk->lock);
 	wk->st.runs++;
-	if (wk->nq == QUEUE_MAX) {
+	for (size_t i = 0; i < wk->nq; i++)
+		mine += wk->q[i].uid == w->uid;
+	if (wk->nq == QUEUE_MAX || mine >= QUEUE_PER_USER) {
 		wk->st.dropped++;
 		r = -ENOBUFS;
 	} else {
@@ -325,6 +438,8 @@ void worker_free(struct learn_worker *wk)
 	if (wk->started) {
 		pthread_mutex_lock(&wk->lock);
 		wk->stop = true;
+		__atomic_store_n(&wk->stop_by_ns, now_monotonic_ns() + STOP_DRAIN_NS,
+				 __ATOMIC_RELAXED);
 		pthread_cond_signal(&wk->cond);
 		pthread_mutex_unlock(&wk->lock);
 		pthread_join(wk->thread, NULL);

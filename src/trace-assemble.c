@@ -432,6 +432,10 @@ static int take_candidate(struct assembly *a, const struct pageset_file *traced,
 		goto out;
 	}
 	r = FILE_LEFT_OUT;
+	if (a->o->leave_out && a->o->leave_out(a->o->leave_out_ctx, full)) {
+		a->sum->skipped_private++;
+		goto out;
+	}
 	if ((a->pack_ino && stx.stx_ino == a->pack_ino &&
 	     makedev(stx.stx_dev_major, stx.stx_dev_minor) == a->pack_dev) ||
 	    (a->pack_abs && strcmp(full, a->pack_abs) == 0) ||

@@ -23,6 +23,9 @@ struct assemble_opts {
 	unsigned info_flags;		/* URA_PACK_INFO_* */
 	uint64_t duration_ns;		/* length of the trace */
 	const struct access_log *access;	/* the trace's access log to write, or NULL */
+	/* a file (its path as the daemon sees it) to leave out when this says true, or NULL */
+	bool (*leave_out)(void *ctx, const char *path);
+	void *leave_out_ctx;
 };
 
 /* The devices of a pack's filesystems, each once, in the pack's order (0:0 left out). */

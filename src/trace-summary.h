@@ -14,6 +14,7 @@ struct trace_summary {
 	uint64_t unresolved_inodes, unresolved_bytes;
 	uint64_t skipped_pseudo;	/* files on pseudo or memory filesystems, left out */
 	uint64_t outside_root;		/* files outside --root, left out */
+	uint64_t skipped_private;	/* files the assembly's leave_out() kept out (a user's) */
 	uint64_t events;		/* records read */
 	uint64_t add_events, added_pages;	/* mm_filemap_add_to_page_cache */
 	uint64_t fault_events;		/* mm_filemap_fault */

@@ -22,20 +22,23 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 18
+plan 27
 
 # the programs, on the scratch filesystem, each reading data files of its own
-mkdir -p "$M/bin" "$M/data"
-for f in app other burst launch late1 late2 third; do
+mkdir -p "$M/bin" "$M/data" "$M/pub" "$M/tmp"
+chmod 1777 "$M/pub" "$M/tmp"	# temporary trees: anyone may write there
+for f in app other burst launch late1 late2 third often reader victim; do
 	head -c $((40 * 4096)) /dev/urandom >"$M/data/$f"
 done
+head -c $((40 * 4096)) /dev/urandom >"$M/pub/scratch"
 # app's sh forks its cat at once: what a program does in its first milliseconds is learned.
-# Each program then lives 0.2 s more, as a start worth prefetching does: the daemon names a
-# program from /proc/PID, and one gone before its exec is read (1-2 ms here, more under
-# ASan on a loaded machine) is not learned (ura-trace(8)).
-printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\n' "$M/data/app" >"$M/bin/app"
-printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\n' "$M/data/other" >"$M/bin/other"
-printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\n' "$M/data/burst" >"$M/bin/burst"
+# Each program then lives 0.2 s more, as a start worth prefetching does, and its shell
+# execs none of its commands (exit, a builtin, comes last): the daemon names a program from
+# /proc/PID, and one gone (or become another program) before its exec is read (1-2 ms here,
+# more under ASan on a loaded machine) is not learned (ura-trace(8)).
+printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\nexit 0\n' "$M/data/app" >"$M/bin/app"
+printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\nexit 0\n' "$M/data/other" >"$M/bin/other"
+printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\nexit 0\n' "$M/data/burst" >"$M/bin/burst"
 # back to back: a launcher that execs a dozen helpers, a program that reads late, a third one
 cat >"$M/bin/launch" <<EOF
 #!/usr/bin/python3
@@ -46,17 +49,27 @@ open("$M/data/launch", "rb").read()
 EOF
 printf '#!/bin/sh\nsleep 0.2\ncat "%s" "%s" >/dev/null\n' "$M/data/late1" "$M/data/late2" \
 	>"$M/bin/late"
-printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\n' "$M/data/third" >"$M/bin/third"
-chmod 755 "$M/bin/"*
+printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\nexit 0\n' "$M/data/third" >"$M/bin/third"
+printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\nexit 0\n' "$M/data/often" >"$M/bin/often"
+# one user's flood: four programs that stay 3 s; another user's program meanwhile
+for i in 1 2 3 4; do
+	printf '#!/bin/sh\nsleep 3\n' >"$M/bin/flood$i"
+done
+printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.5\nexit 0\n' "$M/data/victim" >"$M/bin/victim"
+# reads a file of its own and one of a temporary tree; a copy of it runs from a temporary tree
+printf '#!/bin/sh\ncat "%s" "%s" >/dev/null\nsleep 0.2\nexit 0\n' "$M/data/reader" "$M/pub/scratch" >"$M/bin/reader"
+cp "$M/bin/reader" "$M/tmp/reader"
+chmod 755 "$M/bin/"* "$M/tmp/reader"
 PACKS=$T/packs
 pack_of() {
 	echo "$PACKS/$(systemd-escape --path "$M/bin/$1").pack"
 }
 
 only=()
-for p in app burst launch late third; do
+for p in app burst launch late third often reader flood1 flood2 flood3 flood4 victim; do
 	only+=(--only "$M/bin/$p")
 done
+only+=(--only "$M/tmp/reader")
 timeout 120 "$URA_TRACE" --watch "$PACKS" --window 2 "${only[@]}" -v 2>"$T/daemon.log" &
 DAEMON=$!
 # started: its exec instance is there (slow under ASan: setting up an instance parses every event
@@ -99,6 +112,31 @@ ok "the pack holds the data file's 40 pages, demanded" sh -c '
 ok "the pack merges the three runs (not the last one alone)" sh -c '
 	"$1" --json "$2" | python3 -c "import json, sys; sys.exit(json.load(sys.stdin)[\"runs\"] != 3)"' \
 	- "$URA_DUMP" "$(pack_of app)"
+# a hand merge into a pack the daemon learns loses no run, of either: eight runs of app learned
+# while another single-run pack is merged into app's pack by hand eight times
+"$URA_TRACE" -q --pack "$T/hand.pack" -- cat "$M/data/other" >/dev/null ||
+	echo "# cannot trace the hand run" >&2
+(
+	for _ in $(seq 8); do
+		timeout 60 "$URA_TRACE" -q --merge --pack "$(pack_of app)" "$(pack_of app)" \
+			"$T/hand.pack" || exit 1
+		sleep 0.4	# spread over the runs learned meanwhile
+	done
+) &
+hand=$!
+before=$(learned_runs app)
+for _ in $(seq 8); do
+	run_app	# a run whose exec was read too late is not learned: counted below
+done
+wait "$hand"
+hand_rc=$?
+want=$(($(learned_runs app) + 8))
+echo "# $(($(learned_runs app) - before)) of 8 runs learned" >&2
+ok "hand merges while the daemon learns: no run lost (the runs learned + 8 by hand)" sh -c '
+	[ "$4" = 0 ] && "$1" --json "$2" | python3 -c "import json, sys; n = json.load(sys.stdin)[\"runs\"]
+print(\"runs:\", n, file=sys.stderr); sys.exit(n != int(sys.argv[1]))" "$3"' - "$URA_DUMP" \
+	"$(pack_of app)" "$want" "$hand_rc"
+ok "the pack merged by hand keeps its mode 0600" test "$(stat -c %a "$(pack_of app)")" = 600
 ok "a program not named with --only is not learned" sh -c '
 	[ ! -e "$1" ] && ! grep -F "learned '"'"'$2" "$3"' - "$(pack_of other)" "$M/bin/other" \
 	"$T/daemon.log"
@@ -138,6 +176,46 @@ each_own() {
 }
 ok "each run holds its own files" each_own
 
+# a program started again and again: 16 runs learned, then one per --learn-interval (600 s)
+for _ in $(seq 24); do
+	"$M/bin/often"
+	sleep 0.05
+done
+wait_learned often 16 >/dev/null 2>&1
+sleep 2.5	# longer than a window: any run beyond would have been learned by now
+ok "24 starts in a row: 16 runs learned, the pack written for those only" sh -c '
+	[ "$(grep -cF "learned '"'"'$1'"'"'" "$2")" = 16 ] &&
+	"$3" --json "$4" | python3 -c "import json, sys; sys.exit(json.load(sys.stdin)[\"runs\"] != 16)"' \
+	- "$M/bin/often" "$T/daemon.log" "$URA_DUMP" "$(pack_of often)"
+
+# privacy: what users and temporary trees hold is not learned
+"$M/bin/reader"
+"$M/tmp/reader"
+ok "a program's own file learned" wait_learned reader 1
+ok "its file of a temporary tree left out of its pack" sh -c '
+	"$1" --json "$2" | python3 -c "
+import json, sys
+paths = [f[\"path\"] for f in json.load(sys.stdin)[\"files\"]]
+sys.exit(not (sys.argv[1] in paths and sys.argv[2] not in paths))" "$3" "$4"' - "$URA_DUMP" \
+	"$(pack_of reader)" "$M/data/reader" "$M/pub/scratch"
+ok "a program run from a temporary tree is not learned" sh -c '
+	[ ! -e "$1" ] && ! grep -F "learned '"'"'$2" "$3"' - \
+	"$PACKS/$(systemd-escape --path "$M/tmp/reader").pack" "$M/tmp/reader" "$T/daemon.log"
+
+# fairness: one user starts 64 runs that stay (enough to fill every window); another user's
+# program started meanwhile is learned all the same
+fpids=
+for i in 1 2 3 4; do
+	for _ in $(seq 16); do
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$M/bin/flood$i" &
+		fpids="$fpids $!"
+	done
+done
+sleep 0.5
+setpriv --reuid=65533 --regid=65533 --clear-groups "$M/bin/victim"
+ok "one user floods execs: another user's program is still learned" wait_learned victim 1
+wait $fpids
+
 # privacy: the directory and the packs are root's alone
 ok "the pack directory is 0700, the packs 0600" sh -c '
 	[ "$(stat -c %a "$1")" = 700 ] && [ -z "$(find "$1" -name "*.pack" ! -perm 600)" ]' - "$PACKS"
@@ -146,12 +224,45 @@ ok "another user can neither list the packs nor read one" sh -c '
 	! setpriv --reuid=65534 --regid=65534 --clear-groups cat "$2" >/dev/null 2>&1' - "$PACKS" \
 	"$(pack_of app)"
 
+# a stop is quick whatever the worker waits for: here the lock of DIR, held by another (a hand
+# merge that takes long), while a run waits to be written
+flock "$PACKS" sleep 30 &
+holder=$!
+sleep 0.2
+"$M/bin/reader"
+sleep 1	# its window closed: the run waits for the lock
+t0=$(date +%s%N)
 kill -TERM "$PID"
 wait "$DAEMON"
 st=$?
+t1=$(date +%s%N)
 DAEMON=
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+echo "# stopped in $(((t1 - t0) / 1000000)) ms" >&2
 ok "SIGTERM stops it with status 0" test "$st" = 0
+ok "within 2 s, with a run waiting for DIR's lock: dropped, and the log says so" sh -c '
+	[ $(($2 - $1)) -lt 2000000000 ] && grep -F "1 run not written within" "$3" >/dev/null' - \
+	"$t0" "$t1" "$T/daemon.log"
 ok "no tracefs instance left, tracefs as found" tracefs_unchanged
 ok "no temporary file left in the pack directory" sh -c '[ "$(ls "$1" | grep -v "\.pack$" | wc -l)" = 0 ]' - "$PACKS"
+
+# bounds: a daemon started with --max-packs 3 removes the pack of a program deleted, then
+# the packs of the programs started least lately
+ls -tr "$PACKS" >"$T/by-age"
+rm "$M/bin/third"
+timeout 60 "$URA_TRACE" --watch "$PACKS" --max-packs 3 --only /nonexistent -v 2>"$T/daemon2.log" &
+DAEMON=$!
+for _ in $(seq 300); do
+	grep -F "removed" "$T/daemon2.log" >/dev/null && break
+	sleep 0.1
+done
+kill -TERM "$DAEMON"
+wait "$DAEMON"
+DAEMON=
+grep -vxF "$(basename "$(pack_of third)")" "$T/by-age" | tail -n 3 | sort >"$T/want"
+ok "DIR cut to 3 packs: the program deleted forgotten, the 3 started last kept" sh -c '
+	ls "$1" | sort | diff - "$2" >&2 && ! grep -F "$3" "$1"/* >/dev/null 2>&1' - "$PACKS" \
+	"$T/want" "$M/bin/third"
 [ "$_tap_failed" = 0 ] && [ -z "${URA_TEST_VERBOSE:-}" ] || sed 's/^/# daemon: /' "$T/daemon.log"
 done_testing

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli-trace.h"
+#include "learn-dir.h"
 #include "unit.h"
 
 #define ARGV(...) ((char *[]){ "ura-trace", __VA_ARGS__, NULL })
@@ -332,6 +333,41 @@ START_TEST(test_merge)
 }
 END_TEST
 
+START_TEST(test_watch_bounds)
+{
+	struct trace_options o;
+
+	ck_assert_int_eq(PARSE(&o, "--watch", "d"), 1);
+	ck_assert(!o.include_user_files);
+	ck_assert_uint_eq(o.max_packs, PACKDIR_MAX_PACKS);
+	ck_assert_uint_eq(o.max_size, PACKDIR_MAX_BYTES);
+	ck_assert_uint_eq(o.learn_interval_ns, LEARN_INTERVAL_NS);
+	ck_assert_int_eq(PARSE(&o, "-w", "d", "--include-user-files", "--max-packs", "10",
+			       "--max-size", "1M", "--learn-interval", "0"), 1);
+	ck_assert(o.include_user_files);
+	ck_assert_uint_eq(o.max_packs, 10);
+	ck_assert_uint_eq(o.max_size, 1 << 20);
+	ck_assert_uint_eq(o.learn_interval_ns, 0);	/* no limit */
+	ck_assert_int_eq(PARSE(&o, "-w", "d", "--max-packs=2", "--max-size=64K",
+			       "--learn-interval=1.5"), 1);
+	ck_assert_uint_eq(o.max_packs, 2);
+	ck_assert_uint_eq(o.max_size, 64 << 10);
+	ck_assert_uint_eq(o.learn_interval_ns, 1500000000ull);
+
+	quiet();
+	ck_assert_int_eq(PARSE(&o, "-w", "d", "--max-packs", "0"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-w", "d", "--max-packs", "x"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-w", "d", "--max-size", "0"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-w", "d", "--max-size", "1Q"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-w", "d", "--learn-interval", "-1"), -EINVAL);
+	/* they need --watch */
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--include-user-files", "true"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--max-packs", "3", "true"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-m", "--max-size", "3M", "-p", "o", "a"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--learn-interval", "3", "true"), -EINVAL);
+}
+END_TEST
+
 static Suite *cli_trace_suite(void)
 {
 	Suite *s = suite_create("cli-trace");
@@ -347,6 +383,7 @@ static Suite *cli_trace_suite(void)
 	tcase_add_test(tc, test_help_version);
 	tcase_add_test(tc, test_usage_text);
 	tcase_add_test(tc, test_merge);
+	tcase_add_test(tc, test_watch_bounds);
 	tcase_add_test(tc, test_usage_said);
 	suite_add_tcase(s, tc);
 	return s;

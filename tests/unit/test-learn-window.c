@@ -55,6 +55,9 @@ START_TEST(test_one_window)
 	ck_assert_str_eq(w->root, "/");
 	ck_assert_uint_eq(windows_count_exe(&ws, 0, "/bin/a"), 1);
 	ck_assert_uint_eq(windows_count_exe(&ws, 7, "/bin/a"), 0);	/* another root */
+	w->uid = 1000;
+	ck_assert_uint_eq(windows_count_uid(&ws, 1000), 1);
+	ck_assert_uint_eq(windows_count_uid(&ws, 0), 0);
 
 	/* forks follow the tree; other pids are not the window's */
 	ck_assert_int_eq(windows_fork(&ws, 100, 101), 0);

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Which files are a user's (their trees, temporary trees): not learned by default */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "learn-private.h"
+#include "sys-mountinfo.h"
+
+#define CACHE_SLOTS	1024	/* directories remembered (a power of two) */
+
+struct answer {
+	char *dir;
+	bool private;
+};
+
+struct private_cache {
+	const struct mount_table *mounts;
+	struct answer a[CACHE_SLOTS];
+};
+
+int private_cache_new(const struct mount_table *mounts, struct private_cache **ret)
+{
+	struct private_cache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->mounts = mounts;
+	*ret = c;
+	return 0;
+}
+
+void private_cache_free(struct private_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < CACHE_SLOTS; i++)
+		free(c->a[i].dir);
+	free(c);
+}
+
+static size_t hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return (size_t)(h ^ (h >> 29)) & (CACHE_SLOTS - 1);
+}
+
+/* Lexically: the longest mount point @path is at or below. */
+bool private_on_fuse(const struct mount_table *t, const char *path)
+{
+	const struct mount_entry *best = NULL;
+	size_t best_len = 0;
+
+	for (size_t i = 0; t && i < t->count; i++) {
+		const char *mp = t->entries[i].mount_point;
+		size_t n = strlen(mp);
+
+		if (n == 1 && mp[0] == '/')
+			n = 0;
+		if (strncmp(path, mp, n) == 0 && (path[n] == '/' || path[n] == '\0') &&
+		    (!best || n >= best_len)) {
+			best = &t->entries[i];
+			best_len = n;
+		}
+	}
+	return best && strncmp(best->fstype, "fuse", 4) == 0;
+}
+
+/* Is the inode of @st a user's, or (a directory) writable by others than root? */
+static bool users(const struct stat *st)
+{
+	if (st->st_uid >= USER_UID_MIN)
+		return true;
+	if (!S_ISDIR(st->st_mode))
+		return false;
+	return (st->st_mode & S_IWOTH) || ((st->st_mode & S_IWGRP) && st->st_gid != 0);
+}
+
+/* Is @p (a path, "" for /) a user's on its own? Cached when @cache. */
+static bool private_one(struct private_cache *c, const char *p, bool cache)
+{
+	const char *name = p[0] ? p : "/";
+	struct answer *a = &c->a[hash(name)];
+	struct stat st;
+	bool priv;
+
+	if (cache && a->dir && strcmp(a->dir, name) == 0)
+		return a->private;
+	priv = private_on_fuse(c->mounts, name) || lstat(name, &st) < 0 || users(&st);
+	if (cache) {
+		char *copy = strdup(name);
+
+		if (copy) {
+			free(a->dir);
+			a->dir = copy;
+			a->private = priv;
+		}
+	}
+	return priv;
+}
+
+bool private_path(struct private_cache *c, const char *root, const char *path)
+{
+	size_t rootlen = strcmp(root, "/") == 0 ? 0 : strlen(root), len = strlen(path);
+	bool priv = false;
+	char *copy;
+
+	if (path[0] != '/')
+		return true;
+	if (rootlen && (strncmp(path, root, rootlen) != 0 || (path[rootlen] && path[rootlen] != '/')))
+		rootlen = 0;	/* not below the process's root (reached another way): from / */
+	copy = strdup(path);
+	if (!copy)
+		return true;
+	/* the directories from the process's root down, then the file */
+	for (size_t i = rootlen; !priv && i < len; i++) {
+		if (copy[i] != '/' || (i > rootlen && copy[i - 1] == '/'))
+			continue;
+		copy[i] = '\0';
+		priv = private_one(c, copy, true);
+		copy[i] = '/';
+	}
+	if (!priv)
+		priv = private_one(c, copy, false);
+	free(copy);
+	return priv;
+}
