@@ -21,6 +21,8 @@ struct replay_exec_event {
 	const char *path;	/* the file, absolute, as this process names it (symlinks resolved) */
 	dev_t dev;		/* its identity */
 	ino_t ino;
+	uid_t uid;		/* its owner and mode (who could have written it) */
+	mode_t mode;
 	int script;		/* "#!": where the kernel puts the script's path in its interpreter's
 				 * argv (1, or 2 after the "#!" line's argument); 0: not a script */
 };

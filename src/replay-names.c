@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * ura-replay --watch: the names of the packs directory, kept in memory, so
- * that an exec no pack can be for costs a few string compares and one stat
- * of the directory instead of the look at /proc/PID its key takes.
+ * that an exec no pack is for costs one name and one stat of the directory
+ * instead of the checks of its key (mount namespace, the file's identity) and
+ * the pack's lookup.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -31,10 +32,8 @@ static void forget(struct replay_names *x)
 	for (size_t i = 0; i < x->n; i++)
 		free(x->names[i]);
 	free(x->names);
-	free(x->roots);
 	x->names = NULL;
-	x->roots = NULL;
-	x->n = x->nroots = 0;
+	x->n = 0;
 	x->valid = false;
 }
 
@@ -48,26 +47,6 @@ void replay_names_free(struct replay_names *x)
 static int name_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int id_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The root id of an "@ID-..." name, or 0 */
-static uint64_t root_of_name(const char *name)
-{
-	char *end;
-	uint64_t id;
-
-	if (name[0] != '@' || strlen(name) < 18 || name[17] != '-')
-		return 0;
-	errno = 0;
-	id = strtoull(name + 1, &end, 16);
-	return errno || end != name + 17 ? 0 : id;
 }
 
 static int add(void **arr, size_t *n, size_t *cap, size_t size, const void *v)
@@ -89,7 +68,7 @@ static int add(void **arr, size_t *n, size_t *cap, size_t size, const void *v)
 /* Read the directory's pack names; 0, or a negative errno (the index is then invalid). */
 static int reread(struct replay_names *x)
 {
-	size_t cap = 0, rcap = 0, k = 0;
+	size_t cap = 0;
 	struct dirent *e;
 	DIR *d;
 	int r = 0;
@@ -101,7 +80,6 @@ static int reread(struct replay_names *x)
 		return -errno;
 	while ((e = readdir(d))) {
 		size_t l = strlen(e->d_name);
-		uint64_t id;
 		char *s;
 
 		if (l <= 5 || strcmp(e->d_name + l - 5, ".pack") != 0)
@@ -109,11 +87,6 @@ static int reread(struct replay_names *x)
 		s = strdup(e->d_name);
 		if (!s || add((void **)&x->names, &x->n, &cap, sizeof(s), &s) < 0) {
 			free(s);
-			r = -ENOMEM;
-			break;
-		}
-		id = root_of_name(s);
-		if (id && add((void **)&x->roots, &x->nroots, &rcap, sizeof(id), &id) < 0) {
 			r = -ENOMEM;
 			break;
 		}
@@ -125,12 +98,6 @@ static int reread(struct replay_names *x)
 	}
 	if (x->n)
 		qsort(x->names, x->n, sizeof(*x->names), name_cmp);
-	if (x->nroots)
-		qsort(x->roots, x->nroots, sizeof(*x->roots), id_cmp);
-	for (size_t i = 0; i < x->nroots; i++)	/* distinct */
-		if (!k || x->roots[k - 1] != x->roots[i])
-			x->roots[k++] = x->roots[i];
-	x->nroots = k;
 	x->valid = true;
 	return 0;
 }
@@ -179,21 +146,14 @@ static bool has(const struct replay_names *x, uint64_t root_id, const char *path
 	return x->n && bsearch(&key, x->names, x->n, sizeof(*x->names), name_cmp) != NULL;
 }
 
-bool replay_names_may_have(struct replay_names *x, const char *host_path, int64_t now_ns)
+bool replay_names_may_have(struct replay_names *x, uint64_t root_id, const char *path,
+			   int64_t now_ns)
 {
 	int r = refresh(x, now_ns);
 
 	if (r == -ENOENT)
 		return false;
-	if (r < 0 || !host_path || host_path[0] != '/')
+	if (r < 0 || !path || path[0] != '/')
 		return true;
-	if (!x->n)
-		return false;
-	if (has(x, 0, host_path))
-		return true;
-	for (size_t i = 0; i < x->nroots; i++)
-		for (const char *s = host_path; s; s = strchr(s + 1, '/'))
-			if (has(x, x->roots[i], s))
-				return true;
-	return false;
+	return has(x, root_id, path);
 }

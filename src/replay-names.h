@@ -12,8 +12,6 @@ struct replay_names {
 	char *dir;
 	char **names;			/* sorted: the directory's "*.pack" names */
 	size_t n;
-	uint64_t *roots;		/* the distinct root ids of "@ID-" names */
-	size_t nroots;
 	bool valid;			/* @names is the directory as its identity below says */
 	dev_t dev;			/* the directory's identity when read */
 	ino_t ino;
@@ -27,15 +25,13 @@ int replay_names_init(struct replay_names *x, const char *dir);
 void replay_names_free(struct replay_names *x);
 
 /**
- * replay_names_may_have() - can the directory hold the pack of a program exec'd at @host_path?
- * @host_path: the program's path as this process sees it (fanotify's)
+ * replay_names_may_have() - can the directory hold the pack of the program @root_id, @path?
+ * @root_id, @path: the program's key (watch-key.h): its root and its path there
  * @now_ns: CLOCK_REALTIME now, in ns
  *
- * True when some key the exec can have names a pack in the directory: the
- * daemon's root and @host_path, or any root of an "@ID-" pack and @host_path
- * or a suffix of it that starts at a '/' (a program's path inside its root is
- * one of those, watch_path_in_root()). So an exec for which it is false needs
- * no look at /proc: most execs of a machine, and every exec of a flood.
+ * One name made and looked up, whatever the directory holds: an exec for
+ * which it is false needs no further look (most execs of a machine, and every
+ * exec of a flood).
  *
  * The directory is read again when its identity (device, inode, mtime, ctime)
  * changed, and, at most every 10 ms, while the last read was less than 100 ms
@@ -44,6 +40,7 @@ void replay_names_free(struct replay_names *x);
  * cannot be read, or an index that cannot be made, answers true: the lookup
  * then decides, as before.
  */
-bool replay_names_may_have(struct replay_names *x, const char *host_path, int64_t now_ns);
+bool replay_names_may_have(struct replay_names *x, uint64_t root_id, const char *path,
+			   int64_t now_ns);
 
 #endif

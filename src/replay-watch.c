@@ -563,23 +563,10 @@ static void on_exec(const struct replay_exec_event *ev, void *userdata)
 	struct job *spec;
 	char path[PATH_MAX];
 	uint64_t now = now_monotonic_ns();
+	struct watch_file file = { .dev = ev->dev, .ino = ev->ino, .uid = ev->uid, .mode = ev->mode };
+	bool interp;
 	int r;
 
-	/* no pack can be for it: nothing to look at in /proc (most execs; a flood of failing ones) */
-	if (!replay_names_may_have(&w->names, ev->path, now_realtime_ns())) {
-		if (ev->script) {	/* its interpreter's exec comes next: as when it has no pack */
-			recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, ev->script, now, NULL, NULL);
-			return;
-		}
-		/* an interpreter's pack is the script's its argv names: not known yet */
-		if (!watch_is_interpreter(ev->path) &&
-		    !recent_find(w->scripts, SCRIPTS_MAX, ev->pid, 0, now, SCRIPT_NS, false, NULL)) {
-			if (w->chatty)
-				log_debug("'%s' started (pid %d): no pack can be for it", ev->path,
-					  ev->pid);
-			return;
-		}
-	}
 	r = watch_root_of(ev->pid, &w->self, &root);
 	if (r < 0 || watch_path_in_root(&root, ev->path, path, sizeof(path)) < 0) {
 		if (w->chatty)
@@ -588,15 +575,35 @@ static void on_exec(const struct replay_exec_event *ev, void *userdata)
 				  r < 0 ? strerror(-r) : "its path is too long");
 		return;
 	}
-	/* a user's mount namespace may show any file at a system path: believe the file */
-	{
-		struct watch_file f = { .dev = ev->dev, .ino = ev->ino };
-
-		if (watch_key_trusted(ev->pid, &root, path, &f, sys_view_mounts(w->view)) < 0) {
-			log_debug("'%s' started (pid %d): not that file in the daemon's mounts (another "
-				  "mount namespace), skipping", path, ev->pid);
+	/*
+	 * Only root's interpreters name a script (watch_interpreter_trusted()): a
+	 * user's file named python3 is a program like any other, never waited on.
+	 */
+	interp = watch_is_interpreter(path);
+	if (interp && !watch_interpreter_trusted(&file)) {
+		log_debug("'%s' started (pid %d): an interpreter's name, not root's: its argv is not "
+			  "believed, a program like any other", path, ev->pid);
+		interp = false;
+	}
+	/* no pack is for it: no more to look at (most execs; a flood of failing ones) */
+	if (!replay_names_may_have(&w->names, root.id, path, now_realtime_ns())) {
+		if (ev->script) {	/* its interpreter's exec comes next: as when it has no pack */
+			recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, ev->script, now, NULL, NULL);
 			return;
 		}
+		/* an interpreter's pack is the script's its argv names: not known yet */
+		if (!interp &&
+		    !recent_find(w->scripts, SCRIPTS_MAX, ev->pid, 0, now, SCRIPT_NS, false, NULL)) {
+			if (w->chatty)
+				log_debug("'%s' started (pid %d): no pack", path, ev->pid);
+			return;
+		}
+	}
+	/* a user's mount namespace may show any file at a system path: believe the file */
+	if (watch_key_trusted(ev->pid, &root, path, &file, sys_view_mounts(w->view)) < 0) {
+		log_debug("'%s' started (pid %d): not that file in the daemon's mounts (another "
+			  "mount namespace), skipping", path, ev->pid);
+		return;
 	}
 	if (ev->script) {
 		/*
@@ -616,7 +623,7 @@ static void on_exec(const struct replay_exec_event *ev, void *userdata)
 		pend(w, ev, &root, path, script.arg, script.spec, script.spec_path);
 		return;
 	}
-	if (watch_is_interpreter(path)) {
+	if (interp) {
 		/* its own pack meanwhile: right for "python3 -c" and "sh -c", stopped for a script */
 		spec = consider(w, ev->pid, &root, path, now, true);
 		pend(w, ev, &root, path, 0, spec, spec ? strdup(path) : NULL);

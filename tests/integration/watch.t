@@ -142,7 +142,7 @@ ok "another mount namespace's file at a program's path: not keyed as that progra
 ok "... and -v says so" log_has "not that file in the daemon's mounts"
 timeout 0.5 "$T/u/python3" -f "$T/bin/dyn" >/dev/null 2>&1
 ok "a user's program named python3 naming a program: not believed" \
-	wait_log "its argv names '$T/bin/dyn', not believed"
+	wait_log "an interpreter's name, not root's: its argv is not believed"
 ok "neither read the program's data" resident_is hardly "$T/data"
 
 PY=/usr/bin/python3
