@@ -271,7 +271,7 @@ install: all
 	$(INSTALL) -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
 	$(if $(UNITS),$(INSTALL) -d $(DESTDIR)$(SYSTEMDUNITDIR) && \
 		$(INSTALL) -m 0644 $(UNITS) $(DESTDIR)$(SYSTEMDUNITDIR)/)
-	$(INSTALL) -d -m 0755 $(DESTDIR)$(LOCALSTATEDIR)/ura
+	$(INSTALL) -d -m 0700 $(DESTDIR)$(LOCALSTATEDIR)/ura
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(notdir $(PROGS)))

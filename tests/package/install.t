@@ -62,7 +62,7 @@ files() {
 		-o -path ./var/log \) -prune -o -print | sort)
 }
 
-plan 20
+plan 21
 files >"$T/before"
 ok "apt-get update in the root" timeout 300 chroot "$R" apt-get update -q
 run_ok "apt-get install the packages, resolving their dependencies" \
@@ -80,6 +80,8 @@ ok "the daemons installed but not enabled" sh -c '
 	! ls "$1"/etc/systemd/system/*.wants/ura-*-watch.service' - "$R"
 ok "/var/lib/ura belongs to the package" sh -c 'test -d "$1/var/lib/ura" &&
 	chroot "$1" dpkg -S /var/lib/ura | grep "^ura:"' - "$R"
+ok "/var/lib/ura is root's alone (0700): packs name every user's files" \
+	test "$(stat -c %a "$R/var/lib/ura")" = 700
 ok "every man page installed" sh -c 'cd "$1/usr/share/man" && ls man8/ura-trace.8.gz \
 	man8/ura-replay.8.gz man8/ura-dump.8.gz man5/ura-pack.5.gz' - "$R"
 run_ok "ura-trace --pack p -- /bin/true" in_root timeout 120 ura-trace --pack /tmp/t/p -- /bin/true
