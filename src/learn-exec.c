@@ -128,6 +128,8 @@ int exec_program_of(pid_t pid, const char *filename, const struct watch_self *se
 	r = watch_root_of(pid, self, &p.root);
 	if (r < 0)
 		return r;
+	if (!watch_root_by_root(pid, self, &p.root))
+		return -EPERM;	/* a user's own chroot: keys without end, theirs to make up */
 	r = proc_link(pid, "exe", host, sizeof(host));
 	if (r < 0)
 		return r;

@@ -26,7 +26,19 @@ int watch_self_read(struct watch_self *ret)
 		return -errno;
 	ret->dev = st.st_dev;
 	ret->ino = st.st_ino;
+	ret->userns = stat("/proc/self/ns/user", &st) == 0 ? st.st_ino : 0;
 	return 0;
+}
+
+bool watch_root_by_root(pid_t pid, const struct watch_self *self, const struct watch_root *root)
+{
+	char link[64];
+	struct stat st;
+
+	if (root->id == 0)
+		return true;
+	snprintf(link, sizeof(link), "/proc/%d/ns/user", (int)pid);
+	return self->userns && stat(link, &st) == 0 && st.st_ino == self->userns;
 }
 
 /* A 64-bit digest (FNV-1a, then a final mix): ids and long names, not security. */

@@ -32,9 +32,21 @@ struct watch_root {
 struct watch_self {
 	dev_t dev;
 	ino_t ino;
+	ino_t userns;		/* the daemon's user namespace (0: unknown) */
 };
 
 int watch_self_read(struct watch_self *ret);
+
+/**
+ * watch_root_by_root() - was @pid's root (@root, another than the daemon's) made by root?
+ *
+ * A process of another user namespace whose root is not the daemon's was put
+ * there by whoever made that namespace, any user (unshare -r chroot DIR): its
+ * programs' keys are that user's to make up, as many as there are directories.
+ * Return: true when @pid shares the daemon's user namespace (or its root is
+ * the daemon's), false otherwise or when it cannot be told.
+ */
+bool watch_root_by_root(pid_t pid, const struct watch_self *self, const struct watch_root *root);
 
 /**
  * watch_root_id() - the id of the root directory of device @dev and inode @ino:

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* watch-key: a program's key (root, path inside it) and its pack file name */
 #include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -232,6 +235,43 @@ START_TEST(test_root_id)
 }
 END_TEST
 
+/* A root another user namespace set up is not root's: its keys are not believed. */
+START_TEST(test_root_by_root)
+{
+	struct watch_self self;
+	struct watch_root mine = { .id = 0 }, other = { .id = 42 };
+	int go[2], ready[2];
+	char c = 0;
+	pid_t child;
+
+	ck_assert_int_eq(watch_self_read(&self), 0);
+	ck_assert(watch_root_by_root(getpid(), &self, &mine));
+	ck_assert(watch_root_by_root(getpid(), &self, &other));	/* our own namespace */
+	ck_assert_int_eq(pipe(go), 0);
+	ck_assert_int_eq(pipe(ready), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		c = unshare(CLONE_NEWUSER) == 0 ? 'y' : 'n';
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	if (c == 'y') {
+		ck_assert(!watch_root_by_root(child, &self, &other));
+		ck_assert(watch_root_by_root(child, &self, &mine));	/* the daemon's root: no new key */
+	}
+	ck_assert_int_eq(write(go[1], &c, 1), 1);
+	waitpid(child, NULL, 0);
+	ck_assert(!watch_root_by_root(child, &self, &other));	/* gone: cannot be told */
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+}
+END_TEST
+
 static Suite *watch_key_suite(void)
 {
 	Suite *s = suite_create("watch-key");
@@ -247,6 +287,7 @@ static Suite *watch_key_suite(void)
 	tcase_add_test(tc, test_script_arg_options);
 	tcase_add_test(tc, test_root_of_self);
 	tcase_add_test(tc, test_root_id);
+	tcase_add_test(tc, test_root_by_root);
 	suite_add_tcase(s, tc);
 	return s;
 }
