@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "sys-mountinfo.h"
+#include "sys-safeopen.h"
 #include "watch-escape.h"
 #include "watch-key.h"
 
@@ -356,7 +358,7 @@ int watch_key_trusted(pid_t pid, const struct watch_root *root, const char *path
 {
 	struct mount_table own = { 0 };
 	struct statx stx;
-	int r;
+	int fd, r;
 
 	if (root->id != 0)
 		return 0;
@@ -375,7 +377,19 @@ int watch_key_trusted(pid_t pid, const struct watch_root *root, const char *path
 	mountinfo_free(&own);
 	if (r < 0)
 		return r;
-	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_INO, &stx) < 0)
+	/*
+	 * The path is this process's name of the exec'd file (/proc/self/fd): it
+	 * has no symlink. One found on the way was put there since, by a user who
+	 * can rename in a directory of it, maybe to lead the walk into a FUSE mount
+	 * whose server never answers: refused, not followed.
+	 */
+	fd = safeopen_openat2(AT_FDCWD, path, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+			      RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd < 0)
+		return -EPERM;
+	r = statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_INO, &stx);
+	close(fd);
+	if (r < 0)
 		return -EPERM;
 	if (makedev(stx.stx_dev_major, stx.stx_dev_minor) != file->dev || stx.stx_ino != file->ino)
 		return -EPERM;

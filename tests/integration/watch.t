@@ -98,7 +98,7 @@ stop_daemon() {
 	return $rc
 }
 
-plan 44
+plan 45
 mkpacks
 : >"$T/log"
 ok "the daemon starts and watches execs" start_daemon -v
@@ -140,6 +140,13 @@ unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && exec "$2" 0.5'
 ok "another mount namespace's file at a program's path: not keyed as that program" \
 	wait_log "'$T/bin/dyn' started (pid"
 ok "... and -v says so" log_has "not that file in the daemon's mounts"
+# a service's own mount namespace (PrivateTmp=, ProtectSystem=) that shows the program as the
+# daemon sees it: keyed as that program, replayed
+evict "$T/data"
+ok "the very program in another mount namespace: replayed" \
+	bash -c 'unshare -m --propagation private "$1" 1.5 && "$2" --resident "$3" | mostly' - \
+	"$T/bin/dyn" "$MKPACK" "$T/data"
+evict "$T/data"
 timeout 0.5 "$T/u/python3" -f "$T/bin/dyn" >/dev/null 2>&1
 ok "a user's program named python3 naming a program: not believed" \
 	wait_log "an interpreter's name, not root's: its argv is not believed"
