@@ -14,6 +14,7 @@
 
 #include "learn-dir.h"
 #include "learn-private.h"
+#include "sys-mountinfo.h"
 #include "util.h"
 #include "watch-key.h"
 
@@ -107,7 +108,7 @@ static bool program_gone(int dirfd, const char *name, const struct mount_table *
 		ura_pack_get_info(p, &info);
 		gone = info.command && info.command[0] == '/' &&
 		       watch_pack_name(0, info.command, want, sizeof(want)) > 0 &&
-		       strcmp(want, name) == 0 && !private_on_fuse(mounts, info.command) &&
+		       strcmp(want, name) == 0 && !mountinfo_on_fuse(mounts, info.command) &&
 		       lstat(info.command, &st) < 0 && errno == ENOENT;
 		ura_pack_free(p);
 	}

@@ -50,27 +50,6 @@ static size_t hash(const char *s)
 	return (size_t)(h ^ (h >> 29)) & (CACHE_SLOTS - 1);
 }
 
-/* Lexically: the longest mount point @path is at or below. */
-bool private_on_fuse(const struct mount_table *t, const char *path)
-{
-	const struct mount_entry *best = NULL;
-	size_t best_len = 0;
-
-	for (size_t i = 0; t && i < t->count; i++) {
-		const char *mp = t->entries[i].mount_point;
-		size_t n = strlen(mp);
-
-		if (n == 1 && mp[0] == '/')
-			n = 0;
-		if (strncmp(path, mp, n) == 0 && (path[n] == '/' || path[n] == '\0') &&
-		    (!best || n >= best_len)) {
-			best = &t->entries[i];
-			best_len = n;
-		}
-	}
-	return best && strncmp(best->fstype, "fuse", 4) == 0;
-}
-
 /* Is the inode of @st a user's, or (a directory) writable by others than root? */
 static bool users(const struct stat *st)
 {
@@ -91,7 +70,7 @@ static bool private_one(struct private_cache *c, const char *p, bool cache)
 
 	if (cache && a->dir && strcmp(a->dir, name) == 0)
 		return a->private;
-	priv = private_on_fuse(c->mounts, name) || lstat(name, &st) < 0 || users(&st);
+	priv = mountinfo_on_fuse(c->mounts, name) || lstat(name, &st) < 0 || users(&st);
 	if (cache) {
 		char *copy = strdup(name);
 

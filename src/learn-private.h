@@ -28,8 +28,6 @@
 struct mount_table;
 struct private_cache;
 
-/** private_on_fuse() - is @path on a FUSE mount of @mounts (lexically)? NULL: none known */
-bool private_on_fuse(const struct mount_table *mounts, const char *path);
 
 /**
  * private_cache_new() - answers about directories, kept until freed (a batch of runs)

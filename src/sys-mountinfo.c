@@ -368,6 +368,26 @@ const struct mount_entry *mountinfo_find_dev_at(const struct mount_table *t, uns
 	return mountinfo_find_dev(t, major, minor);
 }
 
+bool mountinfo_on_fuse(const struct mount_table *t, const char *path)
+{
+	const struct mount_entry *best = NULL;
+	size_t best_len = 0;
+
+	for (size_t i = 0; t && i < t->count; i++) {
+		const char *mp = t->entries[i].mount_point;
+		size_t n = strlen(mp);
+
+		if (n == 1 && mp[0] == '/')
+			n = 0;
+		if (strncmp(path, mp, n) == 0 && (path[n] == '/' || path[n] == '\0') &&
+		    (!best || n >= best_len)) {
+			best = &t->entries[i];
+			best_len = n;
+		}
+	}
+	return best && strncmp(best->fstype, "fuse", 4) == 0;
+}
+
 bool mountinfo_is_pseudo_fs(const char *fstype)
 {
 	/* Memory, kernel-interface and special filesystems: nothing a disk read would bring in. */

@@ -63,6 +63,13 @@ const struct mount_entry *mountinfo_find_dev(const struct mount_table *t, unsign
 const struct mount_entry *mountinfo_find_dev_at(const struct mount_table *t, unsigned major,
 						unsigned minor, const char *mount_point);
 
+/*
+ * Is @path, lexically, on a FUSE mount of @t (the longest mount point at or
+ * above it)? Asks the filesystem nothing: a FUSE server may never answer.
+ * NULL @t: none known, false.
+ */
+bool mountinfo_on_fuse(const struct mount_table *t, const char *path);
+
 /* Pseudo and memory filesystems whose pages are not worth recording (proc, tmpfs, ...). */
 bool mountinfo_is_pseudo_fs(const char *fstype);
 

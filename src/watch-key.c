@@ -332,27 +332,6 @@ static int same_mounts(pid_t pid)
 	return own.st_dev == its.st_dev && own.st_ino == its.st_ino;
 }
 
-/* Is @path on a FUSE mount of @t (lexically: the longest mount point it is below)? */
-static bool on_fuse(const struct mount_table *t, const char *path)
-{
-	const struct mount_entry *best = NULL;
-	size_t best_len = 0;
-
-	for (size_t i = 0; i < t->count; i++) {
-		const char *mp = t->entries[i].mount_point;
-		size_t n = strlen(mp);
-
-		if (n == 1 && mp[0] == '/')
-			n = 0;
-		if (strncmp(path, mp, n) == 0 && (path[n] == '/' || path[n] == '\0') &&
-		    (!best || n >= best_len)) {
-			best = &t->entries[i];
-			best_len = n;
-		}
-	}
-	return best && strncmp(best->fstype, "fuse", 4) == 0;
-}
-
 int watch_key_trusted(pid_t pid, const struct watch_root *root, const char *path,
 		      const struct watch_file *file, const struct mount_table *mounts)
 {
@@ -373,7 +352,7 @@ int watch_key_trusted(pid_t pid, const struct watch_root *root, const char *path
 			return r;
 		mounts = &own;
 	}
-	r = on_fuse(mounts, path) ? -EPERM : 0;
+	r = mountinfo_on_fuse(mounts, path) ? -EPERM : 0;
 	mountinfo_free(&own);
 	if (r < 0)
 		return r;

@@ -423,6 +423,26 @@ START_TEST(test_watch)
 }
 END_TEST
 
+/* Below a FUSE mount, by the longest mount point; a deeper other mount is not FUSE. */
+START_TEST(test_on_fuse)
+{
+	static const char text[] =
+		"27 1 254:0 / / rw - ext4 /dev/vda rw\n"
+		"40 27 0:50 / /home/u/fuse rw - fuse.sshfs me@host: rw\n"
+		"41 40 0:51 / /home/u/fuse/tmp rw - tmpfs tmpfs rw\n";
+	struct mount_table t = { 0 };
+
+	ck_assert_int_eq(parse_str(text, &t), 0);
+	ck_assert(mountinfo_on_fuse(&t, "/home/u/fuse"));
+	ck_assert(mountinfo_on_fuse(&t, "/home/u/fuse/bin/x"));
+	ck_assert(!mountinfo_on_fuse(&t, "/home/u/fusex/bin/x"));	/* not a path prefix */
+	ck_assert(!mountinfo_on_fuse(&t, "/home/u/fuse/tmp/x"));	/* the deeper mount wins */
+	ck_assert(!mountinfo_on_fuse(&t, "/usr/bin/x"));
+	ck_assert(!mountinfo_on_fuse(NULL, "/home/u/fuse/x"));
+	mountinfo_free(&t);
+}
+END_TEST
+
 static Suite *mountinfo_suite(void)
 {
 	Suite *s = suite_create("mountinfo");
@@ -444,6 +464,7 @@ static Suite *mountinfo_suite(void)
 	tcase_add_test(tc, test_read_self);
 	tcase_add_test(tc, test_watch);
 	tcase_add_test(tc, test_pseudo_fs);
+	tcase_add_test(tc, test_on_fuse);
 	suite_add_tcase(s, tc);
 	return s;
 }
