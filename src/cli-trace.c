@@ -81,7 +81,7 @@ void trace_usage(FILE *f)
 	      "                            users' and temporary trees too\n"
 	      "     --max-packs N        with --watch: keep at most N packs in DIR\n"
 	      "                            (default 1000), the least lately started go\n"
-	      "     --max-size SIZE      with --watch: keep DIR under SIZE (default 256M)\n"
+	      "     --max-size SIZE      with --watch: keep DIR under SIZE (default 128M)\n"
 	      "     --learn-interval SEC with --watch: after its first 16 runs, learn a\n"
 	      "                            program once per SEC at most (default 600)\n"
 	      " -J, --json               print the summary as JSON\n"
