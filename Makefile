@@ -35,10 +35,14 @@ CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check)
 BASE_CFLAGS = -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude \
 	-DURA_VERSION='"$(VERSION)"' -DURA_LOCALSTATEDIR='"$(LOCALSTATEDIR)"' \
 	-fvisibility=hidden -MMD -MP $(WARN) $(SAN) $(CPPFLAGS) $(CFLAGS)
-# The library sees only its own folder and include/; tools see src/ (and never the library's
-# internals); tests of the library see both.
+# Who may include what (docs/ARCHITECTURE.md), enforced by the include path: the library sees
+# only its own folder and include/; src/shared/ sees itself; a tool's folder sees itself and
+# src/shared/, never another tool's folder nor the library's internals. Tests and benchmarks see
+# every folder.
 LIB_CFLAGS = $(BASE_CFLAGS) -Isrc/lib
-ALL_CFLAGS = $(BASE_CFLAGS) -Isrc
+SHARED_CFLAGS = $(BASE_CFLAGS) -Isrc/shared
+tool_cflags = $(BASE_CFLAGS) -Isrc/$(1) -Isrc/shared
+ALL_CFLAGS = $(BASE_CFLAGS) -Isrc/shared -Isrc/trace -Isrc/replay -Isrc/dump
 # Symbols bound at start-up: ura-trace's forked child then resolves none before
 # exec (a lazy lookup reads the symbol tables of all our libraries, and those
 # faults would be the traced command's); also read-only relocations.
@@ -67,24 +71,21 @@ LIB_PIC_OBJS := $(LIB_OBJS:.o=.pic.o)
 LIB_A := $(B)/libura.a
 LIB_SO := $(B)/libura.so.$(LIB_SOVERSION)
 
-# The tools (GPL, src/), by family: a file's prefix says which tool it belongs to.
-# Shared by all three tools, one internal archive (util-linux's libcommon): logging and small
-# helpers, the system's facilities, the device model, the confidence merge, program pack
-# names, what tools say about a bad pack.
-COMMON_SRCS := $(wildcard src/util*.c src/sys-*.c src/dev-*.c src/merge-*.c src/watch-*.c) \
-	src/cli-errors.c
+# The tools (GPL): a folder each, src/trace/, src/replay/, src/dump/, with its main() in ura-*.c;
+# src/shared/ is what two or more tools use, one internal archive (util-linux's libcommon).
+COMMON_SRCS := $(wildcard src/shared/*.c)
 COMMON_A := $(B)/libcommon.a
-DUMP_SRCS := $(wildcard src/dump-*.c src/ra-*.c) src/cli-dump.c
-TRACE_SRCS := $(wildcard src/trace-*.c src/learn-*.c) src/cli-trace.c
-REPLAY_SRCS := $(wildcard src/replay-*.c) src/cli-replay.c
+DUMP_SRCS := $(filter-out src/dump/ura-dump.c,$(wildcard src/dump/*.c))
+TRACE_SRCS := $(filter-out src/trace/ura-trace.c,$(wildcard src/trace/*.c))
+REPLAY_SRCS := $(filter-out src/replay/ura-replay.c,$(wildcard src/replay/*.c))
 # Sources that need the tracing libraries' headers (and their libraries to link).
-TRACING_SRCS := src/trace-run.c src/trace-session.c src/trace-tracer.c src/trace-events.c \
-	src/trace-dat.c src/learn-events.c src/learn-run.c
+TRACING_SRCS := $(addprefix src/trace/,trace-run.c trace-session.c trace-tracer.c \
+	trace-events.c trace-dat.c learn-events.c learn-run.c)
 
-DUMP_OBJS := $(call obj,src/ura-dump.c $(DUMP_SRCS))
-TRACE_OBJS := $(call obj,src/ura-trace.c $(TRACE_SRCS))
-REPLAY_OBJS := $(call obj,src/ura-replay.c $(REPLAY_SRCS))
-TRACING_OBJS := $(call obj,src/ura-trace.c $(TRACING_SRCS))
+DUMP_OBJS := $(call obj,src/dump/ura-dump.c $(DUMP_SRCS))
+TRACE_OBJS := $(call obj,src/trace/ura-trace.c $(TRACE_SRCS))
+REPLAY_OBJS := $(call obj,src/replay/ura-replay.c $(REPLAY_SRCS))
+TRACING_OBJS := $(call obj,src/trace/ura-trace.c $(TRACING_SRCS))
 # What the tests, fuzzers and benchmarks link: every tool module that needs no tracefs.
 TOOL_OBJS := $(filter-out $(TRACING_OBJS),$(call obj,$(DUMP_SRCS) $(TRACE_SRCS) $(REPLAY_SRCS)))
 
@@ -118,9 +119,14 @@ $(B)/src/lib/%.pic.o: src/lib/%.c $(B)/.build-flags
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
 
+$(B)/src/shared/%.o: src/shared/%.c $(B)/.build-flags
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D) && $(CC) $(SHARED_CFLAGS) -c -o $@ $<
+
 $(B)/src/%.o: src/%.c $(B)/.build-flags
 	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) $(if $(filter $@,$(TRACING_OBJS)),$(TRACE_CFLAGS)) -c -o $@ $<
+	$(Q)mkdir -p $(@D) && $(CC) $(call tool_cflags,$(word 2,$(subst /, ,$<))) \
+		$(if $(filter $@,$(TRACING_OBJS)),$(TRACE_CFLAGS)) -c -o $@ $<
 
 # Tests and helpers may look inside the library (its on-disk layout) as well as the tools.
 $(B)/tests/unit/%.o: tests/unit/%.c $(B)/.build-flags
@@ -247,14 +253,14 @@ $(BENCH_PROGS): $(B)/bench/%: $(B)/bench/%.o $(TOOL_OBJS) $(COMMON_A) $(LIB_A)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lpthread
 
 # Static analysis, run by CI: cppcheck and clang-tidy (checks in .clang-tidy).
-LINT_SRCS = $(wildcard src/*.c src/lib/*.c)
+LINT_SRCS = $(wildcard src/*/*.c)
 lint:
 	$(call msg,LINT,cppcheck)
 	$(Q)cppcheck -q --enable=warning,performance,portability --std=c11 --inline-suppr \
-		--error-exitcode=1 -D_GNU_SOURCE -DURA_VERSION='"lint"' -Iinclude -Isrc -Isrc/lib $(LINT_SRCS)
+		--error-exitcode=1 -D_GNU_SOURCE -DURA_VERSION='"lint"' -Iinclude -Isrc/shared -Isrc/trace -Isrc/replay -Isrc/dump -Isrc/lib $(LINT_SRCS)
 	$(call msg,LINT,clang-tidy)
 	$(Q)clang-tidy --quiet $(LINT_SRCS) -- -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
-		-DURA_VERSION='"lint"' -DURA_LOCALSTATEDIR='"/var/lib"' -Iinclude -Isrc -Isrc/lib $(TRACE_CFLAGS)
+		-DURA_VERSION='"lint"' -DURA_LOCALSTATEDIR='"/var/lib"' -Iinclude -Isrc/shared -Isrc/trace -Isrc/replay -Isrc/dump -Isrc/lib $(TRACE_CFLAGS)
 
 # ---- install ----
 

@@ -29,7 +29,7 @@ Also measured per workload: the true demand (bytes that pack holds, data and met
 and the bytes ura-replay really reads from its own pack (issued_bytes of a cold
 `ura-replay --wait --json`), and their ratio (target <= 1.3).
 
-Run as root with the testbed up (bench/testbed/up.sh or ../shared/testbed/up.sh):
+Run as root with the testbed up (bench/testbed/up.sh):
   bench/e2e.py --profiles hdd,emmc,ssd --runs 5 --out bench/results/e2e.json
 """
 import argparse
@@ -73,8 +73,7 @@ PROFILE_COSTS = {
 
 
 def testbed_dir():
-    for d in (os.environ.get("TESTBED"), os.path.join(TOP, "bench", "testbed"),
-              os.path.join(TOP, "..", "shared", "testbed")):
+    for d in (os.environ.get("TESTBED"), os.path.join(TOP, "bench", "testbed")):
         if d and os.path.exists(os.path.join(d, "slowrun")):
             return os.path.abspath(d)
     sys.exit("e2e: no testbed (set TESTBED, or run bench/testbed/up.sh)")

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Does a learned pack hold the filesystem metadata a one-shot trace of the same start records?
-# On the slow-disk testbed (../shared/testbed or bench/testbed, up), the large program of
+# On the slow-disk testbed (bench/testbed, up), the large program of
 # bench/e2e.py (gcc with the sanitizer runtimes, chrooted into the testbed root, PROFILE emmc
 # unless given): the learning daemon (default options) sees one cold start and two warm ones,
 # then a one-shot trace (ura-trace --pack) records one cold start. Prints, for the learned pack
@@ -12,7 +12,7 @@
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 PROFILE=${1:-emmc}
-for d in "${TESTBED:-}" "$TOP/bench/testbed" "$TOP/../shared/testbed"; do
+for d in "${TESTBED:-}" "$TOP/bench/testbed"; do
 	[ -n "$d" ] && [ -x "$d/slowrun" ] && SR=$d/slowrun && break
 done
 [ -n "${SR:-}" ] || { echo "no testbed: set TESTBED" >&2; exit 1; }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Bench (3): choose ura-replay's defaults on the slow-disk testbed (/work/shared/testbed, up.sh
+# Bench (3): choose ura-replay's defaults on the slow-disk testbed (bench/testbed, up.sh
 # first). Records the testbed's boot-like payload (/bench/boot.sh) once with ura-trace, then,
 # run by run, interleaving the strategies, times a cold boot.sh in the throttled cgroup:
 #   cold   nothing prefetched        warm   page cache kept from the run before
@@ -11,7 +11,7 @@
 # Usage: bench/replay-testbed.sh [PROFILE] [RUNS] ['NAME=OPTIONS' ...]   (root; drops caches)
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-TB=${TESTBED:-/work/shared/testbed}
+TB=${TESTBED:-$(dirname "$0")/testbed}
 PROFILE=${1:-hdd} RUNS=${2:-5}
 TRACE_PROFILE=${TRACE_PROFILE:-$PROFILE}
 shift 2 || shift $#

@@ -3,7 +3,7 @@
 # Demanded-set accuracy of ura-trace: the pages a cold run's pack marks demanded, against the
 # true demand, taken from a cold run traced with read_ahead_kb 4 (no readahead: every page
 # added is a demand miss). Only files on the testbed's filesystem are compared. Needs root and
-# the testbed (/work/shared/testbed/up.sh).
+# the testbed (bench/testbed/up.sh).
 #
 #   bench/trace-accuracy.sh [RUNS]       default 3 runs of each workload
 #
@@ -19,7 +19,7 @@ URA_DUMP=${URA_DUMP:-$HERE/build/ura-dump}
 WORK=${TESTBED_WORK:-/var/tmp/ura-testbed}
 RUNS=${1:-3}
 [ "$(id -u)" = 0 ] || { echo "needs root" >&2; exit 77; }
-[ -e "$WORK/state.env" ] || { echo "testbed is not up: /work/shared/testbed/up.sh" >&2; exit 69; }
+[ -e "$WORK/state.env" ] || { echo "testbed is not up: bench/testbed/up.sh" >&2; exit 69; }
 . "$WORK/state.env"
 T=$(mktemp -d /var/tmp/ura-accuracy.XXXXXX)
 trap 'rm -rf "$T"' EXIT

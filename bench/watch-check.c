@@ -26,7 +26,7 @@
 #include <ura/pack.h>
 
 #include "replay-engine.h"
-#include "replay-packs.h"
+#include "watch-packs.h"
 #include "sys-view.h"
 #include "util-log.h"
 #include "util.h"
@@ -188,8 +188,8 @@ static void evict(const struct ura_pack *pack)
 
 static int timing(const char *dir, int runs)
 {
-	struct replay_packs c;
-	struct replay_pack *p = NULL;
+	struct watch_packs c;
+	struct watch_pack *p = NULL;
 	struct replay_options o;
 	uint64_t *ns = calloc((size_t)runs, sizeof(*ns)), t0;
 	struct replay_check ck = { 0 };
@@ -200,11 +200,11 @@ static int timing(const char *dir, int runs)
 	if (!ns || sys_view_read(SYS_VIEW_MOUNTS, &view) < 0)
 		return 1;
 	log_set_level(LOG_LVL_ERR);
-	r = replay_packs_init(&c, dir);
+	r = watch_packs_init(&c, dir);
 	if (r < 0)
 		return 1;
 	t0 = now_monotonic_ns();
-	r = replay_packs_lookup(&c, 0, "/x", &p, NULL);
+	r = watch_packs_lookup(&c, 0, "/x", &p, NULL);
 	if (r < 0) {
 		fprintf(stderr, "watch-check: '%s/x.pack': %s\n", dir, strerror(-r));
 		return 1;
@@ -217,14 +217,14 @@ static int timing(const char *dir, int runs)
 	o.probe = REPLAY_PROBE_NEVER;
 	(void)replay_run(p->pack, view, &o, &st);		/* everything resident from here on */
 	for (int i = 0; i < runs; i++) {
-		replay_pack_check(p, view, true, &ck);
+		watch_pack_check(p, view, true, &ck);
 		ns[i] = ck.ns;
 	}
 	printf("(warm: %u of %u sampled pages resident)\n", ck.resident, ck.sampled);
 	report("check, all resident (replay skipped)", ns, runs);
 	for (int i = 0; i < runs; i++) {
 		evict(p->pack);
-		replay_pack_check(p, view, true, &ck);
+		watch_pack_check(p, view, true, &ck);
 		ns[i] = ck.ns;
 	}
 	printf("(cold: %u of %u sampled pages resident before the first miss)\n", ck.resident,
@@ -237,8 +237,8 @@ static int timing(const char *dir, int runs)
 		ns[i] = now_monotonic_ns() - t0;
 	}
 	report("warm replay instead (what a skip saves)", ns, runs);
-	replay_pack_put(p);
-	replay_packs_free(&c);
+	watch_pack_put(p);
+	watch_packs_free(&c);
 	sys_view_unref(view);
 	free(ns);
 	return 0;

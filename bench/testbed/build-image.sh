@@ -14,7 +14,7 @@ if ! command -v debootstrap >/dev/null; then
 fi
 if [ ! -e "$root/.complete" ]; then
 	rm -rf "$root"
-	debootstrap --variant=minbase --include=python3,perl,gcc,libc6-dev,git,binutils \
+	debootstrap --variant=minbase --include=python3,perl,gcc,libc6-dev,git,binutils,clang,g++,rustc${PACKAGES:+,$PACKAGES} \
 		bookworm "$root" ${MIRROR:-}
 	touch "$root/.complete"
 fi

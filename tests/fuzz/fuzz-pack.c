@@ -50,9 +50,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			dump_pack(null, p, "fuzz", DUMP_STATS, DUMP_SORT_ACCESS, per_file ? &hits : NULL);
 			free(per_file);
 			/* the advisor: every window, with the emulation's decisions logged */
-			devmodel_from_costs(&model, 500000, 20000000, false, DEVMODEL_OPTIONS);
+			dev_model_from_costs(&model, 500000, 20000000, false, DEVMODEL_OPTIONS);
 			if (ra_advise(p, &model, null, &a) == 0)
-				ra_advice_free(&a);
+				ra_advise_free(&a);
 			dump_svg(null, p, "fuzz", 2);
 			dump_svg(null, p, "fuzz", 0);
 			dump_html(null, p, "fuzz", 1);

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "cli-trace.h"
-#include "learn-dir.h"
+#include "learn-packdir.h"
 #include "unit.h"
 
 #define ARGV(...) ((char *[]){ "ura-trace", __VA_ARGS__, NULL })

@@ -59,17 +59,17 @@ static void check_attrs_match_sysfs(unsigned ma, unsigned mi)
 	ck_assert_ptr_nonnull(q);
 	ck_assert_int_ne(asprintf(&p, "%s/read_ahead_kb", q), -1);
 	ck_assert_int_eq(read_uint(p, &want), 0);
-	ck_assert_int_eq(blockdev_get_read_ahead_kb(ma, mi, &got), 0);
+	ck_assert_int_eq(dev_block_get_read_ahead_kb(ma, mi, &got), 0);
 	ck_assert_uint_eq(got, want);
 	free(p);
 	ck_assert_int_ne(asprintf(&p, "%s/max_sectors_kb", q), -1);
 	ck_assert_int_eq(read_uint(p, &want), 0);
-	ck_assert_int_eq(blockdev_max_sectors_kb(ma, mi, &got), 0);
+	ck_assert_int_eq(dev_block_max_sectors_kb(ma, mi, &got), 0);
 	ck_assert_uint_eq(got, want);
 	free(p);
 	ck_assert_int_ne(asprintf(&p, "%s/rotational", q), -1);
 	ck_assert_int_eq(read_uint(p, &want), 0);
-	ck_assert_int_eq(blockdev_is_rotational(ma, mi, &rot), 0);
+	ck_assert_int_eq(dev_block_is_rotational(ma, mi, &rot), 0);
 	ck_assert_int_eq(rot, want != 0);
 	free(p);
 	free(q);
@@ -108,15 +108,15 @@ START_TEST(test_missing_device)
 	bool rot = true;
 
 	/* 0:N are anonymous devices (tmpfs, btrfs ...): no queue */
-	ck_assert_int_eq(blockdev_get_read_ahead_kb(0, 1, &v), -ENOENT);
-	ck_assert_int_eq(blockdev_get_read_ahead_kb(4095, 1048575, &v), -ENOENT);
-	ck_assert_int_eq(blockdev_max_sectors_kb(4095, 1048575, &v), -ENOENT);
-	ck_assert_int_eq(blockdev_is_rotational(4095, 1048575, &rot), -ENOENT);
-	ck_assert_int_eq(blockdev_set_read_ahead_kb(4095, 1048575, 128), -ENOENT);
+	ck_assert_int_eq(dev_block_get_read_ahead_kb(0, 1, &v), -ENOENT);
+	ck_assert_int_eq(dev_block_get_read_ahead_kb(4095, 1048575, &v), -ENOENT);
+	ck_assert_int_eq(dev_block_max_sectors_kb(4095, 1048575, &v), -ENOENT);
+	ck_assert_int_eq(dev_block_is_rotational(4095, 1048575, &rot), -ENOENT);
+	ck_assert_int_eq(dev_block_set_read_ahead_kb(4095, 1048575, 128), -ENOENT);
 	ck_assert_uint_eq(v, 77);	/* *ret untouched on failure */
 	ck_assert(rot);
-	ck_assert_int_eq(blockdev_open(4095, 1048575), -ENODEV);
-	ck_assert_int_eq(blockdev_open(0, 1), -ENODEV);
+	ck_assert_int_eq(dev_block_open(4095, 1048575), -ENODEV);
+	ck_assert_int_eq(dev_block_open(0, 1), -ENODEV);
 }
 END_TEST
 
@@ -145,13 +145,13 @@ START_TEST(test_open)
 		printf("# SKIP test_open: no /sys/dev/block devices here\n");
 		return;
 	}
-	fd = blockdev_open(ma, mi);
+	fd = dev_block_open(ma, mi);
 	if (fd == -EACCES || fd == -EPERM) {
 		printf("# SKIP test_open: opening %u:%u is not allowed here: %s\n", ma, mi,
 		       strerror(-fd));
 		return;
 	}
-	ck_assert_msg(fd >= 0, "blockdev_open(%u, %u): %s", ma, mi, strerror(-fd));
+	ck_assert_msg(fd >= 0, "dev_block_open(%u, %u): %s", ma, mi, strerror(-fd));
 	ck_assert_int_eq(fstat(fd, &st), 0);
 	ck_assert(S_ISBLK(st.st_mode));
 	ck_assert_uint_eq(st.st_rdev, makedev(ma, mi));
@@ -254,20 +254,20 @@ START_TEST(test_partition_uses_disk_queue)
 	fclose(f);
 
 	check_attrs_match_sysfs(pma, pmi);
-	ck_assert_int_eq(blockdev_get_read_ahead_kb(dma, dmi, &saved), 0);
-	ck_assert_int_eq(blockdev_get_read_ahead_kb(pma, pmi, &v), 0);
+	ck_assert_int_eq(dev_block_get_read_ahead_kb(dma, dmi, &saved), 0);
+	ck_assert_int_eq(dev_block_get_read_ahead_kb(pma, pmi, &v), 0);
 	ck_assert_uint_eq(v, saved);
 	/* Setting it through the partition sets the disk's */
-	ck_assert_int_eq(blockdev_set_read_ahead_kb(pma, pmi, saved == 512 ? 256 : 512), 0);
-	ck_assert_int_eq(blockdev_get_read_ahead_kb(dma, dmi, &v), 0);
+	ck_assert_int_eq(dev_block_set_read_ahead_kb(pma, pmi, saved == 512 ? 256 : 512), 0);
+	ck_assert_int_eq(dev_block_get_read_ahead_kb(dma, dmi, &v), 0);
 	ck_assert_uint_eq(v, saved == 512 ? 256 : 512);
-	ck_assert_int_eq(blockdev_set_read_ahead_kb(pma, pmi, saved), 0);
-	ck_assert_int_eq(blockdev_get_read_ahead_kb(dma, dmi, &v), 0);
+	ck_assert_int_eq(dev_block_set_read_ahead_kb(pma, pmi, saved), 0);
+	ck_assert_int_eq(dev_block_get_read_ahead_kb(dma, dmi, &v), 0);
 	ck_assert_uint_eq(v, saved);
 
 	/* The partition's node is found by number (or by its uevent DEVNAME) */
-	fd = blockdev_open(pma, pmi);
-	ck_assert_msg(fd >= 0, "blockdev_open(%u, %u): %s", pma, pmi, strerror(-fd));
+	fd = dev_block_open(pma, pmi);
+	ck_assert_msg(fd >= 0, "dev_block_open(%u, %u): %s", pma, pmi, strerror(-fd));
 	ck_assert_int_eq(fstat(fd, &st), 0);
 	ck_assert(S_ISBLK(st.st_mode));
 	ck_assert_uint_eq(st.st_rdev, makedev(pma, pmi));
@@ -278,7 +278,7 @@ START_TEST(test_partition_uses_disk_queue)
 }
 END_TEST
 
-static Suite *blockdev_suite(void)
+static Suite *dev_block_suite(void)
 {
 	Suite *s = suite_create("blockdev");
 	TCase *tc = tcase_create("sysfs");
@@ -291,4 +291,4 @@ static Suite *blockdev_suite(void)
 	return s;
 }
 
-UNIT_SUITE(blockdev_suite)
+UNIT_SUITE(dev_block_suite)

@@ -183,8 +183,8 @@ START_TEST(test_advice_follows_the_device)
 	struct devmodel seeky, slow;
 	struct ra_advice a;
 
-	devmodel_from_costs(&seeky, 8000000, 120000000, true, DEVMODEL_OPTIONS);
-	devmodel_from_costs(&slow, 500000, 20000000, false, DEVMODEL_OPTIONS);
+	dev_model_from_costs(&seeky, 8000000, 120000000, true, DEVMODEL_OPTIONS);
+	dev_model_from_costs(&slow, 500000, 20000000, false, DEVMODEL_OPTIONS);
 	/* a sequential read wants the largest window on a seeking disk */
 	ck_assert_int_eq(ra_advise(seq, &seeky, NULL, &a), 0);
 	ck_assert_uint_ge(a.row[a.recommended].window_kb, 1024);
@@ -193,12 +193,12 @@ START_TEST(test_advice_follows_the_device)
 	ck_assert_uint_eq(a.row[a.at_trace].window_kb, 128);
 	ck_assert_uint_eq(a.row[0].window_kb, 4);
 	ck_assert_uint_eq(a.row[a.n - 1].window_kb, 4096);
-	ra_advice_free(&a);
+	ra_advise_free(&a);
 	/* scattered faults on a slow card want no read-around */
 	ck_assert_int_eq(ra_advise(scattered, &slow, NULL, &a), 0);
 	ck_assert_uint_le(a.row[a.recommended].window_kb, 8);
 	ck_assert_uint_le(a.row[a.copt].window_kb, 8);
-	ra_advice_free(&a);
+	ra_advise_free(&a);
 	ura_pack_free(seq);
 	ura_pack_free(scattered);
 }

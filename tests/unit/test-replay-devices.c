@@ -72,7 +72,7 @@ static bool find_block_device(unsigned *ret_major, unsigned *ret_minor)
 	DIR *d;
 
 	if (stat(cache, &sb) == 0 &&
-	    devcache_key(major(sb.st_dev), minor(sb.st_dev), key, sizeof(key)) == 0) {
+	    dev_cache_key(major(sb.st_dev), minor(sb.st_dev), key, sizeof(key)) == 0) {
 		*ret_major = major(sb.st_dev);
 		*ret_minor = minor(sb.st_dev);
 		return true;
@@ -82,7 +82,7 @@ static bool find_block_device(unsigned *ret_major, unsigned *ret_minor)
 		unsigned ma, mi;
 
 		if (sscanf(e->d_name, "%u:%u", &ma, &mi) == 2 &&
-		    devcache_key(ma, mi, key, sizeof(key)) == 0) {
+		    dev_cache_key(ma, mi, key, sizeof(key)) == 0) {
 			*ret_major = ma;
 			*ret_minor = mi;
 			found = true;
@@ -99,9 +99,9 @@ static void keep_model(unsigned maj, unsigned min)
 	struct devmodel m;
 	char key[2048];
 
-	devmodel_from_costs(&m, 250000, 300ull << 20, true, DEVMODEL_PROBE);
-	ck_assert_int_eq(devcache_key(maj, min, key, sizeof(key)), 0);
-	ck_assert_int_eq(devcache_store(cache, key, &m), 0);
+	dev_model_from_costs(&m, 250000, 300ull << 20, true, DEVMODEL_PROBE);
+	ck_assert_int_eq(dev_cache_key(maj, min, key, sizeof(key)), 0);
+	ck_assert_int_eq(dev_cache_store(cache, key, &m), 0);
 }
 
 /* A pack of one file on filesystem MAJ:MIN, its one range demanded or not. */
@@ -138,7 +138,7 @@ static void prepare(unsigned maj, unsigned min, bool demanded)
 	ura_pack_free(p);
 }
 
-static enum devmodel_source source_of(size_t d, const bool *has_requests)
+static enum dev_model_source source_of(size_t d, const bool *has_requests)
 {
 	struct replay_costs costs = replay_costs_of(&o);
 
@@ -181,8 +181,8 @@ START_TEST(test_options_beat_the_guess)
 
 	o.request_ns = 3000000;
 	ck_assert_int_eq(source_of(d, with_requests), DEVMODEL_OPTIONS);
-	ck_assert_uint_ge(devmodel_request_ns(&devs.dev[d].model), 3000000);
-	ck_assert_uint_lt(devmodel_request_ns(&devs.dev[d].model), 3100000);
+	ck_assert_uint_ge(dev_model_request_ns(&devs.dev[d].model), 3000000);
+	ck_assert_uint_lt(dev_model_request_ns(&devs.dev[d].model), 3100000);
 
 	o.rotational = 1;			/* --rotational yes overrides the model */
 	(void)source_of(d, with_requests);
@@ -226,7 +226,7 @@ END_TEST
 START_TEST(test_kept_model)
 {
 	unsigned maj, min;
-	enum devmodel_source guess;
+	enum dev_model_source guess;
 	struct devmodel m;
 	uint32_t d;
 
@@ -247,8 +247,8 @@ START_TEST(test_kept_model)
 	prepare(maj, min, true);
 	ck_assert_int_eq(source_of(d, with_requests), DEVMODEL_CACHE);
 	ck_assert(devs.dev[d].rotational);	/* the kept model's flag, not sysfs's */
-	ck_assert_uint_ge(devmodel_request_ns(&devs.dev[d].model), 250000);
-	ck_assert_uint_lt(devmodel_request_ns(&devs.dev[d].model), 300000);
+	ck_assert_uint_ge(dev_model_request_ns(&devs.dev[d].model), 250000);
+	ck_assert_uint_lt(dev_model_request_ns(&devs.dev[d].model), 300000);
 
 	/* not a dry run, but no files of the pack on it now: the kept model, nothing measured */
 	sys_view_unref(view);
@@ -268,7 +268,7 @@ START_TEST(test_kept_model)
 	o.bandwidth = 0;
 	sys_view_unref(view);
 	view = new_view();
-	devmodel_from_costs(&m, 1000000, 10ull << 20, false, DEVMODEL_PROBE);
+	dev_model_from_costs(&m, 1000000, 10ull << 20, false, DEVMODEL_PROBE);
 	ck_assert_int_eq(sys_view_set_model(view, maj, min, &m, 0), 0);
 	prepare(maj, min, true);
 	ck_assert_int_eq(source_of(d, with_requests), DEVMODEL_PROBE);

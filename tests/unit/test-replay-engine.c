@@ -27,7 +27,7 @@ static struct sched_dev dev_costs(uint64_t request_ns, uint64_t bandwidth, uint6
 {
 	struct sched_dev d = { .chunk = chunk };
 
-	devmodel_from_costs(&d.model, request_ns, bandwidth, false, DEVMODEL_OPTIONS);
+	dev_model_from_costs(&d.model, request_ns, bandwidth, false, DEVMODEL_OPTIONS);
 	return d;
 }
 
@@ -54,13 +54,13 @@ START_TEST(test_max_gap)
 
 	setup_ssd();
 	/* 8 ms at 120 MiB/s is 1006632 bytes: whole pages, within a page of it */
-	ck_assert_uint_le(sched_max_gap(&hdd), 1006632);
-	ck_assert_uint_ge(sched_max_gap(&hdd), 1006632 - 8192);
-	ck_assert_uint_eq(sched_max_gap(&hdd) % 4096, 0);
-	ck_assert_uint_eq(sched_max_gap(&free_req), 0);
+	ck_assert_uint_le(schedule_max_gap(&hdd), 1006632);
+	ck_assert_uint_ge(schedule_max_gap(&hdd), 1006632 - 8192);
+	ck_assert_uint_eq(schedule_max_gap(&hdd) % 4096, 0);
+	ck_assert_uint_eq(schedule_max_gap(&free_req), 0);
 	/* flash: 100 us at 500 MiB/s is about 51 KiB */
-	ck_assert_uint_le(sched_max_gap(&ssd), 52428);
-	ck_assert_uint_ge(sched_max_gap(&ssd), 45056);
+	ck_assert_uint_le(schedule_max_gap(&ssd), 52428);
+	ck_assert_uint_ge(schedule_max_gap(&ssd), 45056);
 }
 END_TEST
 
@@ -71,7 +71,7 @@ START_TEST(test_merge_gap)
 	size_t n = 0;
 
 	setup_ssd();
-	gap = sched_max_gap(&ssd);
+	gap = schedule_max_gap(&ssd);
 	{
 		struct sched_item in[] = {
 			{ .off = 0, .len = 8 * KiB, .time_ns = 0, .obj = 0 },
@@ -80,7 +80,7 @@ START_TEST(test_merge_gap)
 		};
 
 		v = items(3, in);
-		ck_assert_int_eq(sched_build(&v, 3, 1, &ssd, 1, &n), 0);
+		ck_assert_int_eq(schedule_build(&v, 3, 1, &ssd, 1, &n), 0);
 		ck_assert_uint_eq(n, 2);
 		ck_assert_uint_eq(v[0].off, 0);
 		ck_assert_uint_eq(v[0].len, 12 * KiB + gap);
@@ -103,7 +103,7 @@ START_TEST(test_merge_overlap_and_objects)
 	size_t n = 0;
 
 	setup_ssd();
-	ck_assert_int_eq(sched_build(&v, 4, 2, &ssd, 1, &n), 0);
+	ck_assert_int_eq(schedule_build(&v, 4, 2, &ssd, 1, &n), 0);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_uint_eq(v[0].obj, 0);
 	ck_assert_uint_eq(v[0].off, 0);
@@ -127,7 +127,7 @@ START_TEST(test_order_kept)
 	size_t n = 0;
 
 	setup_ssd();
-	ck_assert_int_eq(sched_build(&v, 4, 3, &ssd, 1, &n), 0);
+	ck_assert_int_eq(schedule_build(&v, 4, 3, &ssd, 1, &n), 0);
 	ck_assert_uint_eq(n, 3);
 	ck_assert_uint_eq(v[0].obj, 0);
 	ck_assert_uint_eq(v[0].off, 96 * KiB);
@@ -151,7 +151,7 @@ START_TEST(test_merge_across_time)
 	struct sched_item *v = items(3, in);
 	size_t n = 0;
 
-	ck_assert_int_eq(sched_build(&v, 3, 2, &hdd, 1, &n), 0);
+	ck_assert_int_eq(schedule_build(&v, 3, 2, &hdd, 1, &n), 0);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_uint_eq(v[0].obj, 0);
 	ck_assert_uint_eq(v[0].len, 68 * KiB);
@@ -205,14 +205,14 @@ START_TEST(test_budgets_bytes_bind)
 	struct sched_item *v = spaced(64, 256 * KiB, 16 * KiB);
 	size_t n = 0;
 
-	ck_assert_int_eq(sched_build(&v, 64, 1, &bud, 1, &n), 0);
+	ck_assert_int_eq(schedule_build(&v, 64, 1, &bud, 1, &n), 0);
 	ck_assert_uint_eq(bytes_of(v, n), 64 * 256 * KiB);	/* the ranges, no hole */
 	ck_assert_uint_eq(n, 64);
 	ck_assert_int_eq(bud.model.combine, DEVMODEL_BUDGETS);	/* the model given back */
 	ck_assert_uint_eq(bud.model.iops, 1500);
 	free(v);
 	v = spaced(64, 256 * KiB, 16 * KiB);
-	ck_assert_int_eq(sched_build(&v, 64, 1, &add, 1, &n), 0);
+	ck_assert_int_eq(schedule_build(&v, 64, 1, &add, 1, &n), 0);
 	ck_assert_uint_gt(bytes_of(v, n), 64 * 256 * KiB);
 	ck_assert_uint_lt(n, 64);
 	free(v);
@@ -231,10 +231,10 @@ START_TEST(test_budgets_reads_bind)
 	uint64_t t_plan, t_each;
 	size_t n = 0;
 
-	ck_assert_int_eq(sched_build(&v, 512, 1, &bud, 1, &n), 0);
+	ck_assert_int_eq(schedule_build(&v, 512, 1, &bud, 1, &n), 0);
 	ck_assert_uint_lt(n, 512);
-	t_plan = devmodel_total(&bud.model, bytes_of(v, n), n, 0);
-	t_each = devmodel_total(&bud.model, 512 * 8 * KiB, 512, 0);
+	t_plan = dev_model_total(&bud.model, bytes_of(v, n), n, 0);
+	t_each = dev_model_total(&bud.model, 512 * 8 * KiB, 512, 0);
 	ck_assert_uint_lt(t_plan * 10, t_each);
 	free(v);
 }
@@ -264,7 +264,7 @@ START_TEST(test_order_by_first_access)
 	 * first used at 20 and 40 and is placed at 20.
 	 */
 	d = dev_costs(1000000000ull, 64 * MiB, 4 * MiB);
-	ck_assert_int_eq(sched_build(&v, 5, 2, &d, 1, &n), 0);
+	ck_assert_int_eq(schedule_build(&v, 5, 2, &d, 1, &n), 0);
 	ck_assert_uint_eq(n, 4);
 	ck_assert_uint_eq(v[0].obj, 0);
 	ck_assert_uint_eq(v[0].time_ns, 0);
@@ -297,8 +297,8 @@ START_TEST(test_throttle_model)
 	/* 1500 requests/s, 150 MB/s: 667 us up to 100 KB, then bytes */
 	d.model = (struct devmodel){ .n = 4, .size = { 4096, 65536, 262144, 1048576 },
 				     .ns = { 666667, 666667, 1747627, 6990507 } };
-	ck_assert(devmodel_valid(&d.model));
-	ck_assert_int_eq(sched_build(&v, 3, 1, &d, 1, &n), 0);
+	ck_assert(dev_model_valid(&d.model));
+	ck_assert_int_eq(schedule_build(&v, 3, 1, &d, 1, &n), 0);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_uint_eq(v[0].len, 164 * KiB);
 	ck_assert_uint_eq(v[1].off, 2 * MiB);
@@ -317,7 +317,7 @@ START_TEST(test_chunks)
 	setup_ssd();
 	d = ssd;
 	d.chunk = 4 * MiB;
-	ck_assert_int_eq(sched_build(&v, 1, 1, &d, 1, &n), 0);
+	ck_assert_int_eq(schedule_build(&v, 1, 1, &d, 1, &n), 0);
 	ck_assert_uint_eq(n, 3);
 	for (size_t i = 0; i < n; i++) {
 		ck_assert_uint_eq(v[i].off, next);
@@ -336,12 +336,12 @@ START_TEST(test_invalid)
 	size_t n = 7;
 
 	setup_ssd();
-	ck_assert_int_eq(sched_build(&v, 1, 2, &ssd, 1, &n), -EINVAL);
+	ck_assert_int_eq(schedule_build(&v, 1, 2, &ssd, 1, &n), -EINVAL);
 	ck_assert_ptr_eq(v, keep);
 	ck_assert_uint_eq(n, 7);
 	v[0].obj = 0;
 	v[0].dev = 3;
-	ck_assert_int_eq(sched_build(&v, 1, 2, &ssd, 1, &n), -EINVAL);
+	ck_assert_int_eq(schedule_build(&v, 1, 2, &ssd, 1, &n), -EINVAL);
 	free(v);
 }
 END_TEST
@@ -357,7 +357,7 @@ START_TEST(test_many)
 	for (size_t i = 0; i < n; i++)
 		v[i] = (struct sched_item){ .off = (i * 7919 % 1000) * 4 * MiB, .len = 4096,
 					    .time_ns = i, .obj = (uint32_t)(i % 1000) };
-	ck_assert_int_eq(sched_build(&v, n, 1000, &ssd, 1, &got), 0);
+	ck_assert_int_eq(schedule_build(&v, n, 1000, &ssd, 1, &got), 0);
 	ck_assert_uint_gt(got, 0);
 	for (size_t i = 0; i < got; i++) {
 		ck_assert_uint_ge(v[i].time_ns, prev);	/* first-access order */
@@ -397,7 +397,7 @@ START_TEST(test_order_is_a_permutation)
 		v[i] = (struct sched_item){ .off = (i % 1000) * 1 * MiB, .len = 4096,
 					    .time_ns = (n - i) * 7 % 1009, .obj = (uint32_t)(i / 1000) };
 	memcpy(w, v, n * sizeof(*v));
-	ck_assert_int_eq(sched_build(&v, n, 3, &d, 1, &got), 0);
+	ck_assert_int_eq(schedule_build(&v, n, 3, &d, 1, &got), 0);
 	ck_assert_uint_eq(got, n);
 	for (size_t i = 1; i < got; i++)
 		ck_assert_uint_ge(v[i].time_ns, v[i - 1].time_ns);
@@ -433,7 +433,7 @@ START_TEST(test_cold_cap)
 	for (size_t i = 0; i < 64; i++)
 		in[i] = (struct sched_item){ .off = i * 32 * KiB, .len = 4096, .time_ns = i };
 	v = items(64, in);
-	ck_assert_int_eq(sched_build(&v, 64, 1, &d, 1, &n), 0);
+	ck_assert_int_eq(schedule_build(&v, 64, 1, &d, 1, &n), 0);
 	ck_assert_uint_eq(n, 64);		/* no cap without read_ahead_kb */
 	ck_assert_uint_eq(d.cold_requests, 0);
 	free(v);
@@ -442,7 +442,7 @@ START_TEST(test_cold_cap)
 	d.readahead = 2 * MiB;
 	d.max_request = 2 * MiB;
 	v = items(64, in);
-	ck_assert_int_eq(sched_build(&v, 64, 1, &d, 1, &n), 0);
+	ck_assert_int_eq(schedule_build(&v, 64, 1, &d, 1, &n), 0);
 	ck_assert_uint_eq(d.cold_requests, 1);
 	ck_assert_uint_gt(d.penalty_ns, 0);
 	ck_assert_uint_eq(n, 1);
@@ -463,16 +463,16 @@ START_TEST(test_merge_as_read)
 
 	setup_ssd();
 	other.obj = 1;
-	ck_assert(!sched_can_merge(&a, &other, &ssd));
-	ck_assert(!sched_can_merge(&b, &a, &ssd));	/* starts before */
-	ck_assert(sched_can_merge(&a, &b, &ssd));	/* touching */
-	ck_assert(!sched_can_merge(&a, &c, &ssd));	/* a hole of 16 MiB */
-	sched_merge(&a, &b);
+	ck_assert(!schedule_can_merge(&a, &other, &ssd));
+	ck_assert(!schedule_can_merge(&b, &a, &ssd));	/* starts before */
+	ck_assert(schedule_can_merge(&a, &b, &ssd));	/* touching */
+	ck_assert(!schedule_can_merge(&a, &c, &ssd));	/* a hole of 16 MiB */
+	schedule_merge(&a, &b);
 	ck_assert_uint_eq(a.len, 12 * KiB);
 	ck_assert_uint_eq(a.time_ns, 0);
 	ck_assert_uint_eq(a.last_ns, 900000000);
 	c.off = a.off + a.len + 4096;
-	ck_assert(sched_can_merge(&a, &c, &ssd));	/* a hole of 4 KiB */
+	ck_assert(schedule_can_merge(&a, &c, &ssd));	/* a hole of 4 KiB */
 }
 END_TEST
 
@@ -492,7 +492,7 @@ START_TEST(test_in_place)
 	size_t n = 0;
 
 	d.chunk = 4 * MiB;
-	ck_assert_int_eq(sched_build(&v, 5, 3, &d, 1, &n), 0);
+	ck_assert_int_eq(schedule_build(&v, 5, 3, &d, 1, &n), 0);
 	ck_assert_uint_eq(n, 6);
 	for (size_t i = 0; i < n; i++)
 		ck_assert_uint_eq(v[i].obj, want_obj[i]);
@@ -517,7 +517,7 @@ START_TEST(test_physical_bins)
 		{ .time_ns = 1010, .phys = 0, .obj = 4 },
 	};
 
-	ck_assert_int_eq(sched_order_physical(v, 5, 1000), 0);
+	ck_assert_int_eq(schedule_order_physical(v, 5, 1000), 0);
 	ck_assert_uint_eq(v[0].obj, 0);
 	ck_assert_uint_eq(v[1].obj, 2);
 	ck_assert_uint_eq(v[2].obj, 1);

@@ -93,7 +93,7 @@ static bool a_block_device(const char *path, unsigned *ret_major, unsigned *ret_
 	DIR *dir;
 
 	if (stat(path, &st) == 0 && major(st.st_dev) != 0 &&
-	    blockdev_size(major(st.st_dev), minor(st.st_dev), &(uint64_t){ 0 }) == 0) {
+	    dev_block_size(major(st.st_dev), minor(st.st_dev), &(uint64_t){ 0 }) == 0) {
 		*ret_major = major(st.st_dev);
 		*ret_minor = minor(st.st_dev);
 		return true;
@@ -123,20 +123,20 @@ START_TEST(test_real_device)
 	}
 	ck_assert_int_eq(sys_view_device(v, ma, mi, &d), 0);
 	ck_assert(d.exists);
-	(void)blockdev_get_read_ahead_kb(ma, mi, &ra);
-	(void)blockdev_max_sectors_kb(ma, mi, &maxs);
-	(void)blockdev_max_segments(ma, mi, &segs, &segkb);
-	(void)blockdev_size(ma, mi, &size);
-	(void)blockdev_name(ma, mi, name, sizeof(name));
+	(void)dev_block_get_read_ahead_kb(ma, mi, &ra);
+	(void)dev_block_max_sectors_kb(ma, mi, &maxs);
+	(void)dev_block_max_segments(ma, mi, &segs, &segkb);
+	(void)dev_block_size(ma, mi, &size);
+	(void)dev_block_name(ma, mi, name, sizeof(name));
 	ck_assert_uint_eq(d.read_ahead_kb, ra);
 	ck_assert_uint_eq(d.max_sectors_kb, maxs);
 	ck_assert_uint_eq(d.max_segments, segs);
 	ck_assert_uint_eq(d.max_segment_kb, segkb);
 	ck_assert_uint_eq(d.size, size);
 	ck_assert_str_eq(d.name, name);
-	ck_assert_int_eq(d.has_rotational, blockdev_is_rotational(ma, mi, &rot) == 0);
+	ck_assert_int_eq(d.has_rotational, dev_block_is_rotational(ma, mi, &rot) == 0);
 	ck_assert_int_eq(d.rotational, rot);
-	ck_assert_int_eq(d.has_disk, blockdev_disk(ma, mi, &dma, &dmi) == 0);
+	ck_assert_int_eq(d.has_disk, dev_block_disk(ma, mi, &dma, &dmi) == 0);
 	if (d.has_disk) {
 		ck_assert_uint_eq(d.disk_major, dma);
 		ck_assert_uint_eq(d.disk_minor, dmi);
@@ -155,13 +155,13 @@ START_TEST(test_models)
 
 	log_set_level(LOG_LVL_ERR - 1);
 	ck_assert_int_eq(setenv(DEVCACHE_ENV, cache, 1), 0);
-	devmodel_from_costs(&m, 250000, 300ull << 20, true, DEVMODEL_PROBE);
+	dev_model_from_costs(&m, 250000, 300ull << 20, true, DEVMODEL_PROBE);
 	ck_assert_int_eq(sys_view_set_model(v, NO_SUCH_MAJOR, 1, &m, 0), 0);
 	ck_assert_int_eq(sys_view_find_device(v, NO_SUCH_MAJOR, 1, &d), 0);
 	ck_assert(d.model_known);
 	ck_assert_int_eq(d.model_err, 0);
 	ck_assert_int_eq(d.model.source, DEVMODEL_PROBE);
-	ck_assert_uint_eq(devmodel_request_ns(&d.model), devmodel_request_ns(&m));
+	ck_assert_uint_eq(dev_model_request_ns(&d.model), dev_model_request_ns(&m));
 	/* looked for once: the measurement stays */
 	ck_assert_int_eq(sys_view_load_model(v, NO_SUCH_MAJOR, 1, &d), 0);
 	ck_assert_int_eq(d.model_err, 0);

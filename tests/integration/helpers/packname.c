@@ -4,12 +4,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "watch-key.h"
+#include "key.h"
 
 int main(int argc, char *argv[])
 {
 	char name[NAME_MAX + 1];
-	struct watch_self self;
+	struct key_self self;
 	struct stat st;
 	int r;
 
@@ -18,11 +18,11 @@ int main(int argc, char *argv[])
 		      stderr);
 		return 64;
 	}
-	if (watch_self_read(&self) < 0 || stat(argv[1], &st) < 0) {
+	if (key_self_read(&self) < 0 || stat(argv[1], &st) < 0) {
 		perror(argv[1]);
 		return 1;
 	}
-	r = watch_pack_name(watch_root_id(&self, st.st_dev, st.st_ino), argv[2], name, sizeof(name));
+	r = key_pack_name(key_root_id(&self, st.st_dev, st.st_ino), argv[2], name, sizeof(name));
 	if (r < 0) {
 		fprintf(stderr, "packname: %s: %s\n", argv[2], strerror(-r));
 		return 1;

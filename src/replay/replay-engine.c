@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The replay engine: the plan's requests handed to worker threads, each
+ * skipping what is resident and readahead()ing the rest within the budgets;
+ * --wait; and whether the pack should be recorded again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <inttypes.h>
+
+#include "util-log.h"
+#include "replay-budget.h"
+#include "replay-files.h"
+#include "replay-inflight.h"
+#include "replay-plan.h"
+#include "replay-engine.h"
+#include "sys-safeopen.h"
+#include "sys-residency.h"
+#include "util.h"
+
+#define WAIT_REISSUE_NS		200000000ull	/* --wait: readahead() again after 200 ms */
+
+/* What the engine's requests did (the other stages count their own). */
+struct io_counts {
+	uint64_t resident_bytes, issued_bytes, skipped_bytes, past_eof_bytes, unresident_bytes;
+	uint64_t requests;		/* readahead() calls */
+	uint64_t errors;		/* failed reads */
+};
+
+/* One replay under way. */
+struct engine {
+	const struct ura_pack *pack;
+	const struct replay_options *o;
+	struct replay_fs *fs;	/* where the pack's filesystems are now */
+	size_t nfs;
+	struct replay_plan plan;
+	struct replay_files files;
+	struct replay_budget budget;
+	struct replay_inflight inflight;
+	uint8_t *done;		/* per request: issued or found resident */
+	size_t next;		/* next request to take (atomic) */
+	uint64_t t0;
+	struct io_counts io;		/* atomic */
+};
+
+void replay_options_init(struct replay_options *o)
+{
+	*o = (struct replay_options){
+		.stale = REPLAY_STALE_SKIP,
+		.jobs = REPLAY_DEFAULT_JOBS,
+		.ioprio = REPLAY_DEFAULT_IOPRIO,
+		.lead_ns = REPLAY_DEFAULT_LEAD_NS,
+		.queue_ns = REPLAY_DEFAULT_QUEUE_NS,
+		.rotational = -1,
+		.min_available_pct = REPLAY_DEFAULT_AVAIL_PCT,
+		.max_replays = REPLAY_DEFAULT_MAX_REPLAYS,
+	};
+}
+
+static void stat_add(uint64_t *v, uint64_t n)
+{
+	__atomic_fetch_add(v, n, __ATOMIC_RELAXED);
+}
+
+/* ---- the pack ---- */
+
+int replay_open_pack(const char *path, struct ura_pack **ret)
+{
+	struct stat st;
+	int fd, r;
+
+	fd = safeopen_regular(path);	/* never a device or FIFO, even through a symlink */
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		goto out;
+	}
+	/* the pack decides what a root process opens at boot: only root may write it */
+	if (geteuid() == 0 && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+		r = -EPERM;
+		goto out;
+	}
+	/* read the very file checked above (the library refuses one over 1 GiB) */
+	r = ura_pack_open_fd(fd, ret);
+out:
+	close(fd);
+	return r;
+}
+
+/* ---- issuing ---- */
+
+static int issue(int fd, uint64_t off, uint64_t len)
+{
+	int r;
+
+	if (readahead(fd, (off64_t)off, (size_t)len) == 0)
+		return 0;
+	if (errno != EINVAL)
+		return -errno;
+	/* readahead() refuses some files (and block devices on older kernels) */
+	r = posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
+	return -r;
+}
+
+static bool cancelled(const struct engine *c)
+{
+	return c->o->cancel && __atomic_load_n(c->o->cancel, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * --lead: wait until the request's time comes. The wait is cut in slices of
+ * PACE_SLICE_NS so that a cancel (ura-replay --watch's SIGTERM) ends it within
+ * a slice, whatever the pacing: a paced replay may sleep for seconds.
+ */
+#define PACE_SLICE_NS	10000000ull
+static void pace(const struct engine *c, uint64_t time_ns)
+{
+	uint64_t at, now;
+
+	if (!c->o->lead_ns || time_ns <= c->o->lead_ns)
+		return;
+	at = c->t0 + time_ns - c->o->lead_ns;
+	while ((now = now_monotonic_ns()) < at && !cancelled(c)) {
+		uint64_t until = c->o->cancel && at - now > PACE_SLICE_NS ? now + PACE_SLICE_NS : at;
+		struct timespec ts = { .tv_sec = (time_t)(until / 1000000000),
+				       .tv_nsec = (long)(until % 1000000000) };
+
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
+static void do_request(struct engine *c, size_t i)
+{
+	const struct sched_item *q = &c->plan.req[i];
+	struct replay_obj *ob = &c->files.obj[q->obj];
+	uint64_t len = q->len, have = 0, n;
+	int fd = -1, r;
+
+	if (replay_budget_stopped(&c->budget) || cancelled(c)) {
+		stat_add(&c->io.skipped_bytes, len);
+		goto out;
+	}
+	pace(c, q->time_ns);
+	if (cancelled(c)) {
+		stat_add(&c->io.skipped_bytes, len);
+		goto out;
+	}
+	fd = replay_files_get(&c->files, q->obj);
+	if (fd < 0) {
+		stat_add(&c->io.skipped_bytes, len);
+		goto out;
+	}
+	/* past the end: a range recorded past it, or a file shorter now (--stale=read) */
+	if (q->off >= ob->size) {
+		stat_add(&c->io.past_eof_bytes, len);
+		goto out;
+	}
+	if (len > ob->size - q->off) {
+		stat_add(&c->io.past_eof_bytes, len - (ob->size - q->off));
+		len = ob->size - q->off;
+	}
+	if (residency_bytes(fd, q->off, len, &n) == 0)
+		have = n;
+	stat_add(&c->io.resident_bytes, have);
+	if (have >= len) {
+		c->done[i] = 1;
+		goto out;
+	}
+	if (!replay_budget_grant(&c->budget, len - have)) {
+		stat_add(&c->io.skipped_bytes, len - have);
+		goto out;
+	}
+	replay_inflight_wait(&c->inflight, q->dev, len - have,
+			     dev_model_cost(&c->plan.devices.dev[q->dev].model, len - have));
+	/* cancelled while waiting for pacing or room: nothing is issued after a cancel is seen */
+	if (cancelled(c)) {
+		stat_add(&c->io.skipped_bytes, len - have);
+		goto out;
+	}
+	r = issue(fd, q->off, len);
+	if (r < 0) {
+		char name[PATH_MAX + 64];
+
+		stat_add(&c->io.errors, 1);
+		replay_files_note_failure(&c->files, -r);
+		stat_add(&c->io.skipped_bytes, len - have);
+		if (!ob->warned) {
+			ob->warned = true;
+			replay_files_name(&c->files, q->obj, name, sizeof(name));
+			log_warn("cannot read ahead '%s': %s, skipping", name, strerror(-r));
+		}
+		goto out;
+	}
+	stat_add(&c->io.issued_bytes, len - have);
+	stat_add(&c->io.requests, 1);
+	c->done[i] = 1;
+out:
+	replay_files_put(&c->files, q->obj, fd, REPLAY_RELEASE_HANDLED);
+}
+
+/* I/O priority is per thread (without CLONE_IO): each thread that reads sets its own. */
+static void set_ioprio(const struct engine *c)
+{
+	if (c->o->ioprio >= 0 &&
+	    syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, (int)gettid(), c->o->ioprio) < 0)
+		log_debug("cannot set the I/O priority: %s", strerror(errno));
+}
+
+static void *worker(void *arg)
+{
+	struct engine *c = arg;
+
+	set_ioprio(c);
+	for (;;) {
+		size_t i = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED);
+
+		if (i >= c->plan.nreq)
+			break;
+		do_request(c, i);
+	}
+	return NULL;
+}
+
+static int dispatch(struct engine *c)
+{
+	unsigned jobs = c->o->jobs ? c->o->jobs : 1;
+	pthread_t *th = NULL;
+	unsigned started = 0;
+	int r = 0;
+
+	if (jobs > c->plan.nreq)
+		jobs = c->plan.nreq ? (unsigned)c->plan.nreq : 1;
+	if (!c->t0)
+		c->t0 = now_monotonic_ns();
+	if (jobs == 1) {
+		worker(c);
+		return 0;
+	}
+	th = calloc(jobs, sizeof(*th));
+	if (!th)
+		return -ENOMEM;
+	for (; started < jobs; started++) {
+		r = -pthread_create(&th[started], NULL, worker, c);
+		if (r < 0)
+			break;
+	}
+	if (!started)
+		worker(c);	/* no thread at all: do the work here */
+	for (unsigned k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	free(th);
+	return 0;
+}
+
+/* Read a range with pread(): what readahead() cannot bring up to date, a read does. */
+static void read_through(int fd, uint64_t off, uint64_t len)
+{
+	size_t bufsize = 1u << 20;
+	char *buf = malloc(bufsize);
+
+	if (!buf)
+		return;
+	while (len) {
+		size_t n = len < bufsize ? (size_t)len : bufsize;
+		ssize_t got = pread(fd, buf, n, (off_t)off);
+
+		if (got <= 0)
+			break;
+		off += (uint64_t)got;
+		len -= (uint64_t)got;
+	}
+	free(buf);
+}
+
+struct wait_item {
+	struct sched_item q;
+	uint64_t seen;		/* up-to-date bytes at the last look */
+	uint64_t changed;	/* when that last changed (or was acted on) */
+	uint64_t asked;		/* when readahead() was last issued again */
+};
+
+
+/*
+ * Return when every issued or resident range is resident and up to date, or at
+ * the timeout. All ranges are watched together, so that pages evicted again
+ * (memory pressure, someone's drop_caches) are asked for again at once:
+ * - pages missing from the cache (cachestat): readahead() again, at most every 50 ms;
+ * - all present but some not up to date for 1 s: read them with pread(), which
+ *   waits for reads in flight and reads what readahead() cannot bring up to
+ *   date (a block device folio partly held by a mounted filesystem).
+ */
+static void wait_resident(struct engine *c)
+{
+	uint64_t start = now_monotonic_ns(), deadline = start + REPLAY_WAIT_TIMEOUT_NS;
+	struct wait_item *w = NULL;
+	unsigned passes = 0;
+	size_t k = 0;
+
+	w = malloc((c->plan.nreq ? c->plan.nreq : 1) * sizeof(*w));
+	if (!w)
+		return;
+again:
+	for (size_t i = 0; i < c->plan.nreq; i++)
+		if (c->done[i])
+			w[k++] = (struct wait_item){ .q = c->plan.req[i], .changed = start, .asked = start };
+	while (k) {
+		uint64_t now = now_monotonic_ns();
+		struct timespec ts = { 0, 2000000 };
+		size_t m = 0;
+
+		for (size_t i = 0; i < k; i++) {
+			struct wait_item *it = &w[i];
+			const struct sched_item *q = &it->q;
+			uint64_t len = q->len, size, up, present;
+			int rp;
+			int fd = replay_files_get(&c->files, q->obj);
+			bool keep = false;
+
+			if (fd < 0)
+				continue;
+			size = c->files.obj[q->obj].size;
+			if (q->off >= size)
+				goto next;
+			if (len > size - q->off)
+				len = size - q->off;
+			if (residency_uptodate(fd, q->off, len, &up) < 0 || up >= len)
+				goto next;
+			if (now >= deadline) {
+				stat_add(&c->io.unresident_bytes, len - up);
+				goto next;
+			}
+			if (up != it->seen) {
+				it->seen = up;
+				it->changed = now;
+			}
+			rp = residency_cached(fd, q->off, len, &present);
+			if (rp == -ENOSYS) {	/* no cachestat: after a stall, ask again */
+				present = now - it->changed >= WAIT_REISSUE_NS ? 0 : len;
+				rp = 0;
+			}
+			if (rp == 0 && present < len) {
+				if (now - it->asked >= WAIT_REISSUE_NS / 4) {
+					(void)issue(fd, q->off, len);
+					it->asked = now;
+				}
+			} else if (now - it->changed >= 5 * WAIT_REISSUE_NS) {
+				read_through(fd, q->off, len);
+				it->changed = now_monotonic_ns();
+			}
+			keep = true;
+next:
+			replay_files_put(&c->files, q->obj, fd, REPLAY_RELEASE_KEEP);
+			if (keep)
+				w[m++] = *it;
+		}
+		k = m;
+		if (k)
+			nanosleep(&ts, NULL);
+		else if (passes++ < 3 && now < deadline)
+			goto again;	/* what was seen resident early may have been evicted since */
+	}
+	free(w);
+}
+
+/* ---- the run ---- */
+
+/*
+ * --check-stale: open and check each file of the plan as a replay would (same opens, same
+ * identity check), read nothing, and close it after its last request. The states found are
+ * what sum_stats() counts.
+ */
+static void check_files(struct engine *c)
+{
+	c->files.fd_cap = replay_files_raise_limit(1);
+	for (size_t i = 0; i < c->plan.nreq; i++) {
+		uint32_t obj = c->plan.req[i].obj;
+
+		if (obj < c->plan.nfiles)
+			replay_files_put(&c->files, obj, replay_files_get(&c->files, obj),
+					 REPLAY_RELEASE_HANDLED);
+	}
+}
+
+/* The report: what each stage counted (plan, files, I/O, budget), summed. */
+static void sum_stats(const struct engine *c, struct replay_stats *ret)
+{
+	const struct replay_plan_counts *p = &c->plan.counts;
+	const struct replay_files_counts *f = &c->files.counts;
+	struct replay_stats st = {
+		.pack_bytes = p->pack_bytes,
+		.resident_bytes = c->io.resident_bytes,
+		.issued_bytes = c->io.issued_bytes,
+		.skipped_bytes = c->io.skipped_bytes,
+		.past_eof_bytes = p->past_eof_bytes + c->io.past_eof_bytes,
+		.unresident_bytes = c->io.unresident_bytes,
+		.requests = c->io.requests,
+		.files = p->files,
+		.stale_files = f->stale_files,
+		.missing_files = f->missing_files,
+		.refused_files = f->refused_files,
+		.errors = f->errors + c->io.errors,
+		.ncauses = f->ncauses,
+		.ndevs = p->ndevs,
+		.plan_ns = p->plan_ns,
+		.memory_limited = c->budget.memory_limited,
+		.max_bytes_reached = c->budget.max_bytes_reached,
+	};
+
+	/* the bytes on changed files: a file's share of the boot is its bytes, not its count */
+	for (size_t i = 0; c->files.obj && i < c->plan.nreq; i++) {
+		const struct sched_item *q = &c->plan.req[i];
+
+		if (q->obj >= c->plan.nfiles)
+			continue;
+		st.file_bytes += q->len;
+		switch (c->files.obj[q->obj].state) {
+		case REPLAY_OBJ_STALE:
+		case REPLAY_OBJ_MISSING:
+		case REPLAY_OBJ_REFUSED:
+			st.changed_bytes += q->len;
+			break;
+		}
+	}
+	for (unsigned i = 0; i < f->ncauses; i++) {
+		st.causes[i].err = f->causes[i].err;
+		st.causes[i].count = f->causes[i].count;
+	}
+	memcpy(st.devs, p->devs, sizeof(st.devs));
+	*ret = st;
+}
+
+int replay_run(const struct ura_pack *pack, struct sys_view *view,
+	       const struct replay_options *o, struct replay_stats *ret)
+{
+	struct engine c = { .pack = pack, .o = o, .nfs = ura_pack_fs_count(pack) };
+	struct replay_stats st;
+	uint64_t start = now_monotonic_ns(), total = 0, avail, floor;
+	int r;
+
+	/* where the files are, and what the plan needs to know of their devices; then the plan */
+	r = replay_mounts_find(pack, view, o->root, o->dry_run, &c.fs);
+	if (r < 0)
+		goto out;
+	r = replay_devices_prepare(view, pack, c.fs, c.nfs, o);
+	if (r < 0)
+		goto out;
+	r = replay_plan_build(pack, view, c.fs, c.nfs, o, &c.plan);
+	if (r < 0)
+		goto out;
+	c.done = calloc(c.plan.nreq ? c.plan.nreq : 1, 1);
+	if (!c.done) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = replay_files_init(&c.files, pack, c.fs, c.plan.nfiles,
+			      (const unsigned (*)[2])c.plan.bdevs, c.plan.nbdev, c.plan.req,
+			      c.plan.nreq,
+			      (o->stale == REPLAY_STALE_READ ? REPLAY_FILES_READ_STALE : 0) |
+			      (o->fadvise_random ? REPLAY_FILES_FADVISE_RANDOM : 0));
+	if (r < 0)
+		goto out;
+	if (o->check_stale) {
+		check_files(&c);
+		goto done;
+	}
+	if (o->dry_run) {
+		r = replay_plan_order_rotational(&c.plan, NULL);
+		if (r < 0)
+			goto out;
+		c.io.requests = c.plan.nreq;
+		replay_plan_log(&c.plan, pack);
+		goto done;
+	}
+	c.files.fd_cap = replay_files_raise_limit(o->jobs);
+	avail = replay_mem_available(&total);
+	floor = o->min_available ? o->min_available : total / 100 * o->min_available_pct;
+	log_debug("%zu requests on %zu devices; MemAvailable %" PRIu64 " MiB, floor %" PRIu64
+		  " MiB", c.plan.nreq, c.plan.devices.n, avail >> 20, floor >> 20);
+	replay_budget_init(&c.budget, o->max_bytes, floor);
+	replay_files_open_bdevs(&c.files);
+	r = replay_inflight_open(&c.inflight, (const unsigned (*)[2])c.plan.devices.devnum,
+				 c.plan.devices.n, o->inflight, o->queue_ns, &c.budget.stop);
+	if (r < 0)
+		goto out;
+	c.inflight.cancel = o->cancel;
+	/* rotational order opens every file: the metadata goes first, issued right here */
+	if (c.plan.nmeta_first) {
+		c.t0 = now_monotonic_ns();
+		set_ioprio(&c);
+		for (; c.next < c.plan.nmeta_first; c.next++)
+			do_request(&c, c.next);
+	}
+	r = replay_plan_order_rotational(&c.plan, &c.files);
+	if (r < 0)
+		goto out;
+	r = dispatch(&c);
+	if (r < 0)
+		goto out;
+	if (o->wait) {
+		set_ioprio(&c);		/* the waiting thread may read too */
+		wait_resident(&c);
+	}
+done:
+	r = 0;
+out:
+	sum_stats(&c, &st);
+	st.ns = now_monotonic_ns() - start;
+	*ret = st;
+	replay_inflight_close(&c.inflight);
+	replay_budget_free(&c.budget);
+	replay_files_free(&c.files);
+	replay_plan_free(&c.plan);
+	replay_mounts_free(c.fs, c.nfs);
+	free(c.done);
+	return r;
+}
+/* ---- what comes next ---- */
+
+bool replay_needs_retrace(const struct ura_pack *pack, const struct replay_stats *s,
+			  int64_t now_ns)
+{
+	uint64_t bad = s->stale_files + s->missing_files + s->refused_files;
+	struct ura_pack_info info;
+
+	if (s->files && bad * 100 > s->files * REPLAY_RETRACE_STALE_PCT)
+		return true;
+	/* a few large changed files (libLLVM, the kernel's modules) matter as much as many */
+	if (s->file_bytes && s->changed_bytes * 100 > s->file_bytes * REPLAY_RETRACE_STALE_PCT)
+		return true;
+	ura_pack_get_info(pack, &info);
+	return info.created_ns > 0 && now_ns > info.created_ns &&
+	       (uint64_t)(now_ns - info.created_ns) > REPLAY_RETRACE_AGE_NS;
+}
+
+int replay_mark_stale(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK,
+		      0644);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+

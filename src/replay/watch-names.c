@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ura-replay --watch: the names of the packs directory, kept in memory, so
+ * that an exec no pack is for costs one name and one stat of the directory
+ * instead of the checks of its key (mount namespace, the file's identity) and
+ * the pack's lookup.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "watch-names.h"
+#include "key.h"
+
+#define RACY_NS		(100 * 1000000LL)	/* a directory read this soon after a change is read again */
+#define REREAD_NS	(10 * 1000000LL)	/* ... but at most this often */
+
+int watch_names_init(struct watch_names *x, const char *dir)
+{
+	*x = (struct watch_names){ 0 };
+	x->dir = strdup(dir);
+	return x->dir ? 0 : -ENOMEM;
+}
+
+static void forget(struct watch_names *x)
+{
+	for (size_t i = 0; i < x->n; i++)
+		free(x->names[i]);
+	free(x->names);
+	x->names = NULL;
+	x->n = 0;
+	x->valid = false;
+}
+
+void watch_names_free(struct watch_names *x)
+{
+	forget(x);
+	free(x->dir);
+	x->dir = NULL;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int add(void **arr, size_t *n, size_t *cap, size_t size, const void *v)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		void *p = realloc(*arr, c * size);
+
+		if (!p)
+			return -ENOMEM;
+		*arr = p;
+		*cap = c;
+	}
+	memcpy((char *)*arr + *n * size, v, size);
+	(*n)++;
+	return 0;
+}
+
+/* Read the directory's pack names; 0, or a negative errno (the index is then invalid). */
+static int reread(struct watch_names *x)
+{
+	size_t cap = 0;
+	struct dirent *e;
+	DIR *d;
+	int r = 0;
+
+	forget(x);
+	x->reads++;
+	d = opendir(x->dir);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		char *s;
+
+		if (l <= 5 || strcmp(e->d_name + l - 5, ".pack") != 0)
+			continue;
+		s = strdup(e->d_name);
+		if (!s || add((void **)&x->names, &x->n, &cap, sizeof(s), &s) < 0) {
+			free(s);
+			r = -ENOMEM;
+			break;
+		}
+	}
+	closedir(d);
+	if (r < 0) {
+		forget(x);
+		return r;
+	}
+	if (x->n)
+		qsort(x->names, x->n, sizeof(*x->names), name_cmp);
+	x->valid = true;
+	return 0;
+}
+
+static int64_t ts_ns(struct timespec ts)
+{
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Bring the index up to date. Return: 0, -ENOENT (no directory: no pack), or another error. */
+static int refresh(struct watch_names *x, int64_t now_ns)
+{
+	struct stat st;
+
+	if (stat(x->dir, &st) < 0) {
+		int err = -errno;
+
+		forget(x);
+		return err == -ENOTDIR ? -ENOENT : err;
+	}
+	/*
+	 * An entry added after the read in the same timestamp tick leaves the
+	 * times as they were: an index read soon after a change is not trusted,
+	 * and read again (at most every REREAD_NS, so a directory the learning
+	 * daemon keeps writing does not cost a read at every exec).
+	 */
+	if (x->valid && st.st_dev == x->dev && st.st_ino == x->ino &&
+	    ts_ns(st.st_mtim) == x->mtime_ns && ts_ns(st.st_ctim) == x->ctime_ns &&
+	    ((x->read_ns - x->mtime_ns >= RACY_NS && x->read_ns - x->ctime_ns >= RACY_NS) ||
+	     now_ns - x->read_ns < REREAD_NS))
+		return 0;
+	x->read_ns = now_ns;
+	x->dev = st.st_dev;
+	x->ino = st.st_ino;
+	x->mtime_ns = ts_ns(st.st_mtim);
+	x->ctime_ns = ts_ns(st.st_ctim);
+	return reread(x);
+}
+
+static bool has(const struct watch_names *x, uint64_t root_id, const char *path)
+{
+	char name[NAME_MAX + 1], *key = name;
+
+	if (key_pack_name(root_id, path, name, sizeof(name)) < 0)
+		return false;		/* no pack can have that name */
+	return x->n && bsearch(&key, x->names, x->n, sizeof(*x->names), name_cmp) != NULL;
+}
+
+bool watch_names_may_have(struct watch_names *x, uint64_t root_id, const char *path,
+			   int64_t now_ns)
+{
+	int r = refresh(x, now_ns);
+
+	if (r == -ENOENT)
+		return false;
+	if (r < 0 || !path || path[0] != '/')
+		return true;
+	return has(x, root_id, path);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* ura-replay --watch: the pack names in the directory, to pass over at once an exec no pack is for */
+#ifndef URA_WATCH_NAMES_H
+#define URA_WATCH_NAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct watch_names {
+	char *dir;
+	char **names;			/* sorted: the directory's "*.pack" names */
+	size_t n;
+	bool valid;			/* @names is the directory as its identity below says */
+	dev_t dev;			/* the directory's identity when read */
+	ino_t ino;
+	int64_t mtime_ns, ctime_ns;
+	int64_t read_ns;		/* when it was read (the caller's clock) */
+	uint64_t reads;			/* times the directory was read (tests) */
+};
+
+/** watch_names_init() - an index of @dir, read when first needed; 0 or -ENOMEM */
+int watch_names_init(struct watch_names *x, const char *dir);
+void watch_names_free(struct watch_names *x);
+
+/**
+ * watch_names_may_have() - can the directory hold the pack of the program @root_id, @path?
+ * @root_id, @path: the program's key (key.h): its root and its path there
+ * @now_ns: CLOCK_REALTIME now, in ns
+ *
+ * One name made and looked up, whatever the directory holds: an exec for
+ * which it is false needs no further look (most execs of a machine, and every
+ * exec of a flood).
+ *
+ * The directory is read again when its identity (device, inode, mtime, ctime)
+ * changed, and, at most every 10 ms, while the last read was less than 100 ms
+ * after its last change (an entry added within the same timestamp tick would
+ * not change it: such a pack is seen up to 10 ms late). A directory that
+ * cannot be read, or an index that cannot be made, answers true: the lookup
+ * then decides, as before.
+ */
+bool watch_names_may_have(struct watch_names *x, uint64_t root_id, const char *path,
+			   int64_t now_ns);
+
+#endif

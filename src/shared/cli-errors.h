@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What the tools say, and how they exit, on a bad argument and when a pack cannot be read */
+#ifndef URA_CLI_ERRORS_H
+#define URA_CLI_ERRORS_H
+
+/*
+ * A bad argument, said the same way by the three tools. Each prints to stderr
+ *	PROG: invalid value 'ARG' for OPT: CAUSE	(cli_bad_value)
+ *	PROG: MESSAGE			(cli_usage_error: a conflict, a missing pack...)
+ * then, as every usage error does (cli_usage_hint alone after getopt's own message),
+ *	Try 'PROG --help' for more information.
+ * PROG is program_invocation_short_name. They return -EINVAL, which parse_args() returns and
+ * main() turns into EXIT_USAGE (64).
+ */
+int cli_bad_value(const char *opt, const char *arg, const char *cause_fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int cli_usage_hint(void);
+
+/* The cause of a failed ura_pack_open() (@r < 0), for "cannot read pack 'X': <cause>". */
+const char *cli_pack_strerror(int r);
+
+/* The exit code for it: 66 for a missing pack, 65 for a corrupt or unusable one, else 1. */
+int cli_pack_exit_code(int r);
+
+#endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* An exec seen by the learning daemon -> the program it starts: its key (key.h) */
+#ifndef URA_LEARN_EXEC_H
+#define URA_LEARN_EXEC_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "key.h"
+
+/* The program an exec started, as both daemons name it. */
+struct exec_program {
+	struct key_root root;		/* the root the process runs in */
+	char path[PATH_MAX];		/* the program's path inside that root: the key */
+	char exe[PATH_MAX];		/* the executable's path inside that root (the interpreter
+					 * of a script) */
+	uid_t uid;			/* the real uid of the process: its user's share of
+					 * learning (a setuid program counts for who ran it);
+					 * (uid_t)-1 when it could not be read */
+};
+
+/**
+ * exec_program_of() - the program task @pid started with its exec of @filename (as the
+ * sched_process_exec event gives it)
+ * @self: the daemon's own root (key_self_read())
+ *
+ * The key is the root of the process and, inside it:
+ * - for a "#!" script (@filename is the script, /proc/PID/exe its
+ *   interpreter), the script's path, made absolute against the process's
+ *   working directory and normalised lexically;
+ * - for an interpreter given a script ("python3 app.py": key_script_arg()
+ *   on /proc/PID/cmdline), that script's path, likewise;
+ * - otherwise the executable as the kernel names it (/proc/PID/exe: symlinks
+ *   resolved), so an exec through a symlink of another name is the same program.
+ * Only /proc/PID links and files are read, never a path of the process's own.
+ *
+ * Return: 0, -ESRCH (the process is gone, or has exec'd again), -ENOENT (its
+ * executable was deleted), -ENAMETOOLONG, other -errno.
+ */
+int exec_program_of(pid_t pid, const char *filename, const struct key_self *self,
+		    struct exec_program *ret);
+
+/**
+ * exec_script_of() - the script of an exec, from the interpreter's command line
+ * @exe: the executable's path (its basename tells an interpreter)
+ * @filename: the path exec'd, as the event gives it
+ * @args: the command line, NUL-separated (/proc/PID/cmdline), of @len bytes
+ *
+ * Return: the script as written on the command line (a pointer into @args, or
+ * @filename), or NULL when the exec started no script.
+ */
+const char *exec_script_of(const char *exe, const char *filename, const char *args, size_t len);
+
+#endif

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Learning's pid filter: the instance's set_event_pid, written by a thread of
+ * its own so that the event loop never waits for the kernel's RCU
+ * synchronisation; requests asked for meanwhile go together in one write, and
+ * each write arms the pids about to be allocated (why: learn-pidfilter.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "learn-pidfilter.h"
+#include "util.h"
+
+#define HISTORY		64	/* writes remembered for pidfilter_done() */
+
+struct done_write {
+	unsigned lo, hi;	/* the requests it served */
+	uint64_t since_ns;
+	int error;
+};
+
+struct pid_filter {
+	char *path;
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int *pending;		/* pids asked for, not yet taken by a write */
+	size_t npending, cap;
+	bool arm, rewrite, stop, busy;
+	unsigned asked;		/* the newest request number handed out */
+	unsigned served;	/* every request up to this one is written */
+	struct done_write hist[HISTORY];
+	size_t nhist, hist_next;
+	int pid_max;
+	struct pidfilter_stats st;
+};
+
+/* A small integer from a /proc/sys file, or -1. */
+static int read_int(const char *path)
+{
+	char buf[32];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return atoi(buf);
+}
+
+size_t pidfilter_ranges(int last, int pid_max, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (size == 0)
+		return 0;
+	buf[0] = '\0';
+	if (last < 0 || pid_max <= 1)
+		return 0;
+	for (int k = -(PIDS_RECENT - 1); k <= PIDS_AHEAD; k++) {
+		/* pids wrap from pid_max - 1 to the first free one above 300: 0 is never one */
+		long pid = ((long)last + k) % pid_max;
+		int n;
+
+		if (pid < 0)
+			pid += pid_max;
+		if (pid == 0)
+			continue;
+		n = snprintf(buf + len, size - len, "%s%ld", len ? " " : "", pid);
+		if (n < 0 || (size_t)n >= size - len) {
+			buf[0] = '\0';
+			return 0;
+		}
+		len += (size_t)n;
+	}
+	return len;
+}
+
+/* The text of one write: the pids asked for, then the armed ones. */
+static char *write_text(struct pid_filter *pf, const int *pids, size_t n)
+{
+	size_t size = (n + PIDS_RECENT + PIDS_AHEAD) * 12 + 2, len = 0;
+	char *buf = malloc(size);
+
+	if (!buf)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%d ", pids[i]);
+	len += pidfilter_ranges(read_int("/proc/sys/kernel/ns_last_pid"), pf->pid_max, buf + len,
+				size - len);
+	buf[len] = '\0';
+	return buf;
+}
+
+static void *writer(void *arg)
+{
+	struct pid_filter *pf = arg;
+	int *pids = NULL;
+	size_t npids, cap = 0;
+
+	pthread_mutex_lock(&pf->lock);
+	for (;;) {
+		struct done_write d = { 0 };
+		bool rewrite;
+		uint64_t t0, t1;
+		char *text;
+		int fd, r = 0;
+
+		while (!pf->stop && !pf->npending && !pf->arm && !pf->rewrite)
+			pthread_cond_wait(&pf->cond, &pf->lock);
+		if (pf->stop)
+			break;
+		rewrite = pf->rewrite;
+		pf->rewrite = pf->arm = false;
+		pf->busy = true;
+		pthread_mutex_unlock(&pf->lock);
+
+		t0 = now_monotonic_ns();
+		/*
+		 * Emptying the list (O_TRUNC) waits for the synchronisation; the pids are
+		 * taken after it, so that what was asked for meanwhile goes in at once.
+		 * (With no list, every task is traced: nothing asked for is missed then.)
+		 */
+		fd = open(pf->path, O_WRONLY | O_CLOEXEC | (rewrite ? O_TRUNC : O_APPEND));
+		if (fd < 0)
+			r = -errno;
+
+		/* take the pids asked for: the two arrays change places */
+		pthread_mutex_lock(&pf->lock);
+		{
+			int *p = pf->pending;
+			size_t c = pf->cap;
+
+			pf->pending = pids;
+			pf->cap = cap;
+			pids = p;
+			cap = c;
+		}
+		npids = pf->npending;
+		pf->npending = 0;
+		d.lo = pf->served + 1;
+		d.hi = pf->asked;
+		pthread_mutex_unlock(&pf->lock);
+
+		text = write_text(pf, pids, npids);
+		t1 = rewrite ? t0 : now_monotonic_ns();
+		if (r == 0 && !text)
+			r = -ENOMEM;
+		if (r == 0 && write(fd, text, strlen(text)) < 0)
+			r = -errno;
+		if (fd >= 0)
+			close(fd);
+		free(text);
+		d.since_ns = t1;
+		d.error = r;
+
+		pthread_mutex_lock(&pf->lock);
+		pf->busy = false;
+		pf->hist[pf->hist_next] = d;
+		pf->hist_next = (pf->hist_next + 1) % HISTORY;
+		if (pf->nhist < HISTORY)
+			pf->nhist++;
+		pf->served = d.hi;
+		pf->st.writes++;
+		pf->st.rewrites += rewrite;
+		pf->st.pids += npids;
+		{
+			uint64_t dt = now_monotonic_ns() - t0;
+
+			pf->st.write_ns += dt;
+			if (dt > pf->st.max_write_ns)
+				pf->st.max_write_ns = dt;
+		}
+		if (r < 0)
+			pf->st.last_error = r;
+	}
+	pthread_mutex_unlock(&pf->lock);
+	free(pids);
+	return NULL;
+}
+
+int pidfilter_new(const char *path, struct pid_filter **ret)
+{
+	struct pid_filter *pf = calloc(1, sizeof(*pf));
+	int r;
+
+	if (!pf)
+		return -ENOMEM;
+	pthread_mutex_init(&pf->lock, NULL);
+	pthread_cond_init(&pf->cond, NULL);
+	pf->path = strdup(path);
+	pf->pid_max = read_int("/proc/sys/kernel/pid_max");
+	if (pf->pid_max <= 0)
+		pf->pid_max = 32768;
+	if (!pf->path) {
+		pidfilter_free(pf);
+		return -ENOMEM;
+	}
+	r = -pthread_create(&pf->thread, NULL, writer, pf);
+	if (r < 0) {
+		pidfilter_free(pf);
+		return r;
+	}
+	pf->started = true;
+	*ret = pf;
+	return 0;
+}
+
+void pidfilter_free(struct pid_filter *pf)
+{
+	if (!pf)
+		return;
+	if (pf->started) {
+		pthread_mutex_lock(&pf->lock);
+		pf->stop = true;
+		pthread_cond_signal(&pf->cond);
+		pthread_mutex_unlock(&pf->lock);
+		pthread_join(pf->thread, NULL);
+	}
+	pthread_mutex_destroy(&pf->lock);
+	pthread_cond_destroy(&pf->cond);
+	free(pf->pending);
+	free(pf->path);
+	free(pf);
+}
+
+unsigned pidfilter_add(struct pid_filter *pf, int pid)
+{
+	unsigned seq;
+
+	pthread_mutex_lock(&pf->lock);
+	if (pf->npending == pf->cap) {
+		size_t cap = pf->cap ? pf->cap * 2 : 32;
+		int *p = realloc(pf->pending, cap * sizeof(*p));
+
+		if (p) {
+			pf->pending = p;
+			pf->cap = cap;
+		}
+	}
+	/* without memory the pid is left out: its window will find out it was not traced */
+	if (pf->npending < pf->cap)
+		pf->pending[pf->npending++] = pid;
+	seq = ++pf->asked;
+	pthread_cond_signal(&pf->cond);
+	pthread_mutex_unlock(&pf->lock);
+	return seq;
+}
+
+unsigned pidfilter_arm(struct pid_filter *pf)
+{
+	unsigned seq;
+
+	pthread_mutex_lock(&pf->lock);
+	pf->arm = true;
+	seq = ++pf->asked;
+	pthread_cond_signal(&pf->cond);
+	pthread_mutex_unlock(&pf->lock);
+	return seq;
+}
+
+unsigned pidfilter_rewrite(struct pid_filter *pf)
+{
+	unsigned seq;
+
+	pthread_mutex_lock(&pf->lock);
+	pf->rewrite = true;
+	seq = ++pf->asked;
+	pthread_cond_signal(&pf->cond);
+	pthread_mutex_unlock(&pf->lock);
+	return seq;
+}
+
+bool pidfilter_done(struct pid_filter *pf, unsigned seq, uint64_t *ret_since_ns, int *ret_err)
+{
+	bool done = false;
+
+	pthread_mutex_lock(&pf->lock);
+	if ((int)(pf->served - seq) >= 0) {
+		done = true;
+		*ret_err = -ESTALE;	/* written long ago: the history no longer says when */
+		*ret_since_ns = 0;
+		for (size_t i = 0; i < pf->nhist; i++) {
+			const struct done_write *d = &pf->hist[i];
+
+			if ((int)(seq - d->lo) >= 0 && (int)(d->hi - seq) >= 0) {
+				*ret_since_ns = d->since_ns;
+				*ret_err = d->error;
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&pf->lock);
+	return done;
+}
+
+bool pidfilter_idle(struct pid_filter *pf)
+{
+	bool idle;
+
+	pthread_mutex_lock(&pf->lock);
+	idle = !pf->busy && !pf->npending && !pf->arm && !pf->rewrite;
+	pthread_mutex_unlock(&pf->lock);
+	return idle;
+}
+
+void pidfilter_get_stats(struct pid_filter *pf, struct pidfilter_stats *ret)
+{
+	pthread_mutex_lock(&pf->lock);
+	*ret = pf->st;
+	pthread_mutex_unlock(&pf->lock);
+}

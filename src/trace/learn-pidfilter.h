@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Learning's pid filter: set_event_pid written by a thread of its own, batched, pids armed ahead */
+#ifndef URA_LEARN_PIDFILTER_H
+#define URA_LEARN_PIDFILTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Why a thread: a write to set_event_pid that changes a list in force waits in
+ * the kernel for a tracepoint RCU synchronisation, 25 to 67 ms on the machine
+ * measured, holding the kernel's event_mutex, so the next write waits that
+ * long too; the new list is in force 0.15 to 0.4 ms after the write began
+ * (README, "Learning program starts"). The event loop never waits for it:
+ * the pids asked for while a write is under way go together in the next one.
+ *
+ * Why pids are armed: a program exec'd while a write is under way would be
+ * traced only when the next write is done, 25 to 67 ms late. Each write also
+ * adds the pids allocated just before it (forked, maybe about to exec: the
+ * other copies of a program started together) and the pids to be allocated
+ * next, so that the programs started after a first one are traced from their
+ * fork, with nothing to write. Those tasks are traced whatever they run; the
+ * kernel drops each from the list when it exits, and a rewrite (below) drops
+ * those still alive.
+ */
+
+/* pids allocated just before a write, and next after it, that each write adds */
+#define PIDS_RECENT	64
+#define PIDS_AHEAD	64
+
+struct pid_filter;
+
+/**
+ * pidfilter_new() - start the thread that writes the pid filter @path
+ * @path: the instance's set_event_pid (tracer_pid_file()); copied
+ * Return: 0, -ENOMEM or the -errno of pthread_create().
+ */
+int pidfilter_new(const char *path, struct pid_filter **ret);
+
+/** pidfilter_free() - stop the thread (after the write under way) and release; NULL is allowed */
+void pidfilter_free(struct pid_filter *pf);
+
+/**
+ * pidfilter_add() - ask for task @pid to be traced (with the tasks it forks from then on)
+ * Return: the number of the request, for pidfilter_done().
+ */
+unsigned pidfilter_add(struct pid_filter *pf, int pid);
+
+/** pidfilter_arm() - ask for a write of the armed pids alone; the number of the request */
+unsigned pidfilter_arm(struct pid_filter *pf);
+
+/**
+ * pidfilter_rewrite() - ask for the list to be emptied, then the armed pids and the pids asked
+ * for since written: the tasks traced that belong to no window are dropped
+ *
+ * While the list is being emptied (the kernel's synchronisation, tens of ms)
+ * every task is traced: call it when no window is open.
+ * Return: the number of the request.
+ */
+unsigned pidfilter_rewrite(struct pid_filter *pf);
+
+/**
+ * pidfilter_done() - whether request @seq is written, and since when its pids are traced
+ * @ret_since_ns: CLOCK_MONOTONIC time the write began (its pids are in force a
+ *	fraction of a millisecond later, see above)
+ * @ret_err: 0, or the -errno of the write
+ */
+bool pidfilter_done(struct pid_filter *pf, unsigned seq, uint64_t *ret_since_ns, int *ret_err);
+
+/** pidfilter_idle() - no request waiting and no write under way */
+bool pidfilter_idle(struct pid_filter *pf);
+
+/* What the thread did, for the daemon's log. */
+struct pidfilter_stats {
+	uint64_t writes, rewrites, pids;	/* writes, of them rewrites, pids asked for */
+	uint64_t write_ns, max_write_ns;	/* time in write(2) (and the emptying open(2)) */
+	int last_error;
+};
+
+void pidfilter_get_stats(struct pid_filter *pf, struct pidfilter_stats *ret);
+
+/**
+ * pidfilter_ranges() - the pids each write adds around @last (the newest pid allocated), for
+ * a pid space of @pid_max: [@last - PIDS_RECENT + 1, @last + PIDS_AHEAD], wrapped, without 0;
+ * written as decimal numbers separated by spaces into @buf
+ * Return: the length written (@buf is NUL-terminated), or 0 when @size is too small.
+ */
+size_t pidfilter_ranges(int last, int pid_max, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,1011 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ura-trace --watch: the learning daemon's event loop. It reads the exec
+ * events and the scoped page-cache events in rounds, opens and closes the
+ * windows, and nothing else: the pid filter is written by a thread of its own
+ * (learn-pidfilter.c) and the packs are built, merged and written by another
+ * (learn-worker.c), so that a window opens on time whatever the machine does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <ura/pack.h>
+
+#include "cli-trace.h"
+#include "learn-packdir.h"
+#include "learn-events.h"
+#include "learn-exec.h"
+#include "learn-pidfilter.h"
+#include "learn-private.h"
+#include "learn-programs.h"
+#include "learn-recent.h"
+#include "learn-run.h"
+#include "learn-windows.h"
+#include "learn-worker.h"
+#include "trace-demand.h"
+#include "trace-events.h"
+#include "trace-session.h"
+#include "trace-tracer.h"
+#include "sys-view.h"
+#include "util-log.h"
+#include "util.h"
+#include "key.h"
+
+#define MS			(1000ull * 1000)
+#define POLL_MS			100		/* reading the scoped instance while windows are open */
+#define SLACK_NS		(200 * MS)	/* events still on their way after a window */
+#define MAX_WINDOWS		64		/* programs in their windows at once */
+#define MAX_PER_PROGRAM		16		/* runs of one program in their windows at once */
+/* windows of one user's programs at once: a user who floods execs leaves room for others */
+#define MAX_PER_USER		(MAX_WINDOWS / 2)
+#define EXEC_BUFFER_KB		256		/* per CPU, for exec events only */
+#define PAGES_WAKEUP_PERCENT	25		/* the scoped buffers wake the loop this full */
+/*
+ * Rounds: a round reads both instances and handles what they hold in time
+ * order; rounds are at least ROUND_GAP_NS apart, so that the execs of a
+ * burst are read together (one wakeup, one pid filter write for all).
+ */
+#define ROUND_GAP_NS		(1 * MS)
+/*
+ * Records later than this before a round began are left for the next round:
+ * a record is written into its CPU's buffer a little after its time, and an
+ * exec must be read no later than the events of its program.
+ */
+#define CUT_NS			(100 * 1000ull)
+/*
+ * A round handles at most this many records of the scoped instance, and reads
+ * the exec instance again before the rest: an exec is looked up in /proc soon
+ * after it (a short program is gone in milliseconds) even behind a backlog.
+ */
+#define ROUND_MAX_RECORDS	2000
+/* A traced exec is remembered this long, to be matched with the exec instance's record. */
+#define PEXEC_KEEP_NS		(100 * MS)
+/*
+ * What a task traced before its exec did this long before it goes to the
+ * window its exec opens: the exec's own reads (learn-recent.h). A cold exec
+ * on a slow disk reads a few directory, inode and header blocks: tens of ms.
+ */
+#define PRE_EXEC_NS		(200 * MS)
+#define RECENT_SLOTS		16384
+/* A write's pids are in force this long after it began, at most (measured: 0.15-0.4 ms). */
+#define PUBLISH_NS		(1 * MS)
+/*
+ * A window traced this long after its exec or later is not merged: it missed
+ * what its program did first, and would count as a run that did not do it.
+ */
+#define LATE_NS			(5 * MS)
+/*
+ * The parent of a program learned is traced too (what it forks from then on
+ * is traced from its fork: the next programs a shell or a launcher starts);
+ * this many parents at most, kept through rewrites while they started a
+ * learned program in the last FOLLOW_NS.
+ */
+#define MAX_FOLLOWED		64
+#define FOLLOW_NS		(60000 * MS)
+/* Arm the pid filter again, after an exec not traced from its fork, at most this often. */
+#define REARM_GAP_NS		(1000 * MS)
+/*
+ * Tasks traced but in no window (armed pids, tasks left from closed windows)
+ * cost the events they make: once this many were read and no window has been
+ * open for a while, the filter is written afresh.
+ */
+#define EXTRA_EVENTS_MAX	2000
+#define REWRITE_IDLE_NS		(1000 * MS)
+#define REWRITE_GAP_NS		(10000 * MS)
+/* The answers about directories (is a program a user's?) are kept this long. */
+#define PRIVATE_KEEP_NS		(10000 * MS)
+
+/* A record read from one of the two instances, kept until its round handles it. */
+enum rec_kind { REC_PAGE, REC_FORK, REC_EXIT, REC_PEXEC, REC_EXEC };
+
+/*
+ * What an exec started, looked up in /proc as soon as its record is read:
+ * a short-lived program is gone a few milliseconds after its exec.
+ */
+struct exec_seen {
+	int pid;
+	uint64_t ts;
+	int err;			/* of exec_program_of(): 0 when @prog is known */
+	struct exec_program prog;
+	char filename[];		/* as exec'd */
+};
+
+struct rec {
+	uint64_t ts;
+	size_t off;		/* its bytes in the arena */
+	uint32_t size;
+	int pid;		/* common_pid */
+	uint8_t kind;		/* enum rec_kind */
+	bool missed;		/* events were lost before it */
+	struct exec_seen *exec;	/* REC_EXEC: malloc()ed, owned */
+};
+
+struct recs {
+	struct rec *v;
+	size_t n, cap;
+	char *data;
+	size_t len, data_cap;
+};
+
+/* The execs of traced tasks seen in a round (pid, time), sorted: was an exec traced? */
+struct pexec {
+	int pid;
+	uint64_t ts;
+};
+
+/* A parent of learned programs, traced so that its next children are traced from their fork. */
+struct followed {
+	int pid;
+	uint64_t ns;		/* when it last started a program learned */
+};
+
+struct learner {
+	const struct trace_options *o;
+	struct tracer *exec_t, *pages_t;
+	struct task_decoder *exec_dec, *task_dec;
+	struct trace_decoder *page_dec;
+	struct learn_windows ws;
+	struct pid_filter *pf;
+	struct learn_worker *wk;
+	struct recent *recent;		/* the last records of the traced tasks */
+	struct programs *programs;	/* each program's budget of runs */
+	struct sys_view *view;		/* the loop's own mounts, for private_path() */
+	struct private_cache *priv;	/* NULL with --include-user-files */
+	uint64_t priv_ns;		/* when @priv was made */
+	struct key_self self;
+	char **only_real;		/* canonical --only paths (or as given) */
+	enum demand_evidence evidence;
+	int error;			/* first fatal -errno */
+	struct recs recs;		/* read, not yet handled */
+	struct pexec *pexec;
+	size_t npexec, pexec_cap;
+	uint64_t last_round_ns;
+	uint64_t last_write_ns;		/* when a pid filter write was last asked for */
+	bool untraced;			/* an exec not traced from its fork since then */
+	uint64_t last_open_ns;		/* when a window last opened */
+	uint64_t extra_events;		/* events of traced tasks in no window, since the last rewrite */
+	struct followed followed[MAX_FOLLOWED];
+	size_t nfollowed;
+	uint64_t lost, lost_checked_ns;
+	/* counts, for the log at the end */
+	uint64_t execs, gone, skipped_busy, windows, traced_at_exec, late, lost_runs;
+	uint64_t lost_execs, skipped_rate, skipped_private;
+};
+
+static void *arena_grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap ? *cap : 64;
+	void *n;
+
+	while (c < need)
+		c *= 2;
+	if (c == *cap)
+		return p;
+	n = realloc(p, c * elem);
+	if (n)
+		*cap = c;
+	return n;
+}
+
+static int recs_push(struct recs *r, const struct tep_record *rec, int pid, uint8_t kind)
+{
+	void *p;
+
+	p = arena_grow(r->v, &r->cap, r->n + 1, sizeof(*r->v));
+	if (!p)
+		return -ENOMEM;
+	r->v = p;
+	p = arena_grow(r->data, &r->data_cap, r->len + (size_t)rec->size, 1);
+	if (!p)
+		return -ENOMEM;
+	r->data = p;
+	memcpy(r->data + r->len, rec->data, (size_t)rec->size);
+	r->v[r->n++] = (struct rec){ .ts = rec->ts, .off = r->len, .size = (uint32_t)rec->size,
+				     .pid = pid, .kind = kind, .missed = rec->missed_events != 0,
+				     .exec = NULL };
+	r->len += (size_t)rec->size;
+	return 0;
+}
+
+static int collect_pages(struct tep_record *rec, void *ctx)
+{
+	struct learner *l = ctx;
+	int type = learn_events_type(l->task_dec, rec);
+	uint8_t kind = type == TASK_FORK ? REC_FORK : type == TASK_EXIT ? REC_EXIT :
+		       type == TASK_EXEC ? REC_PEXEC : REC_PAGE;
+
+	int pid = tep_data_pid(tracer_tep(l->pages_t), rec);
+
+	if (kind == REC_PEXEC) {
+		void *p = arena_grow(l->pexec, &l->pexec_cap, l->npexec + 1, sizeof(*l->pexec));
+
+		if (!p)
+			return -ENOMEM;
+		l->pexec = p;
+		l->pexec[l->npexec++] = (struct pexec){ pid, rec->ts };
+	}
+	return recs_push(&l->recs, rec, pid, kind);
+}
+
+static int collect_execs(struct tep_record *rec, void *ctx)
+{
+	static struct task_event ev;	/* 4 KiB of file name: not on the stack each time */
+	struct learner *l = ctx;
+	struct exec_seen *x;
+	size_t len;
+	int r;
+
+	if (rec->missed_events)
+		l->lost_execs++;
+	if (learn_events_decode(l->exec_dec, rec, &ev) != 1 || ev.type != TASK_EXEC || ev.pid <= 0)
+		return 0;
+	len = strlen(ev.filename);
+	x = malloc(sizeof(*x) + len + 1);
+	if (!x)
+		return -ENOMEM;
+	x->pid = ev.pid;
+	x->ts = ev.ts;
+	memcpy(x->filename, ev.filename, len + 1);
+	/* now, while the process lives (an exec read late is of a program already gone) */
+	x->err = exec_program_of(ev.pid, ev.filename, &l->self, &x->prog);
+	r = recs_push(&l->recs, rec, ev.pid, REC_EXEC);
+	if (r < 0) {
+		free(x);
+		return r;
+	}
+	l->recs.v[l->recs.n - 1].exec = x;
+	return 0;
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->kind < y->kind ? -1 : x->kind > y->kind;	/* a traced exec before the exec */
+}
+
+static int cmp_pexec(const void *a, const void *b)
+{
+	const struct pexec *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/*
+ * Was the exec of @pid at @ts traced (the scoped instance recorded it too)?
+ * The two instances stamp one event a little apart.
+ */
+static bool exec_traced(const struct learner *l, int pid, uint64_t ts)
+{
+	size_t lo = 0, hi = l->npexec;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->pexec[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < l->npexec && l->pexec[lo].pid == pid; lo++) {
+		uint64_t t = l->pexec[lo].ts, d = t > ts ? t - ts : ts - t;
+
+		if (d < MS)
+			return true;
+	}
+	return false;
+}
+
+/* Is the program one of --only (by its key, its executable, or the file --only names)? */
+static bool wanted(const struct learner *l, const struct exec_program *p)
+{
+	if (!l->o->nonly)
+		return true;
+	for (size_t i = 0; i < l->o->nonly; i++)
+		if (strcmp(p->path, l->o->only[i]) == 0 || strcmp(p->path, l->only_real[i]) == 0 ||
+		    strcmp(p->exe, l->o->only[i]) == 0 || strcmp(p->exe, l->only_real[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The children @pid forked before it was traced (a window traced after its
+ * exec): the pid filter adds only the tasks forked by a traced task, so they
+ * are added to the window here, and traced by the write that adds @pid (they
+ * are among the pids allocated just before it).
+ */
+static void adopt_children(struct learner *l, int pid)
+{
+	char file[64], buf[1024];
+	ssize_t n;
+	int fd;
+
+	snprintf(file, sizeof(file), "/proc/%d/task/%d/children", pid, pid);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (char *p = buf, *end; *p; p = end) {
+		long child = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (child > 0 && windows_fork(&l->ws, pid, (int)child) == 0)
+			pidfilter_add(l->pf, (int)child);
+	}
+}
+
+/* The parent of @pid, or -1. */
+static int parent_of(int pid)
+{
+	char file[64], buf[512], *p;
+	ssize_t n;
+	int fd, ppid;
+
+	snprintf(file, sizeof(file), "/proc/%d/stat", pid);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the name may hold anything */
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+		return -1;
+	return ppid;
+}
+
+/* Trace @pid's parent from now on (see MAX_FOLLOWED), unless it is already. */
+static void follow_parent(struct learner *l, int pid, uint64_t now)
+{
+	int ppid = parent_of(pid);
+	size_t i, oldest = 0;
+
+	if (ppid <= 0)
+		return;
+	for (i = 0; i < l->nfollowed; i++) {
+		if (l->followed[i].pid == ppid) {
+			l->followed[i].ns = now;
+			return;
+		}
+		if (l->followed[i].ns < l->followed[oldest].ns)
+			oldest = i;
+	}
+	if (l->nfollowed < MAX_FOLLOWED)
+		oldest = l->nfollowed++;
+	l->followed[oldest] = (struct followed){ .pid = ppid, .ns = now };
+	if (!windows_has_task(&l->ws, ppid))
+		pidfilter_add(l->pf, ppid);
+}
+
+struct pre_exec {
+	struct learner *l;
+	struct learn_window *w;
+};
+
+/* A record of the task from before its exec: into the window the exec opened. */
+static int feed_pre_exec(void *ctx, uint64_t ts, const void *data, uint32_t size)
+{
+	struct pre_exec *p = ctx;
+	struct tep_record rec = { .ts = ts, .data = (void *)data, .size = (int)size };
+	struct trace_event ev;
+
+	if (trace_events_decode(p->l->page_dec, &rec, &ev) <= 0)
+		return 0;
+	return demand_feed(&p->w->demand, &ev);
+}
+
+/* The path @path of root @root as the daemon sees it, in @buf; false when too long. */
+static bool host_path(const struct key_root *root, const char *path, char *buf, size_t size)
+{
+	int n = strcmp(root->path, "/") == 0 ? snprintf(buf, size, "%s", path) :
+					      snprintf(buf, size, "%s%s", root->path, path);
+
+	return n > 0 && (size_t)n < size;
+}
+
+/*
+ * Is the program run from a user's or a temporary tree (learn-private.h)? Its
+ * key and its executable are looked at, directories from the root down.
+ */
+static bool program_private(struct learner *l, const struct exec_program *prog, uint64_t now)
+{
+	char host[PATH_MAX];
+
+	if (!l->priv || now - l->priv_ns >= PRIVATE_KEEP_NS) {
+		int r = sys_view_refresh(&l->view, false);
+
+		if (r < 0)
+			return true;	/* no memory: learn nothing doubtful */
+		private_cache_free(l->priv);
+		l->priv = NULL;
+		if (private_cache_new(sys_view_mounts(l->view), &l->priv) < 0)
+			return true;
+		l->priv_ns = now;
+	}
+	if (!host_path(&prog->root, prog->path, host, sizeof(host)) ||
+	    private_path(l->priv, prog->root.path, host))
+		return true;
+	if (strcmp(prog->exe, prog->path) == 0)
+		return false;
+	return !host_path(&prog->root, prog->exe, host, sizeof(host)) ||
+	       private_path(l->priv, prog->root.path, host);
+}
+
+static void on_exec(struct learner *l, const struct exec_seen *x)
+{
+	const struct exec_program *prog = &x->prog;
+	struct learn_window *w = NULL, *outer;
+	uint64_t now = now_monotonic_ns(), wait_ns = 0;
+	bool traced;
+	int err;
+
+	l->execs++;
+	traced = exec_traced(l, x->pid, x->ts);
+	l->untraced |= !traced;
+	if (x->err < 0) {
+		l->gone++;
+		log_debug("exec of '%s' by pid %d: %s, not learned", x->filename, x->pid,
+			  strerror(-x->err));
+		return;
+	}
+	if (!wanted(l, prog))
+		return;
+	/* a program that execs itself again ("#!/usr/bin/env python3" runs the script twice) */
+	outer = windows_task_window(&l->ws, x->pid);
+	if (outer && outer->root_id == prog->root.id && strcmp(outer->exe, prog->path) == 0)
+		return;
+	if (!l->o->include_user_files && program_private(l, prog, now)) {
+		l->skipped_private++;
+		log_debug("not learning '%s' (pid %d): run from a user's or a temporary tree",
+			  prog->path, x->pid);
+		return;
+	}
+	if (windows_count_exe(&l->ws, prog->root.id, prog->path) >= MAX_PER_PROGRAM) {
+		l->skipped_busy++;
+		log_debug("not learning '%s' (pid %d): %d runs of it are being learned", prog->path,
+			  x->pid, MAX_PER_PROGRAM);
+		return;
+	}
+	if (windows_count_uid(&l->ws, prog->uid) >= MAX_PER_USER) {
+		l->skipped_busy++;
+		log_debug("not learning '%s' (pid %d): uid %u has %d windows open", prog->path,
+			  x->pid, (unsigned)prog->uid, MAX_PER_USER);
+		return;
+	}
+	if (!programs_start(l->programs, prog->root.id, prog->path, now, &wait_ns)) {
+		l->skipped_rate++;
+		log_debug("not learning '%s' (pid %d): learned lately, next run in %.0f s",
+			  prog->path, x->pid, (double)wait_ns / 1e9);
+		return;
+	}
+	err = windows_open(&l->ws, prog->root.id, prog->root.path, prog->path, x->pid, x->ts,
+			   l->o->window_ns, &w);
+	if (err == -ENOSPC) {
+		l->skipped_busy++;
+		log_debug("not learning '%s' (pid %d): too many windows open", prog->path, x->pid);
+		return;
+	}
+	if (err < 0) {
+		l->error = err;
+		return;
+	}
+	w->uid = prog->uid;
+	l->windows++;
+	l->last_open_ns = w->seen_ns = now_monotonic_ns();
+	w->demand.evidence = l->evidence;
+	if (traced) {
+		struct pre_exec pre = { .l = l, .w = w };
+
+		w->traced_ns = x->ts;	/* traced from before its exec: nothing missed */
+		l->traced_at_exec++;
+		/* and what the exec itself read */
+		err = recent_replay(l->recent, x->pid, x->ts > PRE_EXEC_NS ? x->ts - PRE_EXEC_NS : 0,
+				    x->ts, feed_pre_exec, &pre);
+		if (err < 0) {
+			l->error = err;
+			return;
+		}
+	} else {
+		w->pid_seq = pidfilter_add(l->pf, x->pid);
+		l->last_write_ns = l->last_open_ns;
+		l->untraced = false;
+		adopt_children(l, x->pid);
+	}
+	follow_parent(l, x->pid, l->last_open_ns);
+}
+
+/* Handle one record, in time order. */
+static int handle(struct learner *l, const struct rec *r)
+{
+	struct tep_record rec = { .ts = r->ts, .data = l->recs.data + r->off, .size = (int)r->size };
+	static struct task_event tev;
+	struct trace_event ev;
+	int err;
+
+	if (r->missed && r->kind != REC_EXEC)
+		windows_lose(&l->ws, WINDOW_LOST_EVENTS);
+	if (r->kind == REC_EXEC) {
+		on_exec(l, r->exec);
+		free(r->exec);
+		return l->error;
+	}
+	/* every record of a traced task, for the window its next exec opens */
+	recent_push(l->recent, r->pid, r->ts, r->kind == REC_PEXEC || r->kind == REC_EXIT,
+		    rec.data, r->size);
+	if (r->kind == REC_FORK && learn_events_decode(l->task_dec, &rec, &tev) == 1)
+		recent_push(l->recent, tev.child, r->ts, true, NULL, 0);	/* a new task */
+	if (r->kind == REC_PEXEC)
+		return 0;	/* seen with the exec instance's record */
+	if (!windows_has_task(&l->ws, r->pid)) {
+		l->extra_events++;
+		return 0;
+	}
+	if (r->kind == REC_FORK || r->kind == REC_EXIT) {
+		if (learn_events_decode(l->task_dec, &rec, &tev) != 1)
+			return 0;
+		if (tev.type == TASK_FORK)
+			return windows_fork(&l->ws, tev.pid, tev.child);
+		windows_exit(&l->ws, tev.pid, tev.ts);
+		return 0;
+	}
+	if (trace_events_decode(l->page_dec, &rec, &ev) <= 0)
+		return 0;
+	err = windows_feed(&l->ws, &ev);
+	return err < 0 ? err : 0;
+}
+
+/* The windows whose pid filter write is done: since when they are traced. */
+static void settle_pending(struct learner *l)
+{
+	for (size_t i = 0; i < l->ws.n; i++) {
+		struct learn_window *w = &l->ws.w[i];
+		uint64_t since;
+		int err;
+
+		if (w->traced_ns != WINDOW_TRACED_PENDING || !pidfilter_done(l->pf, w->pid_seq,
+									  &since, &err))
+			continue;
+		w->traced_ns = since + PUBLISH_NS > w->start_ns ? since + PUBLISH_NS : w->start_ns;
+		if (err < 0) {
+			log_warn("cannot trace pid %d of '%s': %s, skipping", w->pid, w->exe,
+				 strerror(-err));
+			w->lost |= WINDOW_LOST_LATE;
+		} else if (w->traced_ns - w->start_ns > LATE_NS) {
+			w->lost |= WINDOW_LOST_LATE;
+		}
+		log_debug("window of '%s' (pid %d): traced %.3f ms after its exec", w->exe, w->pid,
+			  (double)(w->traced_ns - w->start_ns) / 1e6);
+	}
+}
+
+static const char *lost_reason(unsigned lost)
+{
+	if (lost & WINDOW_LOST_STOPPED)
+		return "the daemon stopped before its end";
+	if (lost & WINDOW_LOST_EVENTS)
+		return "events were lost";
+	if (lost & WINDOW_LOST_LATE)
+		return "traced too late after its exec";
+	return "a task of it was not traced";
+}
+
+/* Close the windows that are complete: their runs go to the worker, or are dropped. */
+static void close_due(struct learner *l, uint64_t now)
+{
+	struct learn_window *w;
+
+	while ((w = windows_due(&l->ws, now, SLACK_NS))) {
+		struct learn_window done;
+
+		windows_take(&l->ws, w, &done);
+		log_debug("window of '%s' (pid %d) closed: exec read after %.3f ms, traced %.3f ms "
+			  "after the exec, %s", done.exe, done.pid,
+			  (double)(done.seen_ns - done.start_ns) / 1e6,
+			  done.traced_ns == WINDOW_TRACED_PENDING ? -1.0 :
+			  (double)(done.traced_ns - done.start_ns) / 1e6,
+			  done.lost ? lost_reason(done.lost) : "merged");
+		if (done.lost) {
+			l->lost_runs++;
+			l->late += (done.lost & WINDOW_LOST_LATE) != 0;
+			log_info("not learning this run of '%s' (pid %d): %s", done.exe, done.pid,
+				 lost_reason(done.lost));
+			windows_free_one(&done);
+			continue;
+		}
+		/* the worker takes the window whatever the result: its name is copied first */
+		{
+			char *exe = strdup(done.exe ? done.exe : "");
+
+			if (worker_submit(l->wk, &done) < 0)
+				log_warn("not learning this run of '%s': too many runs waiting to be "
+					 "written", exe ? exe : "?");
+			free(exe);
+		}
+	}
+}
+
+/* Records [0, @old) are sorted (carried from the last round); sort the new ones and merge. */
+static int merge_new(struct recs *r, size_t old)
+{
+	struct rec *out;
+	size_t a = 0, b = old, k = 0;
+
+	if (r->n - old > 1)
+		qsort(r->v + old, r->n - old, sizeof(*r->v), cmp_rec);
+	if (old == 0 || old == r->n || cmp_rec(&r->v[old - 1], &r->v[old]) <= 0)
+		return 0;
+	out = malloc(r->n * sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	while (a < old || b < r->n)
+		out[k++] = b == r->n || (a < old && cmp_rec(&r->v[a], &r->v[b]) <= 0) ? r->v[a++] :
+										       r->v[b++];
+	memcpy(r->v, out, r->n * sizeof(*out));
+	free(out);
+	return 0;
+}
+
+/*
+ * One round: both instances read, their records handled in time order up to
+ * the cut, at most ROUND_MAX_RECORDS of the scoped instance (@ret_more: some
+ * were left for the next round).
+ */
+static int round_once(struct learner *l, bool *ret_more)
+{
+	uint64_t cut = now_monotonic_ns() - CUT_NS;
+	size_t keep = 0, old = l->recs.n, done = 0, i;
+	long n;
+	int err;
+
+	*ret_more = false;
+	/* execs first: what they started is looked up at once (the cut keeps the order right) */
+	n = tracer_read(l->exec_t, collect_execs, l);
+	if (n >= 0)
+		n = tracer_read(l->pages_t, collect_pages, l);
+	if (n < 0) {
+		log_err("cannot read the trace buffers: %s", strerror((int)-n));
+		return (int)n;
+	}
+	err = merge_new(&l->recs, old);
+	if (err < 0)
+		return err;
+	/* the traced execs of the last moments, by pid, for exec_traced() */
+	for (i = 0; i < l->npexec;) {
+		if (l->pexec[i].ts + PEXEC_KEEP_NS < cut)
+			l->pexec[i] = l->pexec[--l->npexec];
+		else
+			i++;
+	}
+	if (l->npexec > 1)
+		qsort(l->pexec, l->npexec, sizeof(*l->pexec), cmp_pexec);
+	for (i = 0; i < l->recs.n; i++) {
+		const struct rec *r = &l->recs.v[i];
+
+		if (r->ts > cut)
+			break;
+		if (r->kind != REC_EXEC && done == ROUND_MAX_RECORDS) {
+			*ret_more = true;
+			break;
+		}
+		done += r->kind != REC_EXEC;
+		err = handle(l, r);
+		if (err < 0) {
+			log_err("cannot learn: %s", strerror(-err));
+			return err;
+		}
+	}
+	/* the records left, and their bytes, to the front */
+	if (i < l->recs.n) {
+		size_t len = 0;
+
+		for (; i < l->recs.n; i++, keep++) {
+			struct rec r = l->recs.v[i];
+
+			memmove(l->recs.data + len, l->recs.data + r.off, r.size);
+			r.off = len;
+			len += r.size;
+			l->recs.v[keep] = r;
+		}
+		l->recs.len = len;
+	} else {
+		l->recs.len = 0;
+	}
+	l->recs.n = keep;
+	return 0;
+}
+
+/* After a round: windows settled and closed, the pid filter armed again or rewritten. */
+static void after_round(struct learner *l, uint64_t now)
+{
+	settle_pending(l);
+	close_due(l, now);
+	if (l->ws.n == 0 && l->extra_events >= EXTRA_EVENTS_MAX &&
+	    now - l->last_open_ns >= REWRITE_IDLE_NS && now - l->last_write_ns >= REWRITE_GAP_NS &&
+	    pidfilter_idle(l->pf)) {
+		/* tasks traced for no window: start the list again (every task traced meanwhile) */
+		log_debug("pid filter written afresh: %" PRIu64 " events of tasks in no window",
+			  l->extra_events);
+		pidfilter_rewrite(l->pf);
+		/* the parents that started learned programs lately stay traced */
+		for (size_t i = 0; i < l->nfollowed;) {
+			if (now - l->followed[i].ns < FOLLOW_NS && kill(l->followed[i].pid, 0) == 0) {
+				pidfilter_add(l->pf, l->followed[i++].pid);
+				continue;
+			}
+			l->followed[i] = l->followed[--l->nfollowed];
+		}
+		l->extra_events = 0;
+		l->last_write_ns = now;
+		l->untraced = false;
+	}
+	/*
+	 * Four stats files per read: once a poll period, not on each exec's
+	 * wakeup (an exec-heavy workload wakes us thousands of times a second)
+	 */
+	if (now - l->lost_checked_ns >= POLL_MS * MS) {
+		uint64_t lost;
+
+		l->lost_checked_ns = now;
+		lost = tracer_lost_events(l->pages_t) + tracer_lost_events(l->exec_t);
+		if (lost > l->lost) {
+			log_warn("%" PRIu64 " events lost: the trace buffers overflowed, runs "
+				 "being learned are dropped", lost - l->lost);
+			l->lost = lost;
+		}
+	}
+}
+
+static int setup(struct learner *l)
+{
+	const struct trace_options *o = l->o;
+	struct tracer_opts eo = { .exec_only = true, .buffer_kb = EXEC_BUFFER_KB };
+	struct tracer_opts po = {
+		.buffer_kb = o->buffer_kb,
+		.access_events = o->events != TRACE_EVENTS_ADD,
+		.fault_addresses = o->events == TRACE_EVENTS_ALL,
+		.task_events = true,
+	};
+	struct worker_opts wo = {
+		.dir = o->watch_dir,
+		.merge = { .min_confidence = o->min_confidence, .keep_runs = o->keep_runs },
+		.caps = { .max_packs = o->max_packs, .max_bytes = o->max_size,
+			  .forget_ns = PACKDIR_FORGET_NS },
+		.include_user_files = o->include_user_files,
+	};
+	char *pid_file = NULL;
+	int r;
+
+	r = key_self_read(&l->self);
+	if (r < 0)
+		return r;
+	r = programs_new(o->learn_interval_ns, &l->programs);
+	if (r < 0)
+		return r;
+	if (!o->include_user_files) {
+		r = sys_view_read(SYS_VIEW_WATCH, &l->view);
+		if (r < 0)
+			return r;
+		if (!sys_view_mounts(l->view))
+			return sys_view_mounts_error(l->view);
+	}
+	l->only_real = calloc(o->nonly + 1, sizeof(*l->only_real));
+	if (!l->only_real)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->nonly; i++) {
+		l->only_real[i] = realpath(o->only[i], NULL);
+		if (!l->only_real[i])
+			l->only_real[i] = strdup(o->only[i]);
+		if (!l->only_real[i])
+			return -ENOMEM;
+	}
+	r = tracer_remove_orphans();
+	if (r >= 0)
+		r = tracer_new(&eo, &l->exec_t);
+	if (r >= 0)
+		r = tracer_new(&po, &l->pages_t);
+	if (r < 0)
+		return r;
+	/* no task traced until a window opens (set before tracing is on) */
+	r = tracer_set_pids(l->pages_t, NULL, 0);
+	if (r < 0)
+		return r;
+	/* an exec wakes the loop at once; the scoped buffers only when filling up */
+	if (tracer_set_wakeup(l->exec_t, 0) < 0 ||
+	    tracer_set_wakeup(l->pages_t, PAGES_WAKEUP_PERCENT) < 0)
+		log_debug("cannot set the buffers' wakeup: the kernel's default stays");
+	r = learn_events_new(tracer_tep(l->exec_t), &l->exec_dec);
+	if (r >= 0)
+		r = learn_events_new(tracer_tep(l->pages_t), &l->task_dec);
+	if (r >= 0)
+		r = trace_events_new(tracer_tep(l->pages_t), &l->page_dec);
+	if (r < 0)
+		return r;
+	l->evidence = demand_evidence(tracer_has_event(l->pages_t, TRACE_EVENT_GET_PAGES),
+				      tracer_has_event(l->pages_t, TRACE_EVENT_MAP_PAGES));
+	if (l->evidence == DEMAND_EVIDENCE_NONE)
+		wo.info_flags |= URA_PACK_INFO_NO_ACCESS_EVENTS;
+	r = tracer_poll_fd(l->exec_t);
+	if (r >= 0)
+		r = tracer_poll_fd(l->pages_t);
+	if (r < 0)
+		return r;
+	r = recent_new(RECENT_SLOTS, &l->recent);
+	if (r >= 0)
+		r = worker_new(&wo, &l->wk);
+	if (r < 0)
+		return r;
+	pid_file = tracer_pid_file(l->pages_t);
+	r = pid_file ? pidfilter_new(pid_file, &l->pf) : -ENOMEM;
+	free(pid_file);
+	if (r < 0)
+		return r;
+	r = tracer_start(l->pages_t);
+	if (r >= 0)
+		r = tracer_start(l->exec_t);
+	if (r >= 0)
+		pidfilter_arm(l->pf);	/* the next programs traced from their fork */
+	l->last_write_ns = now_monotonic_ns();
+	return r;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000), .tv_nsec = (long)(ns % 1000000000) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int loop(struct learner *l, int sigfd)
+{
+	int exec_fd = tracer_poll_fd(l->exec_t), pages_fd = tracer_poll_fd(l->pages_t);
+	bool more = false;
+
+	for (;;) {
+		struct pollfd p[3] = { { .fd = sigfd, .events = POLLIN },
+				       { .fd = exec_fd, .events = POLLIN },
+				       { .fd = pages_fd, .events = POLLIN } };
+		bool busy = l->ws.n || l->recs.n || l->extra_events >= EXTRA_EVENTS_MAX;
+		uint64_t now;
+		int r;
+
+		if (poll(p, 3, more ? 0 : busy ? POLL_MS : -1) < 0 && errno != EINTR)
+			return -errno;
+		if (p[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+				log_info("signal %u: stopping, %zu window%s in flight dropped",
+					 si.ssi_signo, l->ws.n, l->ws.n == 1 ? "" : "s");
+				return 0;
+			}
+		}
+		/* execs of a burst come together: one round for them all */
+		now = now_monotonic_ns();
+		if (!more && now - l->last_round_ns < ROUND_GAP_NS)
+			sleep_ns(ROUND_GAP_NS - (now - l->last_round_ns));
+		l->last_round_ns = now_monotonic_ns();
+		r = round_once(l, &more);
+		if (r < 0)
+			return r;
+		/* an exec not traced from its fork: the next ones should be */
+		if (l->untraced && now - l->last_write_ns >= REARM_GAP_NS && pidfilter_idle(l->pf)) {
+			pidfilter_arm(l->pf);
+			l->last_write_ns = now;
+			l->untraced = false;
+		}
+		after_round(l, now_monotonic_ns());
+	}
+}
+
+static void log_counts(struct learner *l)
+{
+	struct pidfilter_stats ps = { 0 };
+	struct worker_stats ws = { 0 };
+
+	if (l->pf)
+		pidfilter_get_stats(l->pf, &ps);
+	if (l->wk)
+		worker_get_stats(l->wk, &ws);
+	log_info("%" PRIu64 " execs, %" PRIu64 " windows (%" PRIu64 " traced from the exec), %"
+		 PRIu64 " runs merged, %" PRIu64 " dropped (%" PRIu64 " late), %" PRIu64
+		 " not opened (busy), %" PRIu64 " not learned (learned lately), %" PRIu64
+		 " not learned (a user's tree), %" PRIu64 " gone before seen; %" PRIu64
+		 " packs written, %" PRIu64 " removed (caps); %" PRIu64 " pid filter writes, "
+		 "longest %.1f ms", l->execs, l->windows, l->traced_at_exec, ws.merged,
+		 l->lost_runs + ws.dropped, l->late, l->skipped_busy, l->skipped_rate,
+		 l->skipped_private, l->gone, ws.writes, ws.evicted, ps.writes,
+		 (double)ps.max_write_ns / 1e6);
+}
+
+int learn_run(const struct trace_options *o, bool *ret_unavailable)
+{
+	struct learner l = { .o = o };
+	sigset_t mask, orig;
+	int sigfd = -1, r;
+
+	*ret_unavailable = false;
+	windows_init(&l.ws, MAX_WINDOWS);
+	if (geteuid() != 0) {
+		log_err("learning needs root");
+		return -EPERM;
+	}
+	r = packdir_make(o->watch_dir);
+	if (r < 0) {
+		log_err("cannot make '%s' private: %s", o->watch_dir,
+			r == -EPERM ? "it belongs to another user" : strerror(-r));
+		return r;
+	}
+	session_signals(&mask);
+	sigprocmask(SIG_BLOCK, &mask, &orig);
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0) {
+		r = -errno;
+		log_err("cannot watch signals: %s", strerror(-r));
+		goto out;
+	}
+	r = setup(&l);
+	if (r < 0) {
+		if (r == -ENOENT || r == -ENODEV || r == -EPERM || r == -EACCES)
+			*ret_unavailable = true;
+		else
+			log_err("cannot set up tracing: %s", strerror(-r));
+		goto out;
+	}
+	log_info("learning %s into '%s', %.1f s windows",
+		 o->nonly ? "the programs named" : "every program exec'd", o->watch_dir,
+		 (double)o->window_ns / 1e9);
+	r = loop(&l, sigfd);
+	log_counts(&l);
+out:
+	/* windows still open are runs cut short: not merged */
+	windows_fini(&l.ws);
+	/* the runs handed over are complete: written before the worker stops */
+	worker_free(l.wk);
+	pidfilter_free(l.pf);
+	recent_free(l.recent);
+	programs_free(l.programs);
+	private_cache_free(l.priv);
+	sys_view_unref(l.view);
+	/* the instances go: nothing is traced any more while we clean up */
+	tracer_free(l.pages_t);
+	tracer_free(l.exec_t);
+	trace_events_free(l.page_dec);
+	learn_events_free(l.task_dec);
+	learn_events_free(l.exec_dec);
+	for (size_t i = 0; l.only_real && i < o->nonly; i++)
+		free(l.only_real[i]);
+	free(l.only_real);
+	for (size_t i = 0; i < l.recs.n; i++)
+		free(l.recs.v[i].exec);
+	free(l.recs.v);
+	free(l.recs.data);
+	free(l.pexec);
+	if (sigfd >= 0)
+		close(sigfd);
+	sigprocmask(SIG_SETMASK, &orig, NULL);
+	return r;
+}

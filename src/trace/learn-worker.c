@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Learning's worker thread: the runs of closed windows become packs here, off
+ * the event loop, which must read exec events on time whatever this costs
+ * (naming inodes, reading a pack, merging, fsync). Runs of one program that
+ * wait together are merged into its pack in one read-merge-write, under the
+ * directory's lock.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <ura/pack.h>
+
+#include "learn-packdir.h"
+#include "learn-private.h"
+#include "learn-windows.h"
+#include "learn-worker.h"
+#include "merge.h"
+#include "sys-view.h"
+#include "trace-assemble.h"
+#include "trace-summary.h"
+#include "util-log.h"
+#include "util.h"
+#include "key.h"
+
+#define QUEUE_MAX	256	/* runs waiting at most (each holds its pages in memory) */
+#define QUEUE_PER_USER	(QUEUE_MAX / 2)	/* of them, of one user's programs */
+#define WORKER_NICE	10	/* below the event loop: it must not make the loop wait for a CPU */
+#define BOUND_GAP_NS	(60ull * 1000000000)	/* DIR's caps checked this often, and on a new pack */
+#define GONE_GAP_NS	(3600ull * 1000000000)	/* packs of programs gone looked for this often */
+
+struct learn_worker {
+	struct worker_opts o;
+	char *dir;
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct learn_window *q;		/* runs waiting */
+	size_t nq;
+	bool stop;
+	uint64_t stop_by_ns;		/* stopping: give up writing runs at this time (atomic) */
+	struct sys_view *view;		/* the worker's own: only it names files */
+	uint64_t bound_ns, gone_ns;	/* when DIR's caps were last checked, and programs gone */
+	bool new_pack;			/* a pack was made since */
+	struct worker_stats st;
+};
+
+/* One run being written: its window, the pack built from it, what it held. */
+struct job {
+	struct learn_window w;
+	char name[NAME_MAX + 1];
+	struct ura_pack_builder *run;
+	struct trace_summary sum;
+	uint64_t duration_ns;
+};
+
+static int cmp_job(const void *a, const void *b)
+{
+	const struct job *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->w.start_ns < y->w.start_ns ? -1 : x->w.start_ns > y->w.start_ns;
+}
+
+/* What leave_private() needs: the answers so far, the root of the run's process. */
+struct private_ctx {
+	struct private_cache *cache;
+	const char *root;
+};
+
+static bool leave_private(void *ctx, const char *path)
+{
+	struct private_ctx *p = ctx;
+
+	return private_path(p->cache, p->root, path);
+}
+
+/*
+ * The run of @j as a pack (j->run), or nothing when it saw nothing; 0 or -errno (logged).
+ * @cache: when not NULL, the files of users' and temporary trees are left out
+ */
+static int build_run(struct learn_worker *wk, struct job *j, const char *path,
+		     struct private_cache *cache)
+{
+	struct learn_window *w = &j->w;
+	char *argv[] = { w->exe, NULL };
+	struct private_ctx pc = { .cache = cache, .root = w->root };
+	struct assemble_opts ao = {
+		.pack = path,
+		.argv = argv,
+		.info_flags = wk->o.info_flags,
+		.duration_ns = j->duration_ns,
+		.leave_out = cache ? leave_private : NULL,
+		.leave_out_ctx = &pc,
+	};
+
+	if (w->demand.events == 0 || w->demand.error) {
+		log_info("learned nothing of '%s': %s", w->exe,
+			 w->demand.error ? strerror(-w->demand.error) : "no page-cache events");
+		wk->st.empty += !w->demand.error;
+		wk->st.failed += w->demand.error != 0;
+		return 0;
+	}
+	return assemble_build(&ao, &w->demand, wk->view, NULL, &j->sum, &j->run);
+}
+
+/* Stopping, and past the time to give up: the runs not written yet are dropped. */
+static bool stopping(void *ctx)
+{
+	struct learn_worker *wk = ctx;
+	uint64_t by = __atomic_load_n(&wk->stop_by_ns, __ATOMIC_RELAXED);
+
+	return by && now_monotonic_ns() >= by;
+}
+
+/* DIR within its caps (its lock held), now and then, and when a pack was made; @keep: not removed */
+static void bound(struct learn_worker *wk, const char *keep)
+{
+	struct packdir_caps caps = wk->o.caps;
+	struct packdir_usage u;
+	uint64_t now = now_monotonic_ns();
+	int r;
+
+	if (!wk->new_pack && wk->bound_ns && now - wk->bound_ns < BOUND_GAP_NS)
+		return;
+	caps.check_programs = !wk->gone_ns || now - wk->gone_ns >= GONE_GAP_NS;
+	caps.mounts = sys_view_mounts(wk->view);
+	r = packdir_bound(wk->dir, &caps, keep, &u);
+	if (r < 0) {
+		log_warn("cannot look at the packs in '%s': %s, skipping", wk->dir, strerror(-r));
+		return;
+	}
+	wk->bound_ns = now;
+	wk->new_pack = false;
+	if (caps.check_programs)
+		wk->gone_ns = now;
+	wk->st.evicted += u.evicted;
+	if (u.evicted)
+		log_info("removed %lu pack%s (%lu of programs gone), %.1f MiB: %lu left, %.1f MiB",
+			 u.evicted, u.evicted == 1 ? "" : "s", u.gone,
+			 (double)u.evicted_bytes / (1 << 20), u.packs, (double)u.bytes / (1 << 20));
+}
+
+/* Merge the runs @j[0..n) (built, of one pack) into the pack at @path, under the lock. */
+static void write_pack(struct learn_worker *wk, struct job *j, size_t n, const char *path)
+{
+	struct ura_pack_builder **runs = NULL, *out = NULL;
+	struct ura_pack *old = NULL;
+	size_t nruns = 0;
+	int lock = -1, r;
+
+	runs = calloc(n, sizeof(struct ura_pack_builder *));
+	if (!runs) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (j[i].run)
+			runs[nruns++] = j[i].run;
+	if (!nruns) {
+		r = 0;
+		goto out;
+	}
+	/* DIR may have been removed since: make it again */
+	r = packdir_make(wk->dir);
+	if (r == 0)
+		r = packdir_lock(wk->dir, stopping, wk, &lock);
+	if (r == -ETIMEDOUT) {
+		wk->st.dropped_stop += nruns;
+		nruns = 0;
+		goto out;
+	}
+	if (r < 0) {
+		log_warn("cannot use '%s': %s, skipping", wk->dir, strerror(-r));
+		goto out;
+	}
+	r = ura_pack_open(path, &old);
+	if (r == -EBADMSG) {
+		log_warn("pack '%s' is corrupt (%s), replacing it", path, ura_pack_error());
+	} else if (r < 0 && r != -ENOENT) {
+		/* a newer format, too large, unreadable: keep it, learn nothing into it */
+		log_warn("cannot read pack '%s': %s, skipping %zu run%s", path, strerror(-r), nruns,
+			 nruns == 1 ? "" : "s");
+		goto out;
+	}
+	r = learn_merge_runs(old, runs, nruns, &wk->o.merge, NULL, &out);
+	for (size_t i = 0; i < n; i++)
+		j[i].run = NULL;	/* learn_merge_runs() took them */
+	if (r < 0) {
+		log_warn("cannot merge the runs of '%s' into '%s': %s, skipping", j->w.exe, path,
+			 strerror(-r));
+		goto out;
+	}
+	/* a new pack: room is made first, so that DIR never holds more than its cap */
+	if (!old && wk->o.caps.max_packs > 1) {
+		struct packdir_caps room = wk->o.caps;
+		struct packdir_usage u;
+
+		room.max_packs--;
+		room.mounts = sys_view_mounts(wk->view);
+		if (packdir_bound(wk->dir, &room, j->name, &u) == 0 && u.evicted) {
+			wk->st.evicted += u.evicted;
+			log_info("removed %lu pack%s to make room for '%s'", u.evicted,
+				 u.evicted == 1 ? "" : "s", path);
+		}
+	}
+	r = ura_pack_builder_write(out, path, PACK_MODE);
+	if (r < 0) {
+		log_warn("cannot write pack '%s': %s, skipping", path, strerror(-r));
+		goto out;
+	}
+	wk->st.writes++;
+	wk->new_pack |= !old;
+	for (size_t i = 0; i < n; i++) {
+		if (!j[i].sum.files && !j[i].sum.meta_bytes && !j[i].sum.bytes)
+			continue;
+		wk->st.merged++;
+		log_info("learned '%s': %" PRIu64 " pages (%" PRIu64 " demanded) in %" PRIu64
+			 " files, metadata %" PRIu64 " pages, %.1f s window, '%s'", j[i].w.exe,
+			 j[i].sum.bytes / URA_PACK_PAGE_SIZE,
+			 j[i].sum.demanded_bytes / URA_PACK_PAGE_SIZE, j[i].sum.files,
+			 j[i].sum.meta_bytes / URA_PACK_PAGE_SIZE, (double)j[i].duration_ns / 1e9, path);
+	}
+	nruns = 0;
+	bound(wk, j->name);
+out:
+	if (lock >= 0)
+		close(lock);
+	if (r < 0)
+		wk->st.failed += nruns;
+	for (size_t i = 0; i < n; i++) {
+		ura_pack_builder_free(j[i].run);
+		j[i].run = NULL;
+	}
+	ura_pack_builder_free(out);
+	ura_pack_free(old);
+	free(runs);
+}
+
+/* The runs taken from the queue: built, grouped by pack, each pack written once. */
+static void process(struct learn_worker *wk, struct job *jobs, size_t n)
+{
+	struct private_cache *cache = NULL;
+	char *path = NULL;
+
+	{
+		int r = sys_view_refresh(&wk->view, false);
+
+		if (r > 0 && !sys_view_mounts(wk->view))
+			log_warn("cannot read '/proc/self/mountinfo': %s, files are not named",
+				 strerror(-sys_view_mounts_error(wk->view)));
+	}
+	/* answers about directories hold for this batch only: modes change */
+	if (!wk->o.include_user_files &&
+	    private_cache_new(sys_view_mounts(wk->view), &cache) < 0) {
+		log_warn("not learning %zu run%s: %s", n, n == 1 ? "" : "s", strerror(ENOMEM));
+		wk->st.failed += n;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int r = key_pack_name(jobs[i].w.root_id, jobs[i].w.exe, jobs[i].name,
+					sizeof(jobs[i].name));
+
+		if (r < 0) {
+			log_warn("no pack name for '%s': %s, skipping", jobs[i].w.exe, strerror(-r));
+			jobs[i].name[0] = '\0';
+			wk->st.failed++;
+		}
+	}
+	qsort(jobs, n, sizeof(*jobs), cmp_job);
+	for (size_t a = 0, b; a < n; a = b) {
+		for (b = a + 1; b < n && strcmp(jobs[b].name, jobs[a].name) == 0;)
+			b++;
+		if (!jobs[a].name[0])
+			continue;
+		if (stopping(wk)) {
+			wk->st.dropped_stop += b - a;
+			continue;
+		}
+		free(path);
+		path = path_join(wk->dir, jobs[a].name);
+		if (!path) {
+			wk->st.failed += b - a;
+			continue;
+		}
+		for (size_t i = a; i < b; i++)
+			if (build_run(wk, &jobs[i], path, cache) < 0)
+				wk->st.failed++;	/* logged */
+		write_pack(wk, &jobs[a], b - a, path);
+	}
+	free(path);
+	private_cache_free(cache);
+}
+
+static void *worker(void *arg)
+{
+	struct learn_worker *wk = arg;
+	struct job *jobs = NULL;
+
+	/* a thread's own nice value (Linux): the event loop keeps its CPU */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE);
+	/* DIR within its caps from the start (they may have been lowered) */
+	{
+		int lock = -1;
+
+		if (packdir_lock(wk->dir, stopping, wk, &lock) == 0) {
+			bound(wk, NULL);
+			close(lock);
+		}
+	}
+	pthread_mutex_lock(&wk->lock);
+	for (;;) {
+		size_t n;
+		uint64_t t0;
+
+		while (!wk->stop && !wk->nq)
+			pthread_cond_wait(&wk->cond, &wk->lock);
+		if (!wk->nq)
+			break;	/* stopped, and nothing left */
+		n = wk->nq;
+		jobs = calloc(n, sizeof(*jobs));
+		if (jobs) {
+			for (size_t i = 0; i < n; i++)
+				jobs[i].w = wk->q[i];
+			wk->nq = 0;
+		}
+		pthread_mutex_unlock(&wk->lock);
+		if (!jobs) {
+			usleep(100 * 1000);	/* no memory now: the runs wait */
+			pthread_mutex_lock(&wk->lock);
+			continue;
+		}
+		t0 = now_monotonic_ns();
+		for (size_t i = 0; i < n; i++) {
+			uint64_t end = jobs[i].w.empty_ns && jobs[i].w.empty_ns < jobs[i].w.end_ns ?
+				       jobs[i].w.empty_ns : jobs[i].w.end_ns;
+
+			jobs[i].duration_ns = end > jobs[i].w.start_ns ? end - jobs[i].w.start_ns : 0;
+		}
+		process(wk, jobs, n);
+		for (size_t i = 0; i < n; i++)
+			windows_free_one(&jobs[i].w);
+		free(jobs);
+		jobs = NULL;
+		pthread_mutex_lock(&wk->lock);
+		wk->st.busy_ns += now_monotonic_ns() - t0;
+	}
+	pthread_mutex_unlock(&wk->lock);
+	if (wk->st.dropped_stop)
+		log_warn("stopping: %" PRIu64 " run%s not written within %.1f s, dropped",
+			 wk->st.dropped_stop, wk->st.dropped_stop == 1 ? "" : "s",
+			 (double)STOP_DRAIN_NS / 1e9);
+	return NULL;
+}
+
+int worker_new(const struct worker_opts *o, struct learn_worker **ret)
+{
+	struct learn_worker *wk = calloc(1, sizeof(*wk));
+	int r;
+
+	if (!wk)
+		return -ENOMEM;
+	wk->o = *o;
+	pthread_mutex_init(&wk->lock, NULL);
+	pthread_cond_init(&wk->cond, NULL);
+	wk->dir = strdup(o->dir);
+	wk->q = calloc(QUEUE_MAX, sizeof(*wk->q));
+	if (!wk->dir || !wk->q) {
+		worker_free(wk);
+		return -ENOMEM;
+	}
+	wk->o.dir = wk->dir;
+	/* the view of the system: its watch first, then the table */
+	r = sys_view_read(SYS_VIEW_WATCH, &wk->view);
+	if (r == 0 && !sys_view_mounts(wk->view))
+		r = sys_view_mounts_error(wk->view);
+	if (r < 0) {
+		log_err("cannot read '/proc/self/mountinfo': %s", strerror(-r));
+		worker_free(wk);
+		return r;
+	}
+	r = -pthread_create(&wk->thread, NULL, worker, wk);
+	if (r < 0) {
+		worker_free(wk);
+		return r;
+	}
+	wk->started = true;
+	*ret = wk;
+	return 0;
+}
+
+int worker_submit(struct learn_worker *wk, struct learn_window *w)
+{
+	size_t mine = 0;
+	int r = 0;
+
+	pthread_mutex_lock(&wk->lock);
+	wk->st.runs++;
+	for (size_t i = 0; i < wk->nq; i++)
+		mine += wk->q[i].uid == w->uid;
+	if (wk->nq == QUEUE_MAX || mine >= QUEUE_PER_USER) {
+		wk->st.dropped++;
+		r = -ENOBUFS;
+	} else {
+		wk->q[wk->nq++] = *w;
+		memset(w, 0, sizeof(*w));
+		pthread_cond_signal(&wk->cond);
+	}
+	pthread_mutex_unlock(&wk->lock);
+	if (r < 0) {
+		windows_free_one(w);
+		memset(w, 0, sizeof(*w));
+	}
+	return r;
+}
+
+void worker_get_stats(struct learn_worker *wk, struct worker_stats *ret)
+{
+	pthread_mutex_lock(&wk->lock);
+	*ret = wk->st;
+	pthread_mutex_unlock(&wk->lock);
+}
+
+void worker_free(struct learn_worker *wk)
+{
+	if (!wk)
+		return;
+	if (wk->started) {
+		pthread_mutex_lock(&wk->lock);
+		wk->stop = true;
+		__atomic_store_n(&wk->stop_by_ns, now_monotonic_ns() + STOP_DRAIN_NS,
+				 __ATOMIC_RELAXED);
+		pthread_cond_signal(&wk->cond);
+		pthread_mutex_unlock(&wk->lock);
+		pthread_join(wk->thread, NULL);
+	}
+	for (size_t i = 0; wk->q && i < wk->nq; i++)
+		windows_free_one(&wk->q[i]);
+	free(wk->q);
+	sys_view_unref(wk->view);
+	pthread_mutex_destroy(&wk->lock);
+	pthread_cond_destroy(&wk->cond);
+	free(wk->dir);
+	free(wk);
+}

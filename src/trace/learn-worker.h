@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Learning's worker thread: closed windows -> packs, off the event loop (build, lock, merge, write) */
+#ifndef URA_LEARN_WORKER_H
+#define URA_LEARN_WORKER_H
+
+#include <stdint.h>
+
+#include "learn-packdir.h"
+#include "learn-merge.h"
+
+struct learn_window;
+struct learn_worker;
+
+struct worker_opts {
+	const char *dir;			/* the directory of packs */
+	struct learn_merge_opts merge;
+	unsigned info_flags;			/* URA_PACK_INFO_* of every run */
+	struct packdir_caps caps;		/* DIR's bounds (its mounts are the worker's) */
+	bool include_user_files;		/* learn files under users' and temporary trees too
+						 * (learn-private.h) */
+};
+
+/* What the worker did, for the daemon's log and the benchmarks. */
+struct worker_stats {
+	uint64_t runs;			/* windows handed over */
+	uint64_t merged;		/* runs merged into packs */
+	uint64_t empty;			/* runs without a page-cache event */
+	uint64_t failed;		/* runs that could not be built, merged or written */
+	uint64_t dropped;		/* runs not taken: the queue was full */
+	uint64_t dropped_stop;		/* runs not merged: the daemon stopped (STOP_DRAIN_NS) */
+	uint64_t writes;		/* packs written */
+	uint64_t evicted;		/* packs removed to keep DIR within its caps */
+	uint64_t busy_ns;		/* time spent on runs */
+};
+
+/**
+ * worker_new() - start the worker thread (it reads the mount table, and again when it changes)
+ * Return: 0, -ENOMEM, or the -errno of reading the mount table or of pthread_create().
+ */
+int worker_new(const struct worker_opts *o, struct learn_worker **ret);
+
+/**
+ * worker_submit() - hand a closed window over; its run goes into its program's pack
+ * @w: taken with windows_take(); the worker owns what it holds from now on, whatever
+ *	the result (*@w is zeroed)
+ * Return: 0, or -ENOBUFS when too many runs wait, in all (QUEUE_MAX) or of the run's user
+ *	(half of it): the run is dropped and counted.
+ */
+int worker_submit(struct learn_worker *wk, struct learn_window *w);
+
+/** worker_get_stats() - the counts so far */
+void worker_get_stats(struct learn_worker *wk, struct worker_stats *ret);
+
+/*
+ * Stopping, the worker writes the runs handed over for this long at most and
+ * drops the rest (logged, counted): systemd stops the unit after
+ * TimeoutStopSec, and a stop must be quick (a reboot waits for it).
+ */
+#define STOP_DRAIN_NS	(1000ull * 1000 * 1000)
+
+/**
+ * worker_free() - write the runs handed over (for STOP_DRAIN_NS at most), stop the
+ * thread, release; NULL is allowed
+ */
+void worker_free(struct learn_worker *wk);
+
+#endif

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* A live trace: the tracefs instance, the traced command or the system, the poll loop, signals */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ura/pack.h>
+
+#include "cli-trace.h"
+#include "util-log.h"
+#include "sys-mountinfo.h"
+#include "trace-rakb.h"
+#include "trace-access.h"
+#include "trace-demand.h"
+#include "trace-events.h"
+#include "trace-summary.h"
+#include "trace-session.h"
+#include "trace-tracer.h"
+#include "util.h"
+
+#define POLL_MS			100
+#define READER_NICE		10	/* nice value while reading the trace */
+
+static int drop_caches(void)
+{
+	int fd, r = 0;
+
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "3", 1) != 1)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+struct child {
+	pid_t pid;
+	int pidfd;
+	int go_fd;		/* write a byte: exec now */
+	int err_fd;		/* the exec's errno, or EOF when it succeeded */
+};
+
+/* Fork the command, held before exec until child_release(). */
+static int child_spawn(char **argv, const sigset_t *mask, struct child *ret)
+{
+	int go[2] = { -1, -1 }, err[2] = { -1, -1 };
+	pid_t pid;
+	int r;
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (pid == 0) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(err[0]);
+		sigprocmask(SIG_SETMASK, mask, NULL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(err[1]);
+	ret->pid = pid;
+	ret->go_fd = go[1];
+	ret->err_fd = err[0];
+	ret->pidfd = pidfd_open(pid, 0);
+	if (ret->pidfd < 0) {
+		r = -errno;
+		close(ret->go_fd);
+		close(ret->err_fd);
+		waitpid(pid, NULL, 0);
+		return r;
+	}
+	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (err[i] >= 0)
+			close(err[i]);
+	}
+	return r;
+}
+
+/* Let the child exec; 0, or the exec's -errno. */
+static int child_release(struct child *ch)
+{
+	ssize_t n;
+	int e = 0;
+
+	n = write(ch->go_fd, "x", 1);
+	close(ch->go_fd);
+	ch->go_fd = -1;
+	if (n != 1)
+		return -EPIPE;
+	do
+		n = read(ch->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(ch->err_fd);
+	ch->err_fd = -1;
+	return n == sizeof(e) ? -e : 0;
+}
+
+static int status_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+struct loop_state {
+	struct tracer *t;
+	const struct trace_decoder *decoder;
+	struct trace_demand *demand;
+	struct access_log *access;	/* or NULL */
+	const struct trace_options *o;
+	struct child *ch;
+	int sigfd;
+	int signals;		/* received so far */
+	int last_signal;
+	bool child_done;
+	int child_status;
+};
+
+/* A record read from the ring buffers: decode it, feed it to the demand model and the log. */
+static int feed_record(struct tep_record *rec, void *ctx)
+{
+	struct loop_state *ls = ctx;
+	struct trace_event ev;
+	int r;
+
+	if (trace_events_decode(ls->decoder, rec, &ev) <= 0)
+		return 0;
+	r = demand_feed(ls->demand, &ev);
+	if (r >= 0 && ls->access)
+		r = access_feed(ls->access, &ev, ls->demand->t0);
+	return r;
+}
+
+static int drain(struct loop_state *ls)
+{
+	long n = tracer_read(ls->t, feed_record, ls);
+
+	if (n < 0) {
+		log_err("cannot read the trace buffers: %s", strerror((int)-n));
+		return (int)n;
+	}
+	return 0;
+}
+
+static void handle_signal(struct loop_state *ls)
+{
+	struct signalfd_siginfo si;
+
+	while (read(ls->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		ls->signals++;
+		ls->last_signal = (int)si.ssi_signo;
+		/*
+		 * Command mode: a signal sent to ura-trace alone (kill) goes on to the
+		 * command, and the trace ends when it does; one from the terminal
+		 * reached the command already. A second signal stops at once.
+		 */
+		if (ls->ch && ls->signals == 1 && si.ssi_code != SI_KERNEL &&
+		    (pid_t)si.ssi_pid != ls->ch->pid)
+			kill(ls->ch->pid, (int)si.ssi_signo);
+		log_debug("signal %u received", si.ssi_signo);
+	}
+}
+
+/* Poll until the command exits, a signal, --duration or --until-idle. */
+static int trace_loop(struct loop_state *ls)
+{
+	const struct trace_options *o = ls->o;
+	uint64_t start = tracer_start_ns(ls->t);
+
+	for (;;) {
+		struct pollfd p[2] = { { .fd = ls->sigfd, .events = POLLIN },
+				       { .fd = ls->ch ? ls->ch->pidfd : -1, .events = POLLIN } };
+		uint64_t now;
+		int r;
+
+		if (poll(p, 2, POLL_MS) < 0 && errno != EINTR) {
+			r = -errno;
+			log_err("cannot wait for events: %s", strerror(-r));
+			return r;
+		}
+		if (p[0].revents & POLLIN)
+			handle_signal(ls);
+		r = drain(ls);
+		if (r < 0)
+			return r;
+		if (ls->demand->error) {
+			log_err("cannot record events: %s", strerror(-ls->demand->error));
+			return ls->demand->error;
+		}
+		if (ls->ch && (p[1].revents & POLLIN)) {
+			if (waitpid(ls->ch->pid, &ls->child_status, 0) == ls->ch->pid) {
+				ls->child_done = true;
+				return 0;
+			}
+		}
+		if (!ls->ch && ls->signals)
+			return 0;
+		if (ls->signals > 1)
+			return -EINTR;
+		now = now_monotonic_ns();
+		if (!ls->ch && o->duration_ns && now - start >= o->duration_ns) {
+			log_debug("duration reached");
+			return 0;
+		}
+		if (!ls->ch && o->until_idle_ns) {
+			uint64_t last = ls->demand->last_add_ts > start ? ls->demand->last_add_ts : start;
+
+			if (now > last && now - last >= o->until_idle_ns) {
+				log_debug("no page added for %.1f s: idle",
+					  (double)(now - last) / 1e9);
+				return 0;
+			}
+		}
+	}
+}
+
+static void log_reader_usage(const struct trace_demand *d)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		log_debug("%" PRIu64 " records read, reader CPU time %.3f s user, %.3f s system",
+			  d->events, (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+			  (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+}
+
+void session_signals(sigset_t *ret)
+{
+	sigemptyset(ret);
+	sigaddset(ret, SIGINT);
+	sigaddset(ret, SIGTERM);
+	sigaddset(ret, SIGHUP);
+}
+
+int session_trace(const struct trace_options *o, const char *root,
+		  const struct mount_table *mt, const sigset_t *child_mask,
+		  struct trace_demand *d, struct access_log *log, struct rakb_state *ra,
+		  unsigned *ret_info_flags, uint64_t *ret_duration_ns, struct trace_summary *sum)
+{
+	struct tracer_opts to = {
+		.system = o->system,
+		.exclude_pid = getpid(),
+		.buffer_kb = o->buffer_kb,
+		.access_events = o->events != TRACE_EVENTS_ADD,
+		.fault_addresses = o->events == TRACE_EVENTS_ALL,
+	};
+	struct child ch = { .pid = -1, .pidfd = -1, .go_fd = -1, .err_fd = -1 };
+	struct loop_state ls = { .o = o, .demand = d, .access = log, .sigfd = -1 };
+	struct trace_decoder *decoder = NULL;
+	struct tracer *t = NULL;
+	sigset_t mask;
+	unsigned info_flags = 0;
+	uint64_t end_ns = 0;
+	bool access;
+	int r;
+
+	/* SIGINT/SIGTERM/SIGHUP, blocked by the caller, become poll events */
+	session_signals(&mask);
+	ls.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (ls.sigfd < 0) {
+		r = -errno;
+		log_err("cannot watch signals: %s", strerror(-r));
+		goto out;
+	}
+
+	rakb_restore_dead(&rakb_system);
+	r = tracer_remove_orphans();
+	if (r >= 0)
+		r = tracer_new(&to, &t);
+	if (r < 0) {
+		/* no tracefs, no event, not allowed: the caller says so, with its exit code */
+		if (r == -ENOENT || r == -ENODEV || r == -EPERM || r == -EACCES)
+			sum->tracing_unavailable = true;
+		else
+			log_err("cannot set up tracing: %s", strerror(-r));
+		goto out;
+	}
+	log_debug("tracing in instance '%s'", tracer_instance_name(t));
+	r = trace_events_new(tracer_tep(t), &decoder);
+	if (r < 0) {
+		log_err("cannot start: %s", strerror(-r));
+		goto out;
+	}
+	ls.decoder = decoder;
+	d->evidence = demand_evidence(tracer_has_event(t, TRACE_EVENT_GET_PAGES),
+				      tracer_has_event(t, TRACE_EVENT_MAP_PAGES));
+	access = d->evidence != DEMAND_EVIDENCE_NONE;
+	if (!access) {
+		if (o->events != TRACE_EVENTS_ADD)
+			log_warn("this kernel has no page access events: every page counts as demanded");
+		info_flags |= URA_PACK_INFO_NO_ACCESS_EVENTS;
+	} else if (d->evidence == DEMAND_EVIDENCE_PARTIAL) {
+		log_info("this kernel has one kind of page access event: pages added with no sign "
+			 "of use count as demanded");
+	}
+	sum->access_events = access;
+	if (o->system)
+		info_flags |= URA_PACK_INFO_SYSTEM;
+
+	if (o->read_ahead_kb) {
+		r = rakb_force(ra, &rakb_system, o->read_ahead_kb, mt, root);
+		if (r < 0) {
+			log_err("cannot set read_ahead_kb: %s", strerror(-r));
+			goto out;
+		}
+	}
+	if (o->cold) {
+		info_flags |= URA_PACK_INFO_COLD;
+		r = drop_caches();
+		if (r < 0) {
+			log_err("cannot drop the page cache: %s", strerror(-r));
+			goto out;
+		}
+	}
+
+	if (!o->system) {
+		r = child_spawn(o->argv, child_mask, &ch);
+		if (r < 0) {
+			log_err("cannot start '%s': %s", o->argv[0], strerror(-r));
+			goto out;
+		}
+		ls.ch = &ch;
+		r = tracer_follow_pid(t, ch.pid, ch.pidfd);
+		if (r < 0) {
+			log_err("cannot filter on pid %d: %s", (int)ch.pid, strerror(-r));
+			goto out;
+		}
+	}
+	d->t0 = now_monotonic_ns();
+	r = tracer_start(t);
+	if (r < 0) {
+		log_err("cannot start tracing: %s", strerror(-r));
+		goto out;
+	}
+	d->t0 = tracer_start_ns(t);
+	d->t0_real = now_realtime_ns() - (int64_t)(now_monotonic_ns() - d->t0);
+	if (!o->system) {
+		r = child_release(&ch);
+		if (r < 0) {
+			log_err("cannot run '%s': %s", o->argv[0], strerror(-r));
+			waitpid(ch.pid, NULL, 0);
+			ch.pid = -1;
+			sum->exit_status = r == -ENOENT ? 127 : 126;
+			r = -ENOEXEC;
+			goto out;
+		}
+	}
+
+	/*
+	 * The reader is not in a hurry: the buffers hold seconds of events. Give the
+	 * CPU to the traced programs first (the command was started before this).
+	 */
+	if (setpriority(PRIO_PROCESS, 0, READER_NICE) < 0)
+		log_debug("cannot lower our priority: %s", strerror(errno));
+
+	ls.t = t;
+	r = trace_loop(&ls);
+	end_ns = now_monotonic_ns();
+	tracer_stop(t);
+	if (r == 0 || r == -EINTR) {
+		int e = drain(&ls);
+
+		if (e < 0 && r == 0)
+			r = e;
+	}
+	log_reader_usage(d);
+	sum->lost_events = tracer_lost_events(t);
+	sum->seconds = (double)(end_ns - tracer_start_ns(t)) / 1e9;
+	if (ls.child_done)
+		sum->exit_status = status_code(ls.child_status);
+	else if (ls.signals)
+		sum->exit_status = 128 + ls.last_signal;
+	if (r == -EINTR) {
+		log_info("stopped by a second signal, no pack written");
+		goto out;
+	}
+	if (r < 0)
+		goto out;
+
+	/* the instance goes as soon as the trace is read; naming files takes a while */
+	tracer_free(t);
+	t = NULL;
+	rakb_restore(ra);
+	if (sum->lost_events)
+		log_warn("%" PRIu64 " events lost: the trace buffer overflowed, the pack is incomplete",
+			 sum->lost_events);
+	*ret_info_flags = info_flags;
+	*ret_duration_ns = end_ns - d->t0;
+out:
+	if (ch.pid > 0 && !ls.child_done) {
+		/* the command outlives an error of ours: let it run, as our own child no more */
+		if (ch.go_fd >= 0)
+			close(ch.go_fd);	/* not released yet: it exits 127 */
+	}
+	if (ch.pidfd >= 0)
+		close(ch.pidfd);
+	if (ch.err_fd >= 0)
+		close(ch.err_fd);
+	tracer_free(t);
+	trace_events_free(decoder);
+	/* before the signals are let in: a SIGINT must not leave a device forced */
+	rakb_restore(ra);
+	if (ls.sigfd >= 0)
+		close(ls.sigfd);
+	return r;
+}

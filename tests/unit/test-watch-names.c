@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ura-replay --watch's index of pack names: which execs no pack can be for */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "watch-names.h"
+#include "key.h"
+#include "unit.h"
+
+#define LATER	(INT64_MAX / 2)		/* a "now" long after any directory change */
+
+static char *dir;
+static char packs[600];
+
+static void setup(void)
+{
+	dir = unit_mkdtemp();
+	snprintf(packs, sizeof(packs), "%s/packs", dir);
+	ck_assert_int_eq(mkdir(packs, 0700), 0);
+}
+
+static void teardown(void)
+{
+	unit_rmtree(dir);
+	free(dir);
+}
+
+/* an empty pack file named for (@root_id, @path) */
+static void touch_pack(uint64_t root_id, const char *path)
+{
+	char name[NAME_MAX + 1], file[PATH_MAX];
+	FILE *f;
+
+	ck_assert_int_gt(key_pack_name(root_id, path, name, sizeof(name)), 0);
+	snprintf(file, sizeof(file), "%s/%s", packs, name);
+	f = fopen(file, "we");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+}
+
+START_TEST(test_host_names)
+{
+	struct watch_names x;
+
+	ck_assert_int_eq(watch_names_init(&x, packs), 0);
+	ck_assert(!watch_names_may_have(&x, 0, "/usr/bin/cc1", LATER));	/* empty */
+	touch_pack(0, "/usr/bin/cc1");
+	/* the directory changed: read again */
+	ck_assert(watch_names_may_have(&x, 0, "/usr/bin/cc1", LATER + 1));
+	ck_assert(!watch_names_may_have(&x, 0, "/usr/bin/cc", LATER + 1));
+	ck_assert(!watch_names_may_have(&x, 0, "/srv/usr/bin/cc1", LATER + 1));
+	ck_assert(!watch_names_may_have(&x, 0, "/bin/cc1", LATER + 1));
+	/* a file that is no pack is no name */
+	{
+		char f[PATH_MAX];
+		FILE *o;
+
+		snprintf(f, sizeof(f), "%s/usr-bin-ls.pack.tmp", packs);
+		o = fopen(f, "we");
+		fclose(o);
+		ck_assert(!watch_names_may_have(&x, 0, "/usr/bin/ls", LATER + 2));
+	}
+	watch_names_free(&x);
+}
+END_TEST
+
+START_TEST(test_other_roots)
+{
+	struct watch_names x;
+
+	touch_pack(0x1234abcd, "/usr/bin/python3.11");
+	ck_assert_int_eq(watch_names_init(&x, packs), 0);
+	/* a root's program: by its path in that root, never by the host's path */
+	ck_assert(watch_names_may_have(&x, 0x1234abcd, "/usr/bin/python3.11", LATER));
+	ck_assert(!watch_names_may_have(&x, 0, "/usr/bin/python3.11", LATER));
+	ck_assert(!watch_names_may_have(&x, 0x1234abce, "/usr/bin/python3.11", LATER));
+	ck_assert(!watch_names_may_have(&x, 0x1234abcd, "/usr/bin/python3.12", LATER));
+	/* long names end in a digest of the whole name, root included */
+	{
+		char longpath[400];
+
+		memset(longpath, 'a', sizeof(longpath) - 1);
+		longpath[0] = '/';
+		longpath[sizeof(longpath) - 1] = '\0';
+		touch_pack(0x1234abcd, longpath);
+		ck_assert(watch_names_may_have(&x, 0x1234abcd, longpath, LATER));
+		ck_assert(!watch_names_may_have(&x, 0, longpath, LATER));
+	}
+	watch_names_free(&x);
+}
+END_TEST
+
+/* A directory that changed a moment ago is read again, even though its mtime did not move. */
+START_TEST(test_racy_and_missing)
+{
+	struct watch_names x;
+	struct timespec now;
+	int64_t now_ns;
+	uint64_t reads;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	now_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	ck_assert_int_eq(watch_names_init(&x, packs), 0);
+	ck_assert(!watch_names_may_have(&x, 0, "/usr/bin/a", now_ns));
+	reads = x.reads;
+	ck_assert(!watch_names_may_have(&x, 0, "/usr/bin/a", now_ns + 1000000));
+	ck_assert_uint_eq(x.reads, reads);		/* read 1 ms ago: kept */
+	ck_assert(!watch_names_may_have(&x, 0, "/usr/bin/a", now_ns + 11000000));
+	ck_assert_uint_eq(x.reads, reads + 1);		/* racy, 11 ms later: read again */
+	ck_assert(!watch_names_may_have(&x, 0, "/usr/bin/a", LATER));
+	ck_assert_uint_eq(x.reads, reads + 2);		/* still racy */
+	ck_assert(!watch_names_may_have(&x, 0, "/usr/bin/a", LATER + 1000000000));
+	ck_assert_uint_eq(x.reads, reads + 2);		/* read long after the change: kept */
+	unit_rmtree(packs);
+	ck_assert(!watch_names_may_have(&x, 0, "/usr/bin/a", LATER));	/* no directory */
+	ck_assert_int_eq(mkdir(packs, 0700), 0);
+	touch_pack(0, "/usr/bin/a");
+	ck_assert(watch_names_may_have(&x, 0, "/usr/bin/a", LATER));	/* made again */
+	watch_names_free(&x);
+}
+END_TEST
+
+/* A directory that cannot be read answers "maybe": the lookup decides, as without the index. */
+START_TEST(test_unreadable_is_maybe)
+{
+	struct watch_names x;
+	char file[PATH_MAX];
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/file", dir);
+	f = fopen(file, "we");
+	fclose(f);
+	ck_assert_int_eq(watch_names_init(&x, file), 0);	/* not a directory */
+	ck_assert(watch_names_may_have(&x, 0, "/usr/bin/a", LATER));
+	watch_names_free(&x);
+}
+END_TEST
+
+static Suite *watch_names_suite(void)
+{
+	Suite *s = suite_create("watch-names");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_host_names);
+	tcase_add_test(tc, test_other_roots);
+	tcase_add_test(tc, test_racy_and_missing);
+	tcase_add_test(tc, test_unreadable_is_maybe);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_SUITE(watch_names_suite)
