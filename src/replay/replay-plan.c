@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The replay plan: a pack -> the requests to issue, from the pack, the view of
- * the system and the options alone (it asks the system nothing). Per range,
- * clipping at the recorded size, the fault-around windows of demanded pages,
- * duplicate files as one; then replay-schedule.c merges and cuts the ranges
+ * the system and the options alone (it asks the system nothing). The pack's
+ * demanded ranges (every range with --all: what a start really used is what
+ * pays, and the trace's access events say which that is), clipped at the
+ * recorded size, duplicate files as one; then replay-schedule.c merges and cuts the ranges
  * into requests by each device's cost model (replay-devices.c), metadata goes
  * first, and rotational devices get physical order within time bins.
  */
@@ -137,114 +138,6 @@ static int merge_duplicate_files(struct planner *c, uint32_t *canon)
 	return 0;
 }
 
-/*
- * Fault-around: a page fault on a file mapping maps the cached pages of the
- * aligned 64 KiB around it (the kernel's fault_around_bytes) without a fault
- * for each, so a trace made with the pages cached around (read_ahead_kb left
- * as it was) cannot tell which of them the program used: a third of the pages
- * a large program used were such (a clang start). The plan reads the
- * speculative pages in every such window that holds a demanded page, at the
- * window's first demanded access. A trace made with --cold has no speculative
- * pages: nothing changes for it.
- */
-
-struct window {
-	uint64_t win;		/* window number in the file */
-	uint32_t file;
-	uint64_t time_ns;	/* the first access of a demanded page in it */
-};
-
-static int cmp_window(const void *a, const void *b)
-{
-	const struct window *x = a, *y = b;
-
-	if (x->file != y->file)
-		return x->file < y->file ? -1 : 1;
-	if (x->win != y->win)
-		return x->win < y->win ? -1 : 1;
-	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
-}
-
-static bool same_window(const struct window *a, uint32_t file, uint64_t win)
-{
-	return a->file == file && a->win == win;
-}
-
-/*
- * The fault-around windows that hold demanded pages, sorted by (canonical)
- * file then window, one per window with its earliest time.
- */
-static int demanded_windows(const struct planner *c, const uint32_t *canon,
-				    struct window **ret, size_t *ret_n)
-{
-	size_t nr = ura_pack_range_count(c->pack), n = 0, cap = 0, k = 0;
-	struct window *w = NULL;
-	struct ura_pack_range rg;
-
-	for (size_t i = 0; ura_pack_get_range(c->pack, i, &rg) == 0 && i < nr; i++) {
-		uint64_t first, last;
-
-		if (!(rg.flags & URA_PACK_RANGE_DEMANDED) || !rg.page_count)
-			continue;
-		first = rg.first_page / KERNEL_FAULT_AROUND_PAGES;
-		last = (rg.first_page + rg.page_count - 1) / KERNEL_FAULT_AROUND_PAGES;
-		/* a long demanded range needs only its two ends' windows */
-		for (uint64_t x = first; x <= last; x = x == first && last > first + 1 ? last : x + 1) {
-			uint32_t fi = canon[rg.file_index];
-
-			if (n && same_window(&w[n - 1], fi, x))
-				continue;	/* ranges in page order share windows: one will do */
-			if (n == cap) {
-				size_t nc = cap ? cap * 2 : 1024;
-				void *p = realloc(w, nc * sizeof(*w));
-
-				if (!p) {
-					free(w);
-					return -ENOMEM;
-				}
-				w = p;
-				cap = nc;
-			}
-			w[n++] = (struct window){ .win = x, .file = fi, .time_ns = rg.first_access_ns };
-		}
-	}
-	if (n)
-		qsort(w, n, sizeof(*w), cmp_window);
-	for (size_t i = 0; i < n; i++)		/* keep the first (earliest) of each window */
-		if (!k || !same_window(&w[k - 1], w[i].file, w[i].win))
-			w[k++] = w[i];
-	*ret = w;
-	*ret_n = k;
-	return 0;
-}
-
-static const struct window *find_window(const struct window *w, size_t n, uint32_t file,
-				       uint64_t win)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (w[mid].file < file || (w[mid].file == file && w[mid].win < win))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && same_window(&w[lo], file, win) ? &w[lo] : NULL;
-}
-
-/* Has the pack speculative ranges? (A trace made with --cold has none.) */
-static bool any_speculative(const struct ura_pack *pack)
-{
-	struct ura_pack_range rg;
-
-	for (size_t i = 0; ura_pack_get_range(pack, i, &rg) == 0; i++)
-		if (!(rg.flags & URA_PACK_RANGE_DEMANDED))
-			return true;
-	return false;
-}
-
 /* Room for item @n in c->p->req (which has room for @cap items now); 0 or -ENOMEM. */
 static int reserve_request(struct planner *c, size_t n, size_t *cap)
 {
@@ -261,43 +154,6 @@ static int reserve_request(struct planner *c, size_t n, size_t *cap)
 }
 
 /*
- * The parts of speculative range @rg of file @fi that lie in windows of
- * demanded pages, as items at those windows' times; 0 or -ENOMEM.
- */
-static int append_fault_around(struct planner *c, const struct ura_pack_range *rg, uint32_t fi,
-			    uint32_t dev, const struct window *w, size_t nw, size_t *n,
-			    size_t *cap)
-{
-	uint64_t end = rg->first_page + rg->page_count;
-
-	for (uint64_t pg = rg->first_page; pg < end;) {
-		uint64_t wend = (pg / KERNEL_FAULT_AROUND_PAGES + 1) * KERNEL_FAULT_AROUND_PAGES;
-		const struct window *hit = find_window(w, nw, fi, pg / KERNEL_FAULT_AROUND_PAGES);
-
-		if (wend > end)
-			wend = end;
-		if (hit) {
-			if (reserve_request(c, *n, cap) < 0)
-				return -ENOMEM;
-			c->p->req[*n] = (struct sched_item){
-				.off = pg * URA_PACK_PAGE_SIZE,
-				.len = (wend - pg) * URA_PACK_PAGE_SIZE,
-				.time_ns = hit->time_ns,
-				.obj = fi,
-				.dev = dev,
-			};
-			if (!c->listed[fi]) {
-				c->listed[fi] = true;
-				c->p->counts.files++;
-			}
-			*n = append_merging(c, *n);
-		}
-		pg = wend;
-	}
-	return 0;
-}
-
-/*
  * The pack's selected ranges and metadata ranges, merged into first-access
  * order, as items for schedule_build(): ranges past a file's recorded size or a
  * device's end are clipped (and counted), duplicate files are one object.
@@ -305,10 +161,9 @@ static int append_fault_around(struct planner *c, const struct ura_pack_range *r
 static int requests_from_pack(struct planner *c)
 {
 	size_t nr = ura_pack_range_count(c->pack), nm = ura_pack_meta_count(c->pack);
-	size_t ir = 0, im = 0, n = 0, cap = nr + nm + 1, nw = 0;
+	size_t ir = 0, im = 0, n = 0, cap = nr + nm + 1;
 	uint32_t *file_dev = NULL, *canon = NULL;
 	uint64_t *file_pages = NULL;
-	struct window *win = NULL;
 	struct ura_pack_range rg;
 	struct ura_pack_meta m;
 	bool have_r, have_m;
@@ -337,8 +192,6 @@ static int requests_from_pack(struct planner *c)
 		file_pages[i] = (f.size > UINT64_MAX / 2 ? UINT64_MAX / 2 : f.size) / URA_PACK_PAGE_SIZE + 1 +
 				REPLAY_PAST_SIZE / URA_PACK_PAGE_SIZE;
 	}
-	if (!c->o->all && any_speculative(c->pack) && demanded_windows(c, canon, &win, &nw) < 0)
-		goto out;
 	have_r = ura_pack_get_range(c->pack, ir, &rg) == 0;
 	have_m = ura_pack_get_meta(c->pack, im, &m) == 0;
 	while (have_r || have_m) {
@@ -379,15 +232,6 @@ static int requests_from_pack(struct planner *c)
 					c->p->counts.files++;
 				}
 				n = append_merging(c, n);
-			} else if (nw && rg.first_page < file_pages[rg.file_index]) {
-				uint32_t fi = canon[rg.file_index];
-
-				if (rg.first_page + rg.page_count > file_pages[rg.file_index])
-					rg.page_count = (uint32_t)(file_pages[rg.file_index] -
-								   rg.first_page);
-				r = append_fault_around(c, &rg, fi, file_dev[fi], win, nw, &n, &cap);
-				if (r < 0)
-					goto out;
 			}
 			have_r = ura_pack_get_range(c->pack, ++ir, &rg) == 0;
 		} else {
@@ -428,7 +272,6 @@ static int requests_from_pack(struct planner *c)
 		c->p->req = p;
 	r = 0;
 out:
-	free(win);
 	free(canon);
 	free(file_pages);
 	free(file_dev);
@@ -577,15 +420,8 @@ static void count_plan(struct planner *c)
 	}
 	for (unsigned d = 0; d < st->ndevs; d++)
 		for (size_t k = 0; k < devs->n; k++)
-			if (st->devs[d].major == devs->devnum[k][0] && st->devs[d].minor == devs->devnum[k][1]) {
+			if (st->devs[d].major == devs->devnum[k][0] && st->devs[d].minor == devs->devnum[k][1])
 				st->devs[d].cold_requests = devs->dev[k].cold_requests;
-				if (devs->dev[k].penalty_ns)
-					log_debug("device %u:%u: more requests than a cold start's %zu "
-						  "at least cost: %.0f us more on each",
-						  devs->devnum[k][0], devs->devnum[k][1],
-						  devs->dev[k].cold_requests,
-						  (double)devs->dev[k].penalty_ns / 1e3);
-			}
 }
 
 int replay_plan_build(const struct ura_pack *pack, const struct sys_view *view,

@@ -20,10 +20,10 @@ uint64_t schedule_cost(const struct sched_dev *dev, uint64_t len)
 	return c + dev_model_cost(&dev->model, rest);
 }
 
-/* The largest hole between two pages cheaper to read than a request that costs @penalty more. */
-static uint64_t max_gap_with(const struct sched_dev *dev, uint64_t penalty)
+/* The largest hole between two pages cheaper to read than a second request. */
+uint64_t schedule_max_gap(const struct sched_dev *dev)
 {
-	uint64_t two = 2 * dev_model_cost(&dev->model, URA_PACK_PAGE_SIZE) + penalty, lo = 0, hi = 1ull << 40;
+	uint64_t two = 2 * dev_model_cost(&dev->model, URA_PACK_PAGE_SIZE), lo = 0, hi = 1ull << 40;
 
 	if (schedule_cost(dev, 2 * URA_PACK_PAGE_SIZE) > two)
 		return 0;
@@ -36,11 +36,6 @@ static uint64_t max_gap_with(const struct sched_dev *dev, uint64_t penalty)
 			hi = mid;
 	}
 	return lo & ~(URA_PACK_PAGE_SIZE - 1);
-}
-
-uint64_t schedule_max_gap(const struct sched_dev *dev)
-{
-	return max_gap_with(dev, 0);
 }
 
 static int cmp_off(const void *a, const void *b, void *ctx)
@@ -132,11 +127,9 @@ struct run {
  * larger than @max_hole (a heuristic bound: twice the largest hole worth one
  * request between two pages, plus slack; exact for models whose cost grows
  * linearly past a knee, as measured devices' do).
- * Each request costs @penalty more than the model says: a price on requests,
- * raised until the plan issues no more of them than a cold start would.
  */
 static void partition(const struct run *runs, size_t k, const struct sched_dev *dev,
-		      uint64_t penalty, uint64_t max_hole, uint64_t *best, uint32_t *from)
+		      uint64_t max_hole, uint64_t *best, uint32_t *from)
 {
 	best[0] = 0;
 	for (size_t j = 0; j < k; j++) {
@@ -148,7 +141,7 @@ static void partition(const struct run *runs, size_t k, const struct sched_dev *
 
 			if (span > SCHED_MAX_SPAN && i != j)
 				break;
-			c = best[i] + schedule_cost(dev, span) + penalty * chunks_of(span, dev->chunk);
+			c = best[i] + schedule_cost(dev, span);
 			if (c < b) {
 				b = c;
 				f = (uint32_t)i;
@@ -269,7 +262,7 @@ static size_t plan_pass(const struct sched_item *in, const uint32_t *idx, const 
 			uint64_t *best, uint32_t *from, size_t *ret_cold, uint64_t *ret_bytes)
 {
 	const struct sched_dev *dev = &devs[d];
-	uint64_t max_hole = 2 * max_gap_with(dev, dev->penalty_ns) + SCHED_HOLE_SLACK, bytes = 0;
+	uint64_t max_hole = 2 * schedule_max_gap(dev) + SCHED_HOLE_SLACK, bytes = 0;
 	size_t total = 0, cold = 0;
 
 	for (uint32_t o = 0; o < nobj; o++) {
@@ -279,7 +272,7 @@ static size_t plan_pass(const struct sched_item *in, const uint32_t *idx, const 
 		if (s == e || in[idx[s]].dev != d)
 			continue;
 		k = make_runs(in, idx + s, e - s, runs);
-		partition(runs, k, dev, dev->penalty_ns, max_hole, best, from);
+		partition(runs, k, dev, max_hole, best, from);
 		for (size_t j = k; j > 0; j = from[j]) {
 			total += (size_t)chunks_of(runs[j - 1].end - runs[from[j]].off,
 						   max_request(dev));
@@ -340,7 +333,6 @@ static void plan_budgets(const struct sched_item *in, const uint32_t *idx, const
 
 	if (!read_ns)
 		read_ns = 1;
-	devs[d].penalty_ns = 0;
 	if (try_price(in, idx, start, nobj, devs, d, runs, best, from, 0, &s)) {
 		/* reads bind: raise their price until bytes do */
 		for (hi = read_ns; hi < (1ull << 40) &&
@@ -412,39 +404,22 @@ int schedule_build(struct sched_item **items, size_t n, uint32_t nobj, struct sc
 	if (!measured || !runs || !best || !from || !out)
 		goto out;
 
-	/* the plan at least device time; then, where it issues more requests than a
-	 * cold start would, a price on requests until it does not */
+	/*
+	 * The plan of least device time by each device's model, nothing else: no
+	 * cap on requests that the model does not price (a cap at a cold start's
+	 * count made the plan read holes where bytes bind, 1.6 times the data).
+	 * A cold start's requests are estimated for the report only.
+	 */
 	for (size_t d = 0; d < ndev; d++) {
-		uint64_t lo = 0, hi, base = dev_model_cost(&devs[d].model, URA_PACK_PAGE_SIZE);
-		size_t cold = 0, cnt;
+		size_t cold = 0;
 
-		devs[d].penalty_ns = 0;
 		if (devs[d].model.combine == DEVMODEL_BUDGETS && devs[d].model.bps &&
 		    devs[d].model.iops) {
 			measured[d] = devs[d].model;
 			plan_budgets(in, idx, start, nobj, devs, d, runs, best, from);
 		}
-		cnt = plan_pass(in, idx, start, nobj, devs, d, runs, best, from, &cold, NULL);
+		plan_pass(in, idx, start, nobj, devs, d, runs, best, from, &cold, NULL);
 		devs[d].cold_requests = cold;
-		if (!devs[d].readahead || cnt <= cold)
-			continue;
-		/* best effort: a plan that cannot get there merges all it may (spans of
-		 * SCHED_MAX_SPAN, SCHED_LOOKBACK ranges) */
-		for (hi = base ? base : 1000; hi < (1ull << 40); lo = hi, hi *= 4) {
-			devs[d].penalty_ns = hi;
-			if (plan_pass(in, idx, start, nobj, devs, d, runs, best, from, NULL, NULL) <=
-			    cold)
-				break;
-		}
-		for (int it = 0; it < 12 && hi - lo > base / 16 + 1; it++) {
-			devs[d].penalty_ns = lo + (hi - lo) / 2;
-			if (plan_pass(in, idx, start, nobj, devs, d, runs, best, from, NULL, NULL) <=
-			    cold)
-				hi = devs[d].penalty_ns;
-			else
-				lo = devs[d].penalty_ns;
-		}
-		devs[d].penalty_ns = hi;
 	}
 	for (uint32_t o = 0; o < nobj; o++) {
 		size_t s = o ? start[o] : 0, e = start[o + 1], k, want;
@@ -475,8 +450,7 @@ int schedule_build(struct sched_item **items, size_t n, uint32_t nobj, struct sc
 			cap = nc;
 		}
 		k = make_runs(in, idx + s, e - s, runs);
-		partition(runs, k, dev, dev->penalty_ns,
-			  2 * max_gap_with(dev, dev->penalty_ns) + SCHED_HOLE_SLACK, best, from);
+		partition(runs, k, dev, 2 * schedule_max_gap(dev) + SCHED_HOLE_SLACK, best, from);
 		total += emit(runs, k, from, best, &in[idx[s]], dev, out + total);
 	}
 

@@ -32,13 +32,12 @@ struct sched_item {
 struct sched_dev {
 	struct devmodel model;	/* device time of a read by its size */
 	uint64_t chunk;		/* largest request in bytes, page aligned, > 0 */
-	uint64_t readahead;	/* the device's read_ahead_kb in bytes; 0: no request cap */
+	uint64_t readahead;	/* the device's read_ahead_kb in bytes (a cold start's requests); 0: unknown */
 	uint64_t max_request;	/* its largest request (max_sectors_kb) in bytes; 0: chunk */
 	bool rotational;	/* seeks cost: physical order within time bins */
 	uint64_t size;		/* the replay's: bytes, from sysfs; 0: unknown */
 	/* set by schedule_build(): */
-	size_t cold_requests;	/* what a cold start would issue, as estimated */
-	uint64_t penalty_ns;	/* the price put on a request to stay within that */
+	size_t cold_requests;	/* what a cold start would issue, as estimated (reported) */
 };
 
 /* How far a request may reach when merging (bounds the plan's work per range) */
@@ -92,12 +91,12 @@ void schedule_merge(struct sched_item *a, const struct sched_item *b);
  * (ties: object, then offset): the order of the trace, never its absolute
  * times, which a trace at read_ahead_kb 4 stretches.
  *
- * Where the device's readahead is known, the plan issues no more device
- * requests than a cold start would (the kernel reads runs of pages closer than
- * read_ahead_kb as one window, split into requests of max_request): if the cheapest plan
- * has more, a price is put on each request, found by bisection, until it has
- * no more (best effort: merging stops at SCHED_MAX_SPAN and SCHED_LOOKBACK).
- * Sets each device's cold_requests and penalty_ns.
+ * A two-budget device (DEVMODEL_BUDGETS) gets the plan of least
+ * max(bytes / bandwidth, requests / IOPS): a price on requests found by
+ * bisection where the two budgets meet. No other bound is put on the number
+ * of requests: the plan is the model's optimum, whatever read_ahead_kb is.
+ * Sets each device's cold_requests (what a cold start would issue, estimated
+ * from its readahead, for the report).
  *
  * Return: 0, -EINVAL (an object or device out of range, more than 2^32 items),
  * -ENOMEM. On success *@items is a new array of requests (the old one is
