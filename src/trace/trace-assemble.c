@@ -33,6 +33,7 @@
 #include "trace-assemble.h"
 #include "trace-btrfs.h"
 #include "trace-demand.h"
+#include "trace-ext4.h"
 #include "trace-root.h"
 #include "trace-summary.h"
 #include "util.h"
@@ -59,6 +60,7 @@ struct found_fs {
 	struct ura_pack_fs rec;		/* strings point into the mount table or the root */
 	unsigned max_sectors_kb;	/* of its block device, 0 unknown (for the access log) */
 	unsigned max_segments, max_segment_kb;	/* of its block device, 0 unknown */
+	const char *host_dir;		/* where the tracer reaches it (the mount table's), or NULL */
 };
 
 /* A file of the pack, gathered: its name, its statx, the ranges that go in. */
@@ -227,6 +229,7 @@ static int fs_slot(struct assembly *a, uint32_t kdev, const struct mount_entry *
 	n->rec.mount_point = mount_point;
 	n->rec.fstype = me ? me->fstype : "";
 	n->rec.source = me ? me->source : "";
+	n->host_dir = me ? me->mount_point : NULL;
 	n->rec.read_ahead_kb = rakb_during_trace(a->ra, n->rec.major, n->rec.minor);
 	if (me && fs_uuid(me->mount_point, n->rec.major, n->rec.minor, n->rec.uuid))
 		n->rec.flags |= URA_PACK_FS_HAS_UUID;
@@ -673,6 +676,92 @@ static int gather(struct assembly *a, const struct pageset_file *files, size_t n
 	return 0;
 }
 
+/* @add merged into the sorted ranges of @m (both sorted by page; ranges that touch joined). */
+static int merge_meta(struct found_meta *m, const struct pageset_range *add, size_t nadd)
+{
+	size_t n = m->nranges + nadd, k = 0, i = 0, j = 0;
+	struct pageset_range *out = malloc((n ? n : 1) * sizeof(*out));
+
+	if (!out)
+		return -ENOMEM;
+	while (i < m->nranges || j < nadd) {
+		const struct pageset_range *r = j >= nadd || (i < m->nranges &&
+				m->ranges[i].first_page <= add[j].first_page) ? &m->ranges[i++] : &add[j++];
+		struct pageset_range *last = k ? &out[k - 1] : NULL;
+
+		if (last && r->first_page <= last->first_page + last->page_count) {
+			if (r->first_page + r->page_count > last->first_page + last->page_count)
+				last->page_count = r->first_page + r->page_count - last->first_page;
+			if (r->first_ns < last->first_ns)
+				last->first_ns = r->first_ns;
+			continue;
+		}
+		out[k] = *r;
+		out[k++].demanded = true;
+	}
+	free(m->ranges);
+	m->ranges = out;
+	m->nranges = k;
+	return 0;
+}
+
+/*
+ * The derive stage: the metadata a cold start of the pack's files needs, on
+ * each ext4 filesystem, from its layout (trace-ext4.c), added to what the trace
+ * saw enter the block device's cache: a trace of a warm start sees none.
+ */
+static int derive_meta(struct assembly *a)
+{
+	int r = 0;
+
+	for (size_t f = 0; f < a->nfs && r >= 0; f++) {
+		const struct found_fs *fs = &a->fs[f];
+		struct pageset_range *add = NULL;
+		struct ext4_layout *l = NULL;
+		struct found_meta *m = NULL;
+		size_t nadd = 0;
+
+		if (!fs->host_dir || strcmp(fs->rec.fstype, "ext4") != 0 ||
+		    ext4_layout_open(fs->rec.major, fs->rec.minor, &l) < 0)
+			continue;
+		for (size_t i = 0; i < a->nfiles && r >= 0; i++) {
+			const struct found_file *ff = &a->files[i];
+			uint64_t t = UINT64_MAX;
+
+			if (ff->fs != f)
+				continue;
+			for (size_t k = 0; k < ff->nranges; k++)
+				if (ff->ranges[k].first_ns < t)
+					t = ff->ranges[k].first_ns;
+			r = ext4_layout_note(l, fs->host_dir, ff->path, ff->stx.stx_ino, t);
+		}
+		if (r >= 0)
+			r = ext4_layout_ranges(l, &add, &nadd);
+		ext4_layout_free(l);
+		for (size_t i = 0; i < a->nmeta && r >= 0; i++)
+			if (a->meta[i].major == fs->rec.major && a->meta[i].minor == fs->rec.minor)
+				m = &a->meta[i];
+		if (r >= 0 && nadd && !m) {
+			m = realloc(a->meta, (a->nmeta + 1) * sizeof(*m));
+			if (!m) {
+				r = -ENOMEM;
+			} else {
+				a->meta = m;
+				m = &a->meta[a->nmeta++];
+				*m = (struct found_meta){ .fs = f, .major = fs->rec.major,
+							  .minor = fs->rec.minor };
+			}
+		}
+		if (r >= 0 && nadd) {
+			if (m->fs == SIZE_MAX)
+				m->fs = f;
+			r = merge_meta(m, add, nadd);
+		}
+		free(add);
+	}
+	return r < 0 ? r : 0;
+}
+
 static int build_file(struct assembly *a, struct ura_pack_builder *b, const struct found_file *f,
 		      const uint32_t *fs_index, uint32_t *ret_index)
 {
@@ -972,6 +1061,9 @@ static int assemble(const struct assemble_opts *o, const struct trace_demand *d,
 	if (r < 0)
 		goto out;
 	r = gather(&a, files, nfiles);
+	if (r < 0)
+		goto out;
+	r = derive_meta(&a);
 	if (r < 0)
 		goto out;
 	r = ura_pack_builder_new(&b);
