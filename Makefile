@@ -243,7 +243,7 @@ fuzz:
 	done
 
 # Benchmarks, run by hand as root (bench/*.sh build what they need with `make bench`).
-BENCH_PROGS := $(addprefix $(B)/bench/,resolve-bench naive-replay pack-bench demand-models \
+BENCH_PROGS := $(addprefix $(B)/bench/,resolve-bench naive-replay aosp-replay pack-bench demand-models \
 	exec-sources replay-genpack watch-check)
 .PHONY: bench
 bench: $(BENCH_PROGS)

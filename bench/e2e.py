@@ -9,10 +9,12 @@ and reports medians, min, max and the share of the cold->warm gap closed:
 
 Strategies:
   cold       caches dropped, no prefetch
-  warm       the limit: everything cached
-  ura        ura-replay of ura's pack (ura-trace --cold of one run), started with the
-             program (same cgroup)
-  ura-plain  the same with the pack of a plain `ura-trace` (no --cold)
+  warm       everything cached
+  ura        ura-replay of the pack a user gets: `ura-trace --pack P -- CMD` with its
+             defaults, of one cold run, started with the program (same cgroup)
+  ura-cold   the same with a pack of `ura-trace --cold`
+  ura-warm   the same with a default pack traced right after the program ran (a warm
+             start: what a user who has just used the program records)
   ura-wait   ura-replay --wait first, then the program (reports both and the sum)
   ura-lead   ura-replay started HEAD seconds before the program (--head-start)
   naive      every page a run traced at the device's read_ahead_kb added, data and
@@ -20,6 +22,9 @@ Strategies:
              ureadahead does)
   naive-wait naive replay first, then the program
   whole      every file the run touched, whole (vmtouch -t), concurrent
+  aosp       what Android's boot prefetcher does with the default pack: every file range,
+             pread() in 1 MiB chunks by two threads, first-access order, concurrent
+             (bench/aosp-replay)
   demand     the issue's demand-only reference, rebuilt here: ura-replay of a pack traced
              at read_ahead_kb 4 (every page added is a demand miss, all marked demanded),
              concurrent
@@ -27,7 +32,11 @@ Strategies:
 
 Also measured per workload: the true demand (bytes that pack holds, data and metadata)
 and the bytes ura-replay really reads from its own pack (issued_bytes of a cold
-`ura-replay --wait --json`), and their ratio (target <= 1.3).
+`ura-replay --wait --json`), and their ratio; and per profile the limit: the least
+device time of the demand pack's data and metadata under the device model ura-replay
+measured for that profile (its plan's modelled time, `ura-replay --dry-run --json`),
+with the bytes that plan reads. Each strategy's "achievable" share is
+(cold - t) / (cold - max(warm, limit)).
 
 Run as root with the testbed up (bench/testbed/up.sh):
   bench/e2e.py --profiles hdd,emmc,ssd --runs 5 --out bench/results/e2e.json
@@ -52,12 +61,17 @@ WORKLOADS = {
     "gcc-asan": ["/bin/sh", "-c",
                  "gcc -O2 -fsanitize=address,undefined -o /tmp/h /bench/hello.c && /tmp/h"],
     # a large program start (>= 100 MB read): clang compiling a C++ file; libLLVM (104 MB)
-    # and libclang-cpp are read at random. Needs the image built with PACKAGES=clang,g++.
+    # and libclang-cpp are read at random.
     "clang": ["/bin/sh", "-c",
               "printf '#include <iostream>\\n#include <map>\\n#include <regex>\\n"
               "#include <string>\\nint main(){std::map<std::string,int> m; std::regex r(\"a+\");"
               "m[\"x\"]=std::regex_match(\"aa\",r); std::cout<<m.size()<<std::endl;}\\n' "
               ">/tmp/c.cpp && clang++ -O0 -c -o /tmp/c.o /tmp/c.cpp"],
+    # a second large program (about 300 MB read cold, 110 MB needed): rustc building and
+    # linking a small program; librustc_driver, libLLVM and the std rlibs, mapped
+    "rustc": ["/bin/sh", "-c",
+              "printf 'fn main() { let v: Vec<String> = std::env::args().collect(); "
+              "println!(\"{:?}\", v); }\\n' >/tmp/r.rs && rustc -o /tmp/r /tmp/r.rs"],
 }
 
 
@@ -109,27 +123,33 @@ class Bench:
         self.trace = os.path.join(TOP, "build", "ura-trace")
         self.replay = os.path.join(TOP, "build", "ura-replay")
         self.naive = os.path.join(TOP, "build", "bench", "naive-replay")
+        self.aosp = os.path.join(TOP, "build", "bench", "aosp-replay")
         self.packs = os.path.join(args.workdir, "packs")
         os.makedirs(self.packs, exist_ok=True)
 
     def slow(self, profile, cmd, chroot=False):
         return [self.slowrun, profile] + (["--chroot"] if chroot else []) + ["--"] + cmd
 
-    def trace_pack(self, name, suffix, opts):
-        """Trace one cold run of the workload (unthrottled) into a pack, once."""
+    def trace_pack(self, name, suffix, opts, warm=False):
+        """Trace one cold (or warm) run of the workload (unthrottled) into a pack, once."""
         pack = os.path.join(self.packs, name + suffix + ".pack")
         if not os.path.exists(pack) or self.args.retrace:
             drop_caches()
+            if warm:
+                sh(self.slow("none", WORKLOADS[name], chroot=True), stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
             sh([self.trace, "-q", "--pack", pack, "--root", self.mnt] + opts + ["--"] +
                self.slow("none", WORKLOADS[name], chroot=True), stdout=subprocess.DEVNULL)
         return pack
 
     def prepare(self, name):
-        """The packs: ura's (ura-trace --cold unless --trace-args says otherwise), the
-        reference ones traced at the device's read_ahead_kb (naive, and the file list of
-        whole) and at read_ahead_kb 4 (demand)."""
+        """The packs: the default one (ura-trace's defaults, --trace-args adds options),
+        --cold, the default one of a warm start, and the reference one traced at
+        read_ahead_kb 4 (demand). naive, aosp and whole use the default pack."""
         pack = self.trace_pack(name, "", shlex.split(self.args.trace_args))
-        plain = self.trace_pack(name, "-plain", ["--read-ahead-kb", "keep"])
+        plain = pack
+        self.trace_pack(name, "-cold", ["--cold"])
+        self.trace_pack(name, "-warm", [], warm=True)
         demand = self.trace_pack(name, "-demand", ["--read-ahead-kb", "4", "--events", "add"])
         dump = json.loads(subprocess.run([os.path.join(TOP, "build", "ura-dump"), "--json", pack],
                                          check=True, capture_output=True).stdout)
@@ -161,6 +181,18 @@ class Bench:
               f"{totals['replayed_bytes_ssd'] / 2**20:.1f} MiB (ssd model, "
               f"{totals['replayed_vs_true_demand_ssd']:.2f}x)", flush=True)
         return pack, files, totals
+
+    def limit(self, profile, name):
+        """The least device time of the start's demanded data and metadata under the
+        profile: ura-replay's plan of the demand pack, by the model it measured."""
+        demand = os.path.join(self.packs, name + "-demand.pack")
+        drop_caches()
+        rep = json.loads(subprocess.run(
+            self.slow(profile, [self.replay, "-q", "--dry-run", "--json", "--root", self.mnt,
+                                demand]), check=True, capture_output=True).stdout)
+        return {"seconds": sum(d["plan_seconds"] for d in rep["devices"]),
+                "bytes": sum(d["bytes"] for d in rep["devices"]),
+                "requests": sum(d["requests"] for d in rep["devices"])}
 
     def dev_reads(self):
         """Reads completed and bytes read by the testbed's device so far."""
@@ -198,7 +230,8 @@ class Bench:
             strategy = strategy.replace("demand", "ura")
         ura = ([self.replay, "-q", "--root", self.mnt] + shlex.split(costs) +
                shlex.split(self.args.replay_args) + [pack])
-        naive = [self.naive, "--root", self.mnt, os.path.join(self.packs, name + "-plain.pack")]
+        naive = [self.naive, "--root", self.mnt, pack]
+        aosp = [self.aosp, "--root", self.mnt, pack]
         whole = ["vmtouch", "-q", "-t", "-f"] + open(files).read().split("\n")[:-1]
         if strategy == "warm":
             self.timed(self.slow(profile, prog, chroot=True))
@@ -208,9 +241,11 @@ class Bench:
             return {"t": self.timed(self.slow(profile, prog, chroot=True))}
         if strategy == "ura":
             return {"t": self.concurrent(profile, ura, prog)}
-        if strategy == "ura-plain":
-            plain = ura[:-1] + [os.path.join(self.packs, name + "-plain.pack")]
-            return {"t": self.concurrent(profile, plain, prog)}
+        if strategy in ("ura-cold", "ura-warm"):
+            other = ura[:-1] + [os.path.join(self.packs, name + strategy[3:] + ".pack")]
+            return {"t": self.concurrent(profile, other, prog)}
+        if strategy == "aosp":
+            return {"t": self.concurrent(profile, aosp, prog)}
         if strategy == "ura-lead":
             return {"t": self.concurrent(profile, ura, prog, self.args.head_start)}
         if strategy == "naive":
@@ -256,14 +291,14 @@ def main():
     ap.add_argument("--profiles", default="hdd,emmc,sdcard,ssd")
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
     ap.add_argument("--strategies",
-                    default="cold,warm,ura,ura-wait,demand,naive,naive-wait,whole")
+                    default="cold,warm,ura,ura-cold,ura-warm,demand,naive,aosp")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--head-start", type=float, default=0.5)
     ap.add_argument("--workdir", default="/var/tmp/ura-bench")
     ap.add_argument("--retrace", action="store_true")
     ap.add_argument("--replay-args", default="", help="extra ura-replay options")
-    ap.add_argument("--trace-args", default="--cold",
-                    help="ura-trace options for ura's pack (default --cold)")
+    ap.add_argument("--trace-args", default="",
+                    help="ura-trace options for ura's pack (default: none, the defaults)")
     ap.add_argument("--profile-costs", action="store_true",
                     help="give ura-replay each profile's costs by hand (default: its own "
                          "measured model)")
@@ -304,6 +339,7 @@ def run_all(args, b, results):
             drop_caches()
             subprocess.run(b.slow(profile, [b.replay, "-q", "--root", b.mnt, pack]),
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            limit = b.limit(profile, name)
             samples = {s: [] for s in strategies}
             extra = {s: {"prefetch": [], "sum": [], "reads": [], "read_bytes": []}
                      for s in strategies}
@@ -322,15 +358,20 @@ def run_all(args, b, results):
             cold = res.get("cold", {}).get("median")
             warm = res.get("warm", {}).get("median")
             if cold and warm and cold > warm:
+                floor = max(warm, limit["seconds"])
                 for s in res:
                     res[s]["gap_closed"] = (cold - res[s]["median"]) / (cold - warm)
+                    if cold > floor:
+                        res[s]["achievable_closed"] = (cold - res[s]["median"]) / (cold - floor)
+            res["limit"] = limit
             results["workloads"][name]["profiles"][profile] = res
-            print(f"{name} {profile}: " + ", ".join(
+            print(f"{name} {profile}: limit {limit['seconds']:.2f}s "
+                  f"({limit['bytes'] / 2**20:.0f} MiB); " + ", ".join(
                 f"{s} {v['median']:.2f}s" + (f" ({v['gap_closed']*100:.0f}%)" if "gap_closed" in v
                                              else "") +
                 (f" sum {v['sum']:.2f}s" if "sum" in v else "") +
                 (f" [{v['reads']:.0f} reads, {v['read_bytes'] / 2**20:.0f} MiB]"
-                 if "reads" in v else "") for s, v in res.items()),
+                 if "reads" in v else "") for s, v in res.items() if s != "limit"),
                 flush=True)
 
 
