@@ -16,11 +16,14 @@
 #define RA_KB_MIN	4
 #define RA_KB_MAX	1048576u
 /*
- * read_ahead_kb of a --cold trace unless told: every page added is then a page
- * the run read. Measured on the slow-disk testbed (README, bench/e2e.py): packs
- * traced so let concurrent replay close 57-76% of the cold-to-warm gap on ssd
- * and 51-87% on emmc, where packs traced at the device's own value closed
- * 18-51% and 42-72%.
+ * read_ahead_kb of a trace of a command unless told (with --cold or not): every
+ * page added is then a page the run read, and the pack's demand is exact. At the
+ * device's own value, readahead brings in pages the trace can only guess about
+ * (a fault-around window maps them without a fault): on rustc, the pack then
+ * left out pages the start needed, each miss cost the program a read of
+ * read_ahead_kb, and a replay closed 14-28% of the gap where an exact pack
+ * closed 64-65% (bench/README.md). The boot trace (--system) keeps the
+ * devices' values: a whole boot would run with tiny reads.
  */
 #define RA_KB_COLD	4
 
@@ -54,9 +57,10 @@ void trace_usage(FILE *f)
 	      " -i, --until-idle SEC     with --system: stop when no page entered the\n"
 	      "                            cache for SEC seconds\n"
 	      " -c, --cold               drop the page cache first (slows the whole\n"
-	      "                            machine for a while); implies --read-ahead-kb 4\n"
+	      "                            machine for a while)\n"
 	      " -r, --read-ahead-kb N    trace with read_ahead_kb N on the devices\n"
-	      "                            involved, restored afterwards ('keep': as is)\n"
+	      "                            involved, restored afterwards ('keep': as is;\n"
+	      "                            default 4 for a command or --cold, else keep)\n"
 	      " -R, --root DIR           record paths relative to DIR (chroot, image)\n"
 	      " -I, --input FILE         build the pack from a trace-cmd trace.dat\n"
 	      " -b, --buffer-size SIZE   ring buffer per CPU (K, M, G suffixes)\n"
@@ -401,7 +405,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 				"--input");
 		goto usage;
 	}
-	if (o->cold && !ra_given)
+	if (!ra_given && (o->cold || (!o->input && !o->system && !o->watch_dir && !o->merge)))
 		o->read_ahead_kb = RA_KB_COLD;
 	if (o->root && o->root[0] != '/') {
 		cli_bad_value("--root", o->root, "expected an absolute path");

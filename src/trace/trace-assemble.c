@@ -339,6 +339,21 @@ long assemble_keep_resident(int fd, uint64_t size, struct pageset_range **ranges
  * with @resident, only its pages now in the page cache.
  * Return: 1 if it has ranges, 0 if none, -errno.
  */
+/*
+ * Which listed pages of a file on @fs are demanded. Where the trace ran at a
+ * read_ahead_kb of one page, every page added is one the run read, and a page
+ * that a fault-around window mapped from the cache (cached before the trace)
+ * may have been used without a fault: all are demanded. A page left out costs
+ * the program a read of the device's read_ahead_kb; one too many, a page.
+ * Elsewhere the access events decide (a->range_flags).
+ */
+static unsigned range_flags(const struct assembly *a, size_t fs)
+{
+	unsigned kb = a->fs[fs].rec.read_ahead_kb;
+
+	return kb && kb * 1024 <= URA_PACK_PAGE_SIZE ? PAGESET_ALL_DEMANDED : a->range_flags;
+}
+
 static int gather_file(struct assembly *a, const struct pageset_file *traced, size_t fs,
 		       const char *path, const struct statx *stx, const char *full, bool resident)
 {
@@ -356,7 +371,7 @@ static int gather_file(struct assembly *a, const struct pageset_file *traced, si
 	}
 	r = pageset_file_ranges(a->demand->pages, traced,
 				(stx->stx_size + URA_PACK_PAGE_SIZE - 1) / URA_PACK_PAGE_SIZE,
-				a->range_flags, &file.ranges, &file.nranges);
+				range_flags(a, fs), &file.ranges, &file.nranges);
 	if (r < 0)
 		return r;
 	if (resident) {

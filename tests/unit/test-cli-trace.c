@@ -35,9 +35,21 @@ START_TEST(test_command_mode)
 	ck_assert_str_eq(o.argv[2], "/etc/x");
 	ck_assert_ptr_null(o.argv[3]);
 	ck_assert(!o.system && !o.cold && !o.json && !o.input && !o.root);
-	ck_assert_int_eq(o.read_ahead_kb, 0);
+	ck_assert_int_eq(o.read_ahead_kb, 4);	/* a command is traced at one page */
 	ck_assert_int_eq(o.buffer_kb, 0);
 	ck_assert_int_eq(o.verbosity, 0);
+	trace_options_free(&o);
+
+	/* 'keep' keeps the devices' own values; --system keeps them unless told */
+	char *keep[] = { "ura-trace", "-p", "p", "--read-ahead-kb", "keep", "--", "true", NULL };
+
+	ck_assert_int_eq(trace_parse_args(7, keep, &o), 1);
+	ck_assert_int_eq(o.read_ahead_kb, 0);
+	trace_options_free(&o);
+	char *sys[] = { "ura-trace", "-p", "p", "--system", NULL };
+
+	ck_assert_int_eq(trace_parse_args(4, sys, &o), 1);
+	ck_assert_int_eq(o.read_ahead_kb, 0);
 
 	/* without "--" the options stop at the command too */
 	char *argv2[] = { "ura-trace", "-p", "p", "ls", "-l", NULL };
