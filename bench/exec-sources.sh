@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The exec-source measurement of README ("Prefetch on exec"): RUNS rounds, sources interleaved
+# The exec-source measurement of bench/README.md ("Exec sources"): RUNS rounds, sources interleaved
 # round by round. Run as root: sudo bench/exec-sources.sh [RUNS] > exec-sources.log
 #   latency: /bin/true at 100 execs/s for 10 s (exec -> path known -> first readahead; reader CPU)
 #   burst:   5000 execs while the reader sleeps 1 s (what survives a busy reader)

@@ -24,7 +24,7 @@ def main():
         sys.exit(__doc__)
     prof, pack, runs, cmd = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     variants = [v.split(":", 2) for v in sys.argv[5:]]
-    tb = os.environ.get("TESTBED") or os.path.join(TOP, "..", "shared", "testbed")
+    tb = os.environ.get("TESTBED") or os.path.join(TOP, "bench", "testbed")
     work = os.environ.get("TESTBED_WORK", "/var/tmp/ura-testbed")
     mnt = dict(l.strip().split("=", 1) for l in open(os.path.join(work, "state.env")))["MNT"]
     slowrun = os.path.join(tb, "slowrun")

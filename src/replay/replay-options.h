@@ -13,7 +13,7 @@
 #define REPLAY_IOPRIO_IDLE		3
 #define REPLAY_IOPRIO(cls, level)	((int)((cls) << REPLAY_IOPRIO_CLASS_SHIFT | (level)))
 
-/* Defaults, chosen by the measurements in bench/ (see README) */
+/* Defaults, chosen by the measurements in bench/ (see bench/README.md) */
 #define REPLAY_DEFAULT_JOBS		2
 #define REPLAY_DEFAULT_MAX_REPLAYS	2			/* --watch: replays at once */
 #define REPLAY_DEFAULT_IOPRIO		REPLAY_IOPRIO(REPLAY_IOPRIO_BE, 4)

@@ -3,7 +3,7 @@
  * The exec source of ura-replay --watch: a fanotify group with FAN_OPEN_EXEC
  * on every filesystem, each event an open descriptor of the file being
  * executed, named by readlink(/proc/self/fd/N). Chosen by measurement
- * (bench/exec-sources.c, README): the event comes as the kernel opens the file,
+ * (bench/exec-sources.c, bench/README.md): the event comes as the kernel opens the file,
  * before the exec completes, and names the file itself (a script too, and no
  * /proc/PID race when the program exits at once); no tracing library needed.
  */

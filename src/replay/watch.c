@@ -495,7 +495,7 @@ static void resolve(struct watch *w, struct pending *q, char *args, size_t len)
 
 		if ((!q->script && (key_file_of(q->pid, "exe", &interp) < 0 ||
 				    !key_interpreter_trusted(&interp))) ||
-		    key_key_trusted(q->pid, q->root, script, NULL, sys_view_mounts(w->view)) < 0) {
+		    key_trusted(q->pid, q->root, script, NULL, sys_view_mounts(w->view)) < 0) {
 			log_debug("'%s' (pid %d): its argv names '%s', not believed (%s), skipping",
 				  q->path, q->pid, script, q->script ? "another mount namespace" :
 				  "not root's interpreter, or another mount namespace");
@@ -600,7 +600,7 @@ static void on_exec(const struct watch_exec_event *ev, void *userdata)
 		}
 	}
 	/* a user's mount namespace may show any file at a system path: believe the file */
-	if (key_key_trusted(ev->pid, &root, path, &file, sys_view_mounts(w->view)) < 0) {
+	if (key_trusted(ev->pid, &root, path, &file, sys_view_mounts(w->view)) < 0) {
 		log_debug("'%s' started (pid %d): not that file in the daemon's mounts (another "
 			  "mount namespace), skipping", path, ev->pid);
 		return;

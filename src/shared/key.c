@@ -332,7 +332,7 @@ static int same_mounts(pid_t pid)
 	return own.st_dev == its.st_dev && own.st_ino == its.st_ino;
 }
 
-int key_key_trusted(pid_t pid, const struct key_root *root, const char *path,
+int key_trusted(pid_t pid, const struct key_root *root, const char *path,
 		      const struct key_file *file, const struct mount_table *mounts)
 {
 	struct mount_table own = { 0 };

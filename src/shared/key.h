@@ -137,7 +137,7 @@ bool key_interpreter_trusted(const struct key_file *interp);
 struct mount_table;
 
 /**
- * key_key_trusted() - may the key (@root, @path) of process @pid be believed?
+ * key_trusted() - may the key (@root, @path) of process @pid be believed?
  * @file: the file the key names, as the kernel opened it (fanotify's
  *	descriptor, /proc/PID/exe), or NULL when only a path is known (a script
  *	named by argv or by the exec's file name)
@@ -152,7 +152,7 @@ struct mount_table;
  * The path is looked up only in that one case, never on a FUSE mount.
  * Return: 0 believed, -EPERM not, other -errno.
  */
-int key_key_trusted(pid_t pid, const struct key_root *root, const char *path,
+int key_trusted(pid_t pid, const struct key_root *root, const char *path,
 		      const struct key_file *file, const struct mount_table *mounts);
 
 #endif

@@ -11,7 +11,7 @@
 
 /*
  * The default --min-confidence: a page must have been in at least 60% of the
- * runs. Measured on python3 starts with a private file per run (README, "Merging
+ * runs. Measured on python3 starts with a private file per run (bench/README.md, "Merging
  * runs"): it keeps the program's own pages and drops each run's own files; with
  * 2 runs it needs both, with 3 two, with 5 three.
  */

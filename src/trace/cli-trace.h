@@ -45,7 +45,7 @@ struct trace_options {
 
 /*
  * The default --window: the start of the programs measured (bench/learn-window.sh,
- * README) had used 99% of its pages well within it.
+ * bench/README.md) had used 99% of its pages well within it.
  */
 #define LEARN_WINDOW_NS		(10ull * 1000 * 1000 * 1000)
 

@@ -186,7 +186,7 @@ int exec_program_of(pid_t pid, const char *filename, const struct key_self *self
 		r = key_file_of(pid, "exe", &exe);
 		if (r < 0)
 			return r;
-		r = key_key_trusted(pid, &p.root, p.path, script ? NULL : &exe, NULL);
+		r = key_trusted(pid, &p.root, p.path, script ? NULL : &exe, NULL);
 		if (r < 0)
 			return r;
 	}

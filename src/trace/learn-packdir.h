@@ -54,7 +54,7 @@ char *packdir_of(const char *path);
  * exists.
  *
  * The defaults: a busy desktop or build machine starts a few hundred distinct
- * programs in a day, and a learned pack is 1 to 200 KiB (README); 1000 packs
+ * programs in a day, and a learned pack is 1 to 200 KiB (bench/README.md); 1000 packs
  * and 128 MiB keep every program of a week with room to spare, and bound what
  * the replay daemon may have to look at.
  */

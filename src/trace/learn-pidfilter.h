@@ -11,7 +11,7 @@
  * the kernel for a tracepoint RCU synchronisation, 25 to 67 ms on the machine
  * measured, holding the kernel's event_mutex, so the next write waits that
  * long too; the new list is in force 0.15 to 0.4 ms after the write began
- * (README, "Learning program starts"). The event loop never waits for it:
+ * (bench/README.md, "Learning program starts"). The event loop never waits for it:
  * the pids asked for while a write is under way go together in the next one.
  *
  * Why pids are armed: a program exec'd while a write is under way would be
