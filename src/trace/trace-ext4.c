@@ -27,6 +27,7 @@
 #define RO_COMPAT_GDT_CSUM	0x10u
 #define RO_COMPAT_METADATA_CSUM	0x400u
 #define FIEMAP_EXTENTS		32
+#define EXT4_MAX_GROUPS		(1u << 24)	/* 2^24 groups of 128 MiB: 2 PiB */
 
 /* A run of blocks to read, and when it is first needed. */
 struct blocks {
@@ -179,8 +180,10 @@ int ext4_layout_open(unsigned major, unsigned minor, struct ext4_layout **ret)
 	first_data = le32(sb + 0x14);
 	blocks = le32(sb + 0x04) | ((incompat & INCOMPAT_64BIT) ? (uint64_t)le32(sb + 0x150) << 32 : 0);
 	if (!l->inodes_per_group || !per_group || l->inode_size < 128 ||
-	    l->inode_size > l->block_size || blocks <= first_data)
-		goto fail;
+	    l->inode_size > l->block_size || blocks <= first_data ||
+	    (blocks - first_data + per_group - 1) / per_group > EXT4_MAX_GROUPS ||
+	    l->desc_size > 1024 || (l->desc_size & (l->desc_size - 1)))
+		goto fail;	/* a layout no ext4 has (a damaged or hostile superblock) */
 	l->ngroups = (uint32_t)((blocks - first_data + per_group - 1) / per_group);
 	l->gdt_offset = (first_data + 1) * l->block_size;
 	l->ra_blocks = ra_blocks & (ra_blocks - 1) ? 0 : ra_blocks;	/* a power of two */
@@ -204,8 +207,10 @@ static const struct group *group_of(struct ext4_layout *l, uint32_t g)
 	if (gr->loaded)
 		return gr->table ? gr : NULL;
 	gr->loaded = true;
-	if (pread(l->fd, d, l->desc_size, (off_t)(l->gdt_offset + (uint64_t)g * l->desc_size)) !=
-	    (ssize_t)l->desc_size)
+	/* a descriptor may be larger than the fields read here (desc_size, up to 1024) */
+	if (pread(l->fd, d, sizeof(d) < l->desc_size ? sizeof(d) : l->desc_size,
+		  (off_t)(l->gdt_offset + (uint64_t)g * l->desc_size)) !=
+	    (ssize_t)(sizeof(d) < l->desc_size ? sizeof(d) : l->desc_size))
 		return NULL;
 	gr->table = le32(d + 0x08) | (l->desc_size >= 64 ? (uint64_t)le32(d + 0x28) << 32 : 0);
 	gr->used_inodes = l->inodes_per_group;

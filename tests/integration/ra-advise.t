@@ -49,7 +49,8 @@ trace_at() {
 	echo 1 >"$INST/events/readahead/enable"
 	"$HELPERS/evict" "$M/seq" "$M/rand" "$M/map" "$M/maprand" "$M/code" || return 1
 	before=$(awk '{print $1}' "/sys/block/$DEV/stat")
-	timeout 120 "$URA_TRACE" -q --probe never --pack "$T/run-$w.pack" -- "$HELPERS/ra-workload" "$M" ||
+	timeout 120 "$URA_TRACE" -q --probe never --read-ahead-kb keep --pack "$T/run-$w.pack" -- \
+		"$HELPERS/ra-workload" "$M" ||
 		return 1
 	after=$(awk '{print $1}' "/sys/block/$DEV/stat")
 	echo 0 >"$INST/events/readahead/enable"

@@ -16,7 +16,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 48
+plan 50
 
 # --- a read: exactly the file's pages ---
 head -c $((100 * 4096 + 123)) /dev/urandom >"$M/read.bin"
@@ -64,10 +64,17 @@ sys.exit(0 if good else (print("demanded", sorted(dem), "all", len(pages)), 1)[1
 }
 head -c $((1024 * 4096)) /dev/urandom >"$M/map.bin"
 "$HELPERS/evict" "$M/map.bin"
-ok "trace an mmap touching pages 100, 500, 900" \
-	trace "$T/map.pack" "$HELPERS/touch-pages" "$M/map.bin" 100 500 900
+ok "trace an mmap touching pages 100, 500, 900 (devices' readahead kept)" \
+	timeout 60 "$URA_TRACE" -q --read-ahead-kb keep --pack "$T/map.pack" -- \
+	"$HELPERS/touch-pages" "$M/map.bin" 100 500 900
 pack_ranges "$T/map.pack" "$M/map.bin" >"$T/map.ranges"
 ok "touched pages demanded, readahead neighbours speculative" touched_demanded "$T/map.ranges"
+# by default a command is traced at read_ahead_kb 4: the pack holds the touched pages, demanded
+"$HELPERS/evict" "$M/map.bin"
+ok "trace the same mmap with the defaults" \
+	trace "$T/map4.pack" "$HELPERS/touch-pages" "$M/map.bin" 100 500 900
+ok "by default the pack holds just the touched pages, all demanded" \
+	test "$(pack_ranges "$T/map4.pack" "$M/map.bin" | tr '\n' ' ')" = "100 1 1 500 1 1 900 1 1 "
 
 # --- --events add: additions only, every page demanded, and the pack says so ---
 "$HELPERS/evict" "$M/map.bin"
