@@ -52,8 +52,8 @@ struct replay_plan {
  *
  * Sets up each device's cost model (--request-cost/--bandwidth, the view's
  * kept or new measurement, or sysfs's guess), turns the selected ranges
- * (demanded ones, with the speculative pages of their fault-around windows;
- * all with --all) and the metadata ranges into requests (schedule_build()), and
+ * (demanded ones; all with --all) and the metadata ranges into requests
+ * (schedule_build()), and
  * puts metadata first. Rotational order is a second step:
  * replay_plan_order_rotational().
  *

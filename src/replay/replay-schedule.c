@@ -253,7 +253,7 @@ static size_t cold_requests(const struct run *runs, size_t k, const struct sched
 }
 
 /*
- * Plan every object on device @d with its penalty; return the device requests
+ * Plan every object on device @d by its model; return the device requests
  * (reads split at the largest request), and with @ret_cold the requests a cold
  * start would issue for them.
  */

@@ -22,8 +22,8 @@
  * (a fault-around window maps them without a fault): on rustc, the pack then
  * left out pages the start needed, each miss cost the program a read of
  * read_ahead_kb, and a replay closed 14-28% of the gap where an exact pack
- * closed 64-65% (bench/README.md). The boot trace (--system) keeps the
- * devices' values: a whole boot would run with tiny reads.
+ * closed 64-65% (bench/README.md). --system keeps the devices' values unless
+ * told (the boot unit asks for 4).
  */
 #define RA_KB_COLD	4
 
@@ -405,8 +405,10 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 				"--input");
 		goto usage;
 	}
-	if (!ra_given && (o->cold || (!o->input && !o->system && !o->watch_dir && !o->merge)))
+	if (!ra_given && (o->cold || (!o->input && !o->system && !o->watch_dir && !o->merge))) {
 		o->read_ahead_kb = RA_KB_COLD;
+		o->read_ahead_kb_default = true;
+	}
 	if (o->root && o->root[0] != '/') {
 		cli_bad_value("--root", o->root, "expected an absolute path");
 		goto usage;

@@ -61,6 +61,7 @@ struct found_fs {
 	unsigned max_sectors_kb;	/* of its block device, 0 unknown (for the access log) */
 	unsigned max_segments, max_segment_kb;	/* of its block device, 0 unknown */
 	const char *host_dir;		/* where the tracer reaches it (the mount table's), or NULL */
+	const char *host_strip;		/* under --root: the root's path below host_dir, or "" */
 };
 
 /* A file of the pack, gathered: its name, its statx, the ranges that go in. */
@@ -472,6 +473,7 @@ static int take_candidate(struct assembly *a, const struct pageset_file *traced,
 		r = fs_slot(a, traced->dev, me, mp, fs);
 		if (r < 0)
 			goto out;
+		a->fs[*fs].host_strip = strip;
 	}
 	r = gather_file(a, traced, *fs, rel, &stx, full, resident);
 	if (r >= 0)
@@ -736,9 +738,18 @@ static int derive_meta(struct assembly *a)
 		struct found_meta *m = NULL;
 		size_t nadd = 0;
 
-		if (!fs->host_dir || strcmp(fs->rec.fstype, "ext4") != 0 ||
-		    ext4_layout_open(fs->rec.major, fs->rec.minor, &l) < 0)
+		char *dir;
+
+		if (!fs->host_dir || strcmp(fs->rec.fstype, "ext4") != 0)
 			continue;
+		/* under --root, paths are looked up from the root, not from the mount */
+		dir = path_join(fs->host_dir, fs->host_strip ? fs->host_strip : "");
+		if (!dir)
+			return -ENOMEM;
+		if (ext4_layout_open(fs->rec.major, fs->rec.minor, &l) < 0) {
+			free(dir);
+			continue;
+		}
 		for (size_t i = 0; i < a->nfiles && r >= 0; i++) {
 			const struct found_file *ff = &a->files[i];
 			uint64_t t = UINT64_MAX;
@@ -748,11 +759,12 @@ static int derive_meta(struct assembly *a)
 			for (size_t k = 0; k < ff->nranges; k++)
 				if (ff->ranges[k].first_ns < t)
 					t = ff->ranges[k].first_ns;
-			r = ext4_layout_note(l, fs->host_dir, ff->path, ff->stx.stx_ino, t);
+			r = ext4_layout_note(l, dir, ff->path, ff->stx.stx_ino, t);
 		}
 		if (r >= 0)
 			r = ext4_layout_ranges(l, &add, &nadd);
 		ext4_layout_free(l);
+		free(dir);
 		for (size_t i = 0; i < a->nmeta && r >= 0; i++)
 			if (a->meta[i].major == fs->rec.major && a->meta[i].minor == fs->rec.minor)
 				m = &a->meta[i];
@@ -1078,7 +1090,7 @@ static int assemble(const struct assemble_opts *o, const struct trace_demand *d,
 	r = gather(&a, files, nfiles);
 	if (r < 0)
 		goto out;
-	r = derive_meta(&a);
+	r = o->recorded_meta_only ? 0 : derive_meta(&a);
 	if (r < 0)
 		goto out;
 	r = ura_pack_builder_new(&b);

@@ -21,6 +21,7 @@ struct assemble_opts {
 	bool from_recording;		/* --input: the page cache now tells nothing of the trace */
 	unsigned read_ahead_kb;		/* --read-ahead-kb, for the pack's info (0: not forced) */
 	unsigned info_flags;		/* URA_PACK_INFO_* */
+	bool recorded_meta_only;	/* no metadata derived from the layout (tests compare) */
 	uint64_t duration_ns;		/* length of the trace */
 	const struct access_log *access;	/* the trace's access log to write, or NULL */
 	/* a file (its path as the daemon sees it) to leave out when this says true, or NULL */

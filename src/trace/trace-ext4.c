@@ -45,6 +45,8 @@ struct ext4_layout {
 	int fd;				/* the block device */
 	uint32_t block_size, inodes_per_group, inode_size, desc_size, ra_blocks;
 	uint64_t gdt_offset;		/* bytes */
+	uint64_t blocks;		/* of the filesystem */
+	dev_t dev;
 	uint32_t ngroups;
 	bool group_csum;
 	struct group *groups;
@@ -185,6 +187,8 @@ int ext4_layout_open(unsigned major, unsigned minor, struct ext4_layout **ret)
 	    l->desc_size > 1024 || (l->desc_size & (l->desc_size - 1)))
 		goto fail;	/* a layout no ext4 has (a damaged or hostile superblock) */
 	l->ngroups = (uint32_t)((blocks - first_data + per_group - 1) / per_group);
+	l->blocks = blocks;
+	l->dev = makedev(major, minor);
 	l->gdt_offset = (first_data + 1) * l->block_size;
 	l->ra_blocks = ra_blocks & (ra_blocks - 1) ? 0 : ra_blocks;	/* a power of two */
 	l->groups = calloc(l->ngroups, sizeof(*l->groups));
@@ -213,6 +217,10 @@ static const struct group *group_of(struct ext4_layout *l, uint32_t g)
 	    (ssize_t)(sizeof(d) < l->desc_size ? sizeof(d) : l->desc_size))
 		return NULL;
 	gr->table = le32(d + 0x08) | (l->desc_size >= 64 ? (uint64_t)le32(d + 0x28) << 32 : 0);
+	/* a table past the filesystem's end: a damaged descriptor, nothing derived from it */
+	if (gr->table >= l->blocks ||
+	    (uint64_t)l->inodes_per_group * l->inode_size / l->block_size > l->blocks - gr->table)
+		gr->table = 0;
 	gr->used_inodes = l->inodes_per_group;
 	if (l->group_csum) {
 		uint32_t unused = le16(d + 0x1C) | (l->desc_size >= 64 ? (uint32_t)le16(d + 0x32) << 16 : 0);
@@ -334,13 +342,13 @@ static int note_dir(struct ext4_layout *l, int fd, uint64_t ino, uint64_t first_
 	return 0;
 }
 
-/* Open directory @name below @dirfd, never crossing a mount or following a link. */
+/* Open directory @name (below @dirfd), never crossing a mount or following a link. */
 static int open_dir(int dirfd, const char *name)
 {
 	struct open_how how = {
 		.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
 		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
-			   RESOLVE_BENEATH,
+			   (dirfd == AT_FDCWD ? 0 : RESOLVE_BENEATH),
 	};
 	long fd = syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
 
@@ -355,11 +363,11 @@ int ext4_layout_note(struct ext4_layout *l, const char *mount_dir, const char *p
 	dev_t dev;
 	int fd, r = 0;
 
-	fd = open(mount_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	fd = open_dir(AT_FDCWD, mount_dir);
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) < 0)
-		goto out;
+	if (fstat(fd, &st) < 0 || st.st_dev != l->dev)
+		goto out;	/* not the filesystem of the layout (a mount changed meanwhile) */
 	dev = st.st_dev;
 	for (const char *p = path;;) {
 		const char *slash;

@@ -52,6 +52,8 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 		.argv = o->argv,
 		.from_recording = o->input != NULL,
 		.read_ahead_kb = o->read_ahead_kb,
+		/* the tests' way to see what a trace recorded apart from what is derived */
+		.recorded_meta_only = getenv("URA_TRACE_RECORDED_METADATA_ONLY") != NULL,
 	};
 	struct sys_view *view = NULL;
 	struct assemble_devices devs = { 0 };

@@ -331,7 +331,15 @@ int session_trace(const struct trace_options *o, const char *root,
 
 	if (o->read_ahead_kb) {
 		r = rakb_force(ra, &rakb_system, o->read_ahead_kb, mt, root);
-		if (r < 0) {
+		if (r < 0 && o->read_ahead_kb_default) {
+			/* a read-only /sys (a container): the devices' own values, and the
+			 * pack's demand from the access events */
+			log_warn("cannot set read_ahead_kb: %s, tracing with the devices' own",
+				 strerror(-r));
+			rakb_free(ra);
+			*ra = (struct rakb_state){ 0 };
+			r = 0;
+		} else if (r < 0) {
 			log_err("cannot set read_ahead_kb: %s", strerror(-r));
 			goto out;
 		}
