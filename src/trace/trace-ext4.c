@@ -342,13 +342,17 @@ static int note_dir(struct ext4_layout *l, int fd, uint64_t ino, uint64_t first_
 	return 0;
 }
 
-/* Open directory @name (below @dirfd), never crossing a mount or following a link. */
+/*
+ * Open directory @name, never following a link: a mount point from the mount
+ * table (@dirfd AT_FDCWD; the caller checks its device), or a name below
+ * @dirfd, never crossing into another mount.
+ */
 static int open_dir(int dirfd, const char *name)
 {
 	struct open_how how = {
 		.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
-		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
-			   (dirfd == AT_FDCWD ? 0 : RESOLVE_BENEATH),
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+			   (dirfd == AT_FDCWD ? 0 : RESOLVE_NO_XDEV | RESOLVE_BENEATH),
 	};
 	long fd = syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
 
