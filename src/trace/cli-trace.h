@@ -21,8 +21,8 @@ struct trace_options {
 	uint64_t duration_ns;		/* --duration SEC, 0 if not given */
 	uint64_t until_idle_ns;		/* --until-idle SEC, 0 if not given */
 	bool cold;			/* --cold */
-	unsigned read_ahead_kb;		/* --read-ahead-kb N (0: keep), or the default */
 	bool read_ahead_kb_default;	/* not given: where it cannot be set, trace as is */
+	unsigned read_ahead_kb;		/* --read-ahead-kb N (0: keep), or the default */
 	const char *root;		/* --root DIR */
 	const char *input;		/* --input FILE */
 	unsigned buffer_kb;		/* --buffer-size SIZE, in KiB per CPU, 0 automatic */

@@ -352,7 +352,7 @@ static unsigned range_flags(const struct assembly *a, size_t fs)
 {
 	unsigned kb = a->fs[fs].rec.read_ahead_kb;
 
-	return kb && kb * 1024 <= URA_PACK_PAGE_SIZE ? PAGESET_ALL_DEMANDED : a->range_flags;
+	return kb && (uint64_t)kb * 1024 <= URA_PACK_PAGE_SIZE ? PAGESET_ALL_DEMANDED : a->range_flags;
 }
 
 static int gather_file(struct assembly *a, const struct pageset_file *traced, size_t fs,

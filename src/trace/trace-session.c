@@ -338,7 +338,6 @@ int session_trace(const struct trace_options *o, const char *root,
 				 strerror(-r));
 			rakb_free(ra);
 			*ra = (struct rakb_state){ 0 };
-			r = 0;
 		} else if (r < 0) {
 			log_err("cannot set read_ahead_kb: %s", strerror(-r));
 			goto out;
