@@ -177,7 +177,7 @@ ok "stdin stays the command's" sh -c 'echo hello | timeout 60 "$1" -q -p "$2" --
 # started through timeout: wait for its child, ura-trace, and its instance
 ura_pid() { # TIMEOUT_PID
 	local p="" _
-	for _ in $(seq 100); do
+	for _ in $(seq 400); do
 		p=$(pgrep -P "$1" | head -n 1)
 		[ -n "$p" ] && [ -d "$TRACEFS/instances/ura-$p" ] && break
 		sleep 0.05
@@ -337,7 +337,7 @@ ok "and restored afterwards" test "$(cat "$ra_file")" = "$ra_before"
 timeout 60 "$URA_TRACE" -q --read-ahead-kb 12 --pack "$T/kill.pack" -- sleep 30 &
 tpid=$!
 pid=$(ura_pid "$tpid")
-for _ in $(seq 100); do [ "$(cat "$ra_file")" = 12 ] && break; sleep 0.05; done
+for _ in $(seq 400); do [ "$(cat "$ra_file")" = 12 ] && break; sleep 0.05; done
 sleeper=$(pgrep -P "$pid" | head -n 1)
 { kill -KILL "$pid"; wait "$tpid"; } 2>/dev/null
 [ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null
