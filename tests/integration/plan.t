@@ -26,8 +26,7 @@ while len(out) < 3000:
     out += range(p, p + r.randint(1, 6))
 print(" ".join(str(x) for x in out if x < 24576))')
 RUN="$HELPERS/touch-pages $M/lib.so $PAGES"
-DEV=$(stat -c '%d' "$M")
-MAJMIN="$((DEV >> 8)):$((DEV & 255))"
+MAJMIN=$(stat -c '%Hd:%Ld' "$M")
 # an sdcard-like device: a read costs 0.5 ms, bytes go at 20 MB/s
 COSTS="--request-cost 0.0005 --bandwidth 20M --probe never"
 plan_bytes() {
