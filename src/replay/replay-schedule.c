@@ -254,16 +254,15 @@ static size_t cold_requests(const struct run *runs, size_t k, const struct sched
 
 /*
  * Plan every object on device @d by its model; return the device requests
- * (reads split at the largest request), and with @ret_cold the requests a cold
- * start would issue for them.
+ * (reads split at the largest request), and in @ret_bytes what they read.
  */
 static size_t plan_pass(const struct sched_item *in, const uint32_t *idx, const size_t *start,
 			uint32_t nobj, const struct sched_dev *devs, size_t d, struct run *runs,
-			uint64_t *best, uint32_t *from, size_t *ret_cold, uint64_t *ret_bytes)
+			uint64_t *best, uint32_t *from, uint64_t *ret_bytes)
 {
 	const struct sched_dev *dev = &devs[d];
 	uint64_t max_hole = 2 * schedule_max_gap(dev) + SCHED_HOLE_SLACK, bytes = 0;
-	size_t total = 0, cold = 0;
+	size_t total = 0;
 
 	for (uint32_t o = 0; o < nobj; o++) {
 		size_t s = o ? start[o] : 0, e = start[o + 1], k;
@@ -278,13 +277,8 @@ static size_t plan_pass(const struct sched_item *in, const uint32_t *idx, const 
 						   max_request(dev));
 			bytes += runs[j - 1].end - runs[from[j]].off;
 		}
-		if (ret_cold && dev->readahead)
-			cold += cold_requests(runs, k, dev);
 	}
-	if (ret_cold)
-		*ret_cold = cold;
-	if (ret_bytes)
-		*ret_bytes = bytes;
+	*ret_bytes = bytes;
 	return total;
 }
 
@@ -304,7 +298,7 @@ static bool try_price(const struct sched_item *in, const uint32_t *idx, const si
 	size_t cnt;
 
 	dev_model_from_costs(&devs[d].model, price, m->bps, m->rotational, m->source);
-	cnt = plan_pass(in, idx, start, nobj, devs, d, runs, best, from, NULL, &bytes);
+	cnt = plan_pass(in, idx, start, nobj, devs, d, runs, best, from, &bytes);
 	t = dev_model_total(m, bytes, cnt, 0);
 	if (t < s->time_ns) {
 		s->time_ns = t;
@@ -408,22 +402,20 @@ int schedule_build(struct sched_item **items, size_t n, uint32_t nobj, struct sc
 	 * The plan of least device time by each device's model, nothing else: no
 	 * cap on requests that the model does not price (a cap at a cold start's
 	 * count made the plan read holes where bytes bind, 1.6 times the data).
-	 * A cold start's requests are estimated for the report only.
+	 * A cold start's requests are estimated for the report only, from the runs
+	 * made below.
 	 */
 	for (size_t d = 0; d < ndev; d++) {
-		size_t cold = 0;
-
+		devs[d].cold_requests = 0;
 		if (devs[d].model.combine == DEVMODEL_BUDGETS && devs[d].model.bps &&
 		    devs[d].model.iops) {
 			measured[d] = devs[d].model;
 			plan_budgets(in, idx, start, nobj, devs, d, runs, best, from);
 		}
-		plan_pass(in, idx, start, nobj, devs, d, runs, best, from, &cold, NULL);
-		devs[d].cold_requests = cold;
 	}
 	for (uint32_t o = 0; o < nobj; o++) {
 		size_t s = o ? start[o] : 0, e = start[o + 1], k, want;
-		const struct sched_dev *dev;
+		struct sched_dev *dev;
 
 		if (s == e)
 			continue;
@@ -450,6 +442,8 @@ int schedule_build(struct sched_item **items, size_t n, uint32_t nobj, struct sc
 			cap = nc;
 		}
 		k = make_runs(in, idx + s, e - s, runs);
+		if (dev->readahead)
+			dev->cold_requests += cold_requests(runs, k, dev);
 		partition(runs, k, dev, 2 * schedule_max_gap(dev) + SCHED_HOLE_SLACK, best, from);
 		total += emit(runs, k, from, best, &in[idx[s]], dev, out + total);
 	}

@@ -737,7 +737,6 @@ static int derive_meta(struct assembly *a)
 		struct ext4_layout *l = NULL;
 		struct found_meta *m = NULL;
 		size_t nadd = 0;
-
 		char *dir;
 
 		if (!fs->host_dir || strcmp(fs->rec.fstype, "ext4") != 0)

@@ -365,8 +365,8 @@ START_TEST(test_builder_reasons)
 	ck_assert_int_eq(ura_pack_builder_set_ra_fs(b, 0, &(struct ura_pack_ra_fs){
 		.fault_around_pages = 1u << 20 }), -EINVAL);
 	/* set twice: the second wins */
-	ck_assert_int_eq(ura_pack_builder_set_ra_fs(b, 0, &(struct ura_pack_ra_fs){ 1, 2, 0 }), 0);
-	ck_assert_int_eq(ura_pack_builder_set_ra_fs(b, 0, &(struct ura_pack_ra_fs){ 3, 4, 1 }), 0);
+	ck_assert_int_eq(ura_pack_builder_set_ra_fs(b, 0, &(struct ura_pack_ra_fs){ 1, 2, 0, 0, 0 }), 0);
+	ck_assert_int_eq(ura_pack_builder_set_ra_fs(b, 0, &(struct ura_pack_ra_fs){ 3, 4, 1, 0, 0 }), 0);
 	{
 		struct ura_pack *p = NULL;
 		struct ura_pack_ra_fs ra;
