@@ -104,7 +104,7 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, json = 0, stats = 0, sorted = 0, rows = 0;
+	int c, r, json = 0, stats = 0, sorted = 0, rows = 0;
 	uint64_t n;
 
 	*o = (struct dump_options){ .format = DUMP_TEXT, .sort = DUMP_SORT_ACCESS,
@@ -170,20 +170,11 @@ int dump_parse_args(int argc, char *argv[], struct dump_options *o)
 			o->rows = (size_t)n;
 			rows = 1;
 			break;
-		case 'v':
-			o->verbosity++;
+		default:	/* -v, -q, -h, -V, or one getopt refused */
+			r = cli_common_option(c, &o->verbosity, dump_usage);
+			if (r <= 0)
+				return r;
 			break;
-		case 'q':
-			o->verbosity--;
-			break;
-		case 'h':
-			dump_usage(stdout);
-			return 0;
-		case 'V':
-			printf("ura-dump %s\n", URA_VERSION);
-			return 0;
-		default:
-			return cli_usage_hint();	/* getopt has named the bad option */
 		}
 	}
 	if (o->ra_advise && (stats || o->svg || o->html || o->compare))

@@ -139,7 +139,7 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 	};
 	bool probe_given = false;
 	uint64_t v;
-	int c;
+	int c, r;
 
 	replay_options_init(o);
 	optind = 0;	/* full reset: tests call this more than once */
@@ -293,20 +293,11 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 				return cli_bad_value("--max-replays", optarg, "expected 1 to 64");
 			o->max_replays = (unsigned)v;
 			break;
-		case 'v':
-			o->verbosity++;
+		default:	/* -v, -q, -h, -V, or one getopt refused */
+			r = cli_common_option(c, &o->verbosity, replay_usage);
+			if (r <= 0)
+				return r;
 			break;
-		case 'q':
-			o->verbosity--;
-			break;
-		case 'h':
-			replay_usage(stdout);
-			return 0;
-		case 'V':
-			printf("ura-replay %s\n", URA_VERSION);
-			return 0;
-		default:
-			return cli_usage_hint();	/* getopt has named the bad option */
 		}
 	}
 	if (o->watch_dir) {

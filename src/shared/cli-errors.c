@@ -15,6 +15,26 @@ int cli_usage_hint(void)
 	return -EINVAL;
 }
 
+int cli_common_option(int c, int *verbosity, void (*usage)(FILE *f))
+{
+	switch (c) {
+	case 'v':
+		(*verbosity)++;
+		return 1;
+	case 'q':
+		(*verbosity)--;
+		return 1;
+	case 'h':
+		usage(stdout);
+		return 0;
+	case 'V':
+		printf("%s %s\n", program_invocation_short_name, URA_VERSION);
+		return 0;
+	default:
+		return cli_usage_hint();	/* getopt has named the bad option */
+	}
+}
+
 int cli_bad_value(const char *opt, const char *arg, const char *cause_fmt, ...)
 {
 	va_list ap;

@@ -309,21 +309,15 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 			}
 			o->keep_runs = (unsigned)v;
 			break;
-		case 'v':
-			o->verbosity++;
+		default: {	/* -v, -q, -h, -V, or one getopt refused */
+			int r = cli_common_option(c, &o->verbosity, trace_usage);
+
+			if (r == 0)
+				return 0;
+			if (r < 0)
+				goto usage;
 			break;
-		case 'q':
-			o->verbosity--;
-			break;
-		case 'h':
-			trace_usage(stdout);
-			return 0;
-		case 'V':
-			printf("ura-trace %s\n", URA_VERSION);
-			return 0;
-		default:
-			cli_usage_hint();	/* getopt has named the bad option */
-			goto usage;
+		}
 		}
 	}
 	if (optind < argc)
