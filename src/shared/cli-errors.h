@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The tools' command lines in common: the options all three have, what they say and how they exit on a bad argument and when a pack cannot be read */
+/*
+ * The tools' command lines in common: the options all three have, and what they say and how
+ * they exit on a bad argument and when a pack cannot be read
+ */
 #ifndef URA_CLI_ERRORS_H
 #define URA_CLI_ERRORS_H
 
