@@ -354,10 +354,13 @@ static struct job *consider(struct watch *w, pid_t pid, const struct key_root *r
 		job_put(j);
 		return NULL;
 	}
+	/* the caller's reference before a worker can take the job, run it and put it */
+	if (want_job)
+		job_get(j);
 	w->queue[(w->head + w->len++) % QUEUE_LEN] = j;
 	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
-	return want_job ? job_get(j) : NULL;
+	return want_job ? j : NULL;
 }
 
 static void pending_free(struct pending *q)
