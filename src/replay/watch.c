@@ -33,7 +33,8 @@
 #include "watch.h"
 #include "replay-engine.h"
 #include "sys-view.h"
-#include "key.h"
+#include "key-exec.h"
+#include "sys-proc.h"
 #include "util.h"
 
 #define QUEUE_LEN	64	/* jobs waiting at most: more are dropped (and counted) */
@@ -381,7 +382,7 @@ static void pending_drop(struct watch *w, size_t i)
 /*
  * An interpreter: its script is known once the exec completes (fanotify comes
  * before): the argument @script of its argv (that of a "#!" script), or the
- * one key_script_arg() finds (@script 0). @spec, the replay started
+ * one key_exec_script_arg() finds (@script 0). @spec, the replay started
  * meanwhile for the key @spec_path, is taken over (and may be NULL).
  */
 static void pend(struct watch *w, const struct watch_exec_event *ev, const struct key_root *root,
@@ -414,28 +415,21 @@ static void pend(struct watch *w, const struct watch_exec_event *ev, const struc
  */
 static int exec_done_argv(const struct pending *q, char *buf, size_t size, size_t *ret_len)
 {
-	char link[64];
 	struct statx stx;
-	ssize_t n;
-	int fd;
+	long n;
+	int r;
 
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)q->pid);
-	if (statx(AT_FDCWD, link, AT_STATX_DONT_SYNC, STATX_INO, &stx) < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
+	r = proc_statx(q->pid, "exe", STATX_INO, &stx);
+	if (r < 0)
+		return r;
 	/* the old image still (an interpreter that re-execs itself is taken as done) */
 	if (makedev(stx.stx_dev_major, stx.stx_dev_minor) != q->dev || stx.stx_ino != q->ino)
 		return 0;
-	snprintf(link, sizeof(link), "/proc/%d/cmdline", (int)q->pid);
-	fd = open(link, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
+	n = proc_read(q->pid, "cmdline", buf, size);
 	if (n < 0)
-		return -errno;
+		return (int)n;
 	if (n == 0)
 		return 0;	/* the new image's arguments are not in place yet */
-	buf[n] = '\0';
 	*ret_len = (size_t)n;
 	return 1;
 }
@@ -460,53 +454,35 @@ static void settle(struct watch *w, struct pending *q, const char *key)
 
 static void resolve(struct watch *w, struct pending *q, char *args, size_t len)
 {
-	char *argv[ARGS_MAX + 1], cwd[PATH_MAX], cwd_in[PATH_MAX], script[PATH_MAX], link[64];
-	const char *base = "/";
-	int argc = 0, k;
-	ssize_t n;
+	char *argv[ARGS_MAX + 1], script[PATH_MAX];
+	int argc, k, r;
 
-	for (size_t i = 0; i < len && argc < ARGS_MAX; i += strlen(args + i) + 1)
-		argv[argc++] = args + i;
-	argv[argc] = NULL;
+	argc = key_exec_args(args, len, argv, ARGS_MAX);
 	if (w->chatty)
 		log_debug("'%s' (pid %d): its exec completed %.2f ms after the event", q->path,
 			  q->pid, (double)(now_monotonic_ns() - q->since) / 1e6);
-	k = q->script ? (q->script < argc ? q->script : -1) : key_script_arg(q->path, argv, argc);
+	k = q->script ? (q->script < argc ? q->script : -1) :
+	    key_exec_script_arg(q->path, argv, argc);
 	if (k < 0 || !argv[k][0]) {
 		settle(w, q, q->path);
 		return;
 	}
-	/* a relative script is relative to the process's working directory, in its root */
-	if (argv[k][0] != '/') {
-		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)q->pid);
-		n = readlink(link, cwd, sizeof(cwd) - 1);
-		if (n <= 0)
-			return;
-		cwd[n] = '\0';
-		if (cwd[0] != '/' || key_path_in_root(q->root, cwd, cwd_in, sizeof(cwd_in)) < 0)
-			return;
-		base = cwd_in;
-	}
-	if (key_path_normalize(base, argv[k], script, sizeof(script)) < 0)
-		return;
 	/*
 	 * A key named by argv is believed only from root's own interpreter (a user's
 	 * program named python3 could name any program), and in the daemon's mounts.
 	 */
-	{
-		struct key_file interp;
-
-		if ((!q->script && (key_file_of(q->pid, "exe", &interp) < 0 ||
-				    !key_interpreter_trusted(&interp))) ||
-		    key_trusted(q->pid, q->root, script, NULL, sys_view_mounts(w->view)) < 0) {
-			log_debug("'%s' (pid %d): its argv names '%s', not believed (%s), skipping",
-				  q->path, q->pid, script, q->script ? "another mount namespace" :
-				  "not root's interpreter, or another mount namespace");
-			if (q->spec)
-				job_cancel(q->spec, NULL);
-			return;
-		}
+	r = key_exec_script_key(q->pid, q->root, argv[k], !q->script, sys_view_mounts(w->view),
+				script, sizeof(script));
+	if (r == -EPERM) {
+		log_debug("'%s' (pid %d): its argv names '%s', not believed (%s), skipping",
+			  q->path, q->pid, argv[k], q->script ? "another mount namespace" :
+			  "not root's interpreter, or another mount namespace");
+		if (q->spec)
+			job_cancel(q->spec, NULL);
+		return;
 	}
+	if (r < 0)
+		return;
 	settle(w, q, script);
 }
 
@@ -582,7 +558,7 @@ static void on_exec(const struct watch_exec_event *ev, void *userdata)
 	 * Only root's interpreters name a script (key_interpreter_trusted()): a
 	 * user's file named python3 is a program like any other, never waited on.
 	 */
-	interp = key_is_interpreter(path);
+	interp = key_exec_is_interpreter(path);
 	if (interp && !key_interpreter_trusted(&file)) {
 		log_debug("'%s' started (pid %d): an interpreter's name, not root's: its argv is not "
 			  "believed, a program like any other", path, ev->pid);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sys-mountinfo.h"
+#include "sys-proc.h"
 #include "sys-safeopen.h"
 #include "key-escape.h"
 #include "key.h"
@@ -34,13 +35,12 @@ int key_self_read(struct key_self *ret)
 
 bool key_root_by_root(pid_t pid, const struct key_self *self, const struct key_root *root)
 {
-	char link[64];
-	struct stat st;
+	struct statx stx;
 
 	if (root->id == 0)
 		return true;
-	snprintf(link, sizeof(link), "/proc/%d/ns/user", (int)pid);
-	return self->userns && stat(link, &st) == 0 && st.st_ino == self->userns;
+	return self->userns && proc_statx(pid, "ns/user", STATX_INO, &stx) == 0 &&
+	       stx.stx_ino == self->userns;
 }
 
 /* A 64-bit digest (FNV-1a, then a final mix): ids and long names, not security. */
@@ -70,30 +70,31 @@ uint64_t key_root_id(const struct key_self *self, dev_t dev, ino_t ino)
 
 int key_root_of(pid_t pid, const struct key_self *self, struct key_root *ret)
 {
-	char link[64], path[PATH_MAX];
+	char path[PATH_MAX];
 	struct statx stx;
 	uint64_t id;
-	ssize_t n;
+	int r;
 
-	snprintf(link, sizeof(link), "/proc/%d/root", (int)pid);
 	/*
-	 * AT_STATX_DONT_SYNC: the root may be on a FUSE filesystem (a user's
-	 * namespace), whose server would be asked for the attributes and might
+	 * AT_STATX_DONT_SYNC (proc_statx()): the root may be on a FUSE filesystem (a
+	 * user's namespace), whose server would be asked for the attributes and might
 	 * never answer; device and inode numbers need no asking.
 	 */
-	if (statx(AT_FDCWD, link, AT_STATX_DONT_SYNC, STATX_INO, &stx) < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
+	r = proc_statx(pid, "root", STATX_INO, &stx);
+	if (r < 0)
+		return r;
 	id = key_root_id(self, makedev(stx.stx_dev_major, stx.stx_dev_minor), stx.stx_ino);
 	if (id == 0) {
 		ret->id = 0;
 		strcpy(ret->path, "/");
 		return 0;
 	}
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n <= 0)
-		return n < 0 ? (errno == ENOENT ? -ESRCH : -errno) : -EINVAL;
-	path[n] = '\0';
-	memcpy(ret->path, path, (size_t)n + 1);
+	r = proc_readlink(pid, "root", path, sizeof(path));
+	if (r < 0)
+		return r;
+	if (!path[0])
+		return -EINVAL;
+	strcpy(ret->path, path);
 	ret->id = id;
 	return 0;
 }
@@ -156,116 +157,6 @@ int key_path_normalize(const char *cwd, const char *path, char *buf, size_t size
 	return (int)out;
 }
 
-/* Does @name (a basename) start with @prefix, followed by nothing, digits, dots or '-'? */
-static bool named(const char *name, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	if (strncmp(name, prefix, n) != 0)
-		return false;
-	for (name += n; *name; name++)
-		if (!((*name >= '0' && *name <= '9') || *name == '.' || *name == '-'))
-			return false;
-	return true;
-}
-
-/*
- * How an interpreter's command line names its script. Options are skipped up to
- * the first argument that is not one, which is the script; but an option of
- * @none means the program comes from elsewhere (the command line, a module,
- * standard input) and there is no script file, and an option of @arg takes the
- * next argument as its value (so that value is not the script). Lists end in
- * NULL; a NULL list is empty.
- */
-struct interp {
-	const char *name;
-	bool versioned;			/* "python3.11", "perl5.36": digits, dots, '-' may follow */
-	const char *const *none;
-	const char *const *arg;
-};
-
-#define LIST(...)	((const char *const[]){ __VA_ARGS__, NULL })
-
-static const struct interp interps[] = {
-	{ "python", true, LIST("-c", "-m"), LIST("-W", "-X", "--check-hash-based-pycs") },
-	{ "pypy", true, LIST("-c", "-m"), LIST("-W", "-X") },
-	{ "perl", true, LIST("-e", "-E"), LIST("-I", "-x") },
-	{ "ruby", true, LIST("-e"), LIST("-r", "-I", "-C", "-E", "--encoding") },
-	{ "node", true, LIST("-e", "--eval", "-p", "--print"),
-	  LIST("-r", "--require", "--import", "--loader", "--experimental-loader", "-C",
-	       "--conditions", "--input-type", "--title") },
-	{ "nodejs", true, LIST("-e", "--eval", "-p", "--print"),
-	  LIST("-r", "--require", "--import", "--loader") },
-	{ "lua", true, NULL, LIST("-e", "-l") },		/* "-e STAT": a script may follow */
-	{ "luajit", true, NULL, LIST("-e", "-l", "-j", "-O", "-b") },
-	{ "php", true, LIST("-r", "-a", "-S", "-B", "-R", "-F", "-E"),
-	  LIST("-c", "-d", "-z", "-t", "--define") },		/* "-f FILE": the script, below */
-	{ "tclsh", true, NULL, LIST("-encoding") },
-	{ "wish", true, NULL, LIST("-encoding", "-display", "-geometry", "-name", "-use",
-				    "-visual", "-colormap") },
-	{ "Rscript", false, LIST("-e"), LIST("--default-packages") },
-	/* shells: "-e" is errexit (#!/bin/sh -e), "-o OPTION" takes a value */
-	{ "sh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o", "--rcfile", "--init-file") },
-	{ "bash", false, LIST("-c", "-s", "-i"), LIST("-o", "+o", "-O", "+O", "--rcfile",
-						      "--init-file") },
-	{ "dash", false, LIST("-c", "-s", "-i"), LIST("-o", "+o") },
-	{ "zsh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o") },
-	{ "ksh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o") },
-	{ "mksh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o", "-T") },
-	{ "ash", false, LIST("-c", "-s", "-i"), LIST("-o", "+o") },
-};
-
-static bool listed(const char *const *list, const char *a)
-{
-	for (; list && *list; list++)
-		if (strcmp(*list, a) == 0)
-			return true;
-	return false;
-}
-
-static const struct interp *interpreter(const char *exe)
-{
-	const char *base = strrchr(exe, '/');
-
-	base = base ? base + 1 : exe;
-	for (size_t i = 0; i < sizeof(interps) / sizeof(interps[0]); i++)
-		if (interps[i].versioned ? named(base, interps[i].name) :
-		    strcmp(base, interps[i].name) == 0)
-			return &interps[i];
-	return NULL;
-}
-
-bool key_is_interpreter(const char *exe)
-{
-	return exe && interpreter(exe);
-}
-
-int key_script_arg(const char *exe, char *const argv[], int argc)
-{
-	const struct interp *in = exe ? interpreter(exe) : NULL;
-	bool shell = in && !in->versioned && strcmp(in->name, "Rscript") != 0;
-
-	if (!in)
-		return -1;
-	for (int i = 1; i < argc && argv[i]; i++) {
-		const char *a = argv[i];
-
-		if (strcmp(a, "--") == 0)	/* the script follows */
-			return i + 1 < argc && argv[i + 1] && argv[i + 1][0] ? i + 1 : -1;
-		if (strcmp(a, "-") == 0)	/* standard input */
-			return -1;
-		if (a[0] != '-' && !(shell && a[0] == '+'))
-			return a[0] ? i : -1;
-		if (listed(in->none, a))
-			return -1;
-		if (strcmp(in->name, "php") == 0 && strcmp(a, "-f") == 0)
-			return i + 1 < argc && argv[i + 1] && argv[i + 1][0] ? i + 1 : -1;
-		if (listed(in->arg, a))
-			i++;		/* the option's value */
-	}
-	return -1;
-}
-
 int key_pack_name(uint64_t root_id, const char *path, char *buf, size_t size)
 {
 	static const char suffix[] = ".pack";
@@ -302,12 +193,12 @@ int key_pack_name(uint64_t root_id, const char *path, char *buf, size_t size)
 
 int key_file_of(pid_t pid, const char *what, struct key_file *ret)
 {
-	char link[64];
 	struct statx stx;
+	int r;
 
-	snprintf(link, sizeof(link), "/proc/%d/%s", (int)pid, what);
-	if (statx(AT_FDCWD, link, AT_STATX_DONT_SYNC, STATX_INO | STATX_UID | STATX_MODE, &stx) < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
+	r = proc_statx(pid, what, STATX_INO | STATX_UID | STATX_MODE, &stx);
+	if (r < 0)
+		return r;
 	*ret = (struct key_file){ .dev = makedev(stx.stx_dev_major, stx.stx_dev_minor),
 				    .ino = stx.stx_ino, .uid = stx.stx_uid, .mode = stx.stx_mode };
 	return 0;
@@ -321,15 +212,17 @@ bool key_interpreter_trusted(const struct key_file *interp)
 /* Does process @pid see the daemon's mounts (the same mount namespace)? */
 static int same_mounts(pid_t pid)
 {
-	char link[64];
-	struct stat own, its;
+	struct stat own;
+	struct statx its;
+	int r;
 
-	snprintf(link, sizeof(link), "/proc/%d/ns/mnt", (int)pid);
 	if (stat("/proc/self/ns/mnt", &own) < 0)
 		return -errno;
-	if (stat(link, &its) < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	return own.st_dev == its.st_dev && own.st_ino == its.st_ino;
+	r = proc_statx(pid, "ns/mnt", STATX_INO, &its);
+	if (r < 0)
+		return r;
+	return own.st_dev == makedev(its.stx_dev_major, its.stx_dev_minor) &&
+	       own.st_ino == its.stx_ino;
 }
 
 int key_trusted(pid_t pid, const struct key_root *root, const char *path,

@@ -81,23 +81,6 @@ int key_path_in_root(const struct key_root *root, const char *host_path, char *b
 int key_path_normalize(const char *cwd, const char *path, char *buf, size_t size);
 
 /**
- * key_script_arg() - the script an interpreter runs, from its argv
- *
- * For an interpreter (python*, pypy*, perl*, ruby*, node*, lua*, luajit*, php*,
- * tclsh*, wish*, Rscript, and the shells sh, bash, dash, zsh, ksh, mksh, ash)
- * the first argument that is not an option, an option's value skipped (python's
- * "-W arg", a shell's "-o opt"); none when the program comes from the command
- * line, a module or standard input (python "-c", "-m"; perl "-e"; a shell's
- * "-c", "-s"; "-" first). A shell's "-e" is errexit ("#!/bin/sh -e"), not a
- * program. @exe is the executable's path (its basename is what counts).
- * Return: the index into @argv, or -1.
- */
-int key_script_arg(const char *exe, char *const argv[], int argc);
-
-/** key_is_interpreter() - is @exe (by its basename) an interpreter key_script_arg() knows? */
-bool key_is_interpreter(const char *exe);
-
-/**
  * key_pack_name() - the pack file name of the program at @path inside root @root_id
  *
  * Root 0: $(systemd-escape --path PATH).pack, as always. Another root:

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sys-proc.h"
 #include "util.h"
 
 int parse_u64(const char *s, uint64_t *ret)
@@ -160,17 +161,11 @@ char *path_join(const char *dir, const char *rel)
 
 bool pid_is_ura_trace(pid_t pid)
 {
-	char path[64], comm[32] = "";
-	FILE *f;
+	char comm[32];
 
 	if (kill(pid, 0) < 0 && errno == ESRCH)
 		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (proc_read(pid, "comm", comm, sizeof(comm)) < 0)
 		return true;	/* cannot tell: assume it runs */
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
 	return strncmp(comm, "ura-trace", 9) == 0;
 }

@@ -29,7 +29,7 @@ struct exec_program {
  * - for a "#!" script (@filename is the script, /proc/PID/exe its
  *   interpreter), the script's path, made absolute against the process's
  *   working directory and normalised lexically;
- * - for an interpreter given a script ("python3 app.py": key_script_arg()
+ * - for an interpreter given a script ("python3 app.py": key_exec_script_arg()
  *   on /proc/PID/cmdline), that script's path, likewise;
  * - otherwise the executable as the kernel names it (/proc/PID/exe: symlinks
  *   resolved), so an exec through a symlink of another name is the same program.
@@ -40,16 +40,5 @@ struct exec_program {
  */
 int exec_program_of(pid_t pid, const char *filename, const struct key_self *self,
 		    struct exec_program *ret);
-
-/**
- * exec_script_of() - the script of an exec, from the interpreter's command line
- * @exe: the executable's path (its basename tells an interpreter)
- * @filename: the path exec'd, as the event gives it
- * @args: the command line, NUL-separated (/proc/PID/cmdline), of @len bytes
- *
- * Return: the script as written on the command line (a pointer into @args, or
- * @filename), or NULL when the exec started no script.
- */
-const char *exec_script_of(const char *exe, const char *filename, const char *args, size_t len);
 
 #endif

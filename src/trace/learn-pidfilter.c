@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "learn-pidfilter.h"
+#include "sys-proc.h"
 #include "util.h"
 
 #define HISTORY		64	/* writes remembered for pidfilter_done() */
@@ -42,22 +43,6 @@ struct pid_filter {
 };
 
 /* A small integer from a /proc/sys file, or -1. */
-static int read_int(const char *path)
-{
-	char buf[32];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return atoi(buf);
-}
-
 size_t pidfilter_ranges(int last, int pid_max, char *buf, size_t size)
 {
 	size_t len = 0;
@@ -96,7 +81,7 @@ static char *write_text(struct pid_filter *pf, const int *pids, size_t n)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		len += (size_t)snprintf(buf + len, size - len, "%d ", pids[i]);
-	len += pidfilter_ranges(read_int("/proc/sys/kernel/ns_last_pid"), pf->pid_max, buf + len,
+	len += pidfilter_ranges((int)proc_sys_int("kernel/ns_last_pid"), pf->pid_max, buf + len,
 				size - len);
 	buf[len] = '\0';
 	return buf;
@@ -199,7 +184,7 @@ int pidfilter_new(const char *path, struct pid_filter **ret)
 	pthread_mutex_init(&pf->lock, NULL);
 	pthread_cond_init(&pf->cond, NULL);
 	pf->path = strdup(path);
-	pf->pid_max = read_int("/proc/sys/kernel/pid_max");
+	pf->pid_max = (int)proc_sys_int("kernel/pid_max");
 	if (pf->pid_max <= 0)
 		pf->pid_max = 32768;
 	if (!pf->path) {

@@ -38,6 +38,7 @@
 #include "trace-events.h"
 #include "trace-session.h"
 #include "trace-tracer.h"
+#include "sys-proc.h"
 #include "sys-view.h"
 #include "util-log.h"
 #include "util.h"
@@ -332,19 +333,11 @@ static bool wanted(const struct learner *l, const struct exec_program *p)
  */
 static void adopt_children(struct learner *l, int pid)
 {
-	char file[64], buf[1024];
-	ssize_t n;
-	int fd;
+	char what[48], buf[1024];
 
-	snprintf(file, sizeof(file), "/proc/%d/task/%d/children", pid, pid);
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	snprintf(what, sizeof(what), "task/%d/children", pid);
+	if (proc_read(pid, what, buf, sizeof(buf)) <= 0)
 		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
 	for (char *p = buf, *end; *p; p = end) {
 		long child = strtol(p, &end, 10);
 
@@ -355,32 +348,10 @@ static void adopt_children(struct learner *l, int pid)
 	}
 }
 
-/* The parent of @pid, or -1. */
-static int parent_of(int pid)
-{
-	char file[64], buf[512], *p;
-	ssize_t n;
-	int fd, ppid;
-
-	snprintf(file, sizeof(file), "/proc/%d/stat", pid);
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* the name may hold anything */
-	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
-		return -1;
-	return ppid;
-}
-
 /* Trace @pid's parent from now on (see MAX_FOLLOWED), unless it is already. */
 static void follow_parent(struct learner *l, int pid, uint64_t now)
 {
-	int ppid = parent_of(pid);
+	int ppid = proc_parent(pid);
 	size_t i, oldest = 0;
 
 	if (ppid <= 0)

@@ -150,8 +150,8 @@ START_TEST(test_text_rejects)
 	static const char *const bad[] = {
 		"", "point 4096\n", "point 4096 100 7\n", "rotational 2\npoint 4096 1\n",
 		"point 65536 10\npoint 4096 20\n", "point 4096 0\n", "bogus\npoint 4096 1\n",
-		"point 1 1\npoint 2 1\npoint 3 1\npoint 4 1\npoint 5 1\npoint 6 1\npoint 7 1\n"
-		"point 8 1\npoint 9 1\n",
+		("point 1 1\npoint 2 1\npoint 3 1\npoint 4 1\npoint 5 1\npoint 6 1\npoint 7 1\n"
+		 "point 8 1\npoint 9 1\n"),
 		"point -1 5\n",
 	};
 	struct devmodel m = { .n = 77 };

@@ -149,64 +149,6 @@ START_TEST(test_normalize)
 }
 END_TEST
 
-START_TEST(test_script_arg)
-{
-	char *py[] = { "python3", "-O", "-u", "app.py", "x", NULL };
-	char *pyc[] = { "python3", "-c", "print(1)", NULL };
-	char *pym[] = { "python3.11", "-m", "http.server", NULL };
-	char *sh[] = { "sh", "./build.sh", NULL };
-	char *shc[] = { "bash", "-c", "ls", NULL };
-	char *perl[] = { "perl5.36", "-w", "t.pl", NULL };
-	char *dd[] = { "node", "--", "srv.js", NULL };
-	char *ls[] = { "ls", "dir", NULL };
-	char *none[] = { "python3", NULL };
-
-	ck_assert_int_eq(key_script_arg("/usr/bin/python3", py, 5), 3);
-	ck_assert_int_eq(key_script_arg("/usr/bin/python3", pyc, 3), -1);
-	ck_assert_int_eq(key_script_arg("/usr/bin/python3.11", pym, 3), -1);
-	ck_assert_int_eq(key_script_arg("/bin/sh", sh, 2), 1);
-	ck_assert_int_eq(key_script_arg("/bin/bash", shc, 3), -1);
-	ck_assert_int_eq(key_script_arg("/usr/bin/perl5.36", perl, 3), 2);
-	ck_assert_int_eq(key_script_arg("/usr/bin/node", dd, 3), 2);
-	ck_assert_int_eq(key_script_arg("/bin/ls", ls, 2), -1);
-	ck_assert_int_eq(key_script_arg("/usr/bin/python3", none, 1), -1);
-	ck_assert_int_eq(key_script_arg("/usr/bin/pythonista", py, 5), -1);
-}
-END_TEST
-
-/* Options that take a value, and options that are only flags: the script is found past them. */
-START_TEST(test_script_arg_options)
-{
-	char *she[] = { "/bin/sh", "-e", "/usr/lib/x/run", "a", NULL };	/* #!/bin/sh -e */
-	char *sho[] = { "bash", "-o", "pipefail", "+x", "s.sh", NULL };
-	char *shs[] = { "dash", "-s", "a", NULL };
-	char *pyw[] = { "python3", "-W", "ignore", "app.py", NULL };
-	char *pye[] = { "python3", "-E", "-X", "dev", "app.py", NULL };
-	char *perle[] = { "perl", "-w", "-e", "print 1", NULL };
-	char *phpf[] = { "php", "-d", "x=1", "-f", "w.php", NULL };
-	char *phpr[] = { "php", "-r", "echo 1;", NULL };
-	char *lua[] = { "lua5.4", "-e", "x=1", "s.lua", NULL };
-	char *ddash[] = { "python3", "--", NULL };
-	char *stdin_[] = { "ruby", "-", "x.rb", NULL };
-
-	ck_assert_int_eq(key_script_arg("/usr/bin/dash", she, 4), 2);
-	ck_assert_int_eq(key_script_arg("/usr/bin/bash", sho, 5), 4);
-	ck_assert_int_eq(key_script_arg("/usr/bin/dash", shs, 3), -1);
-	ck_assert_int_eq(key_script_arg("/usr/bin/python3.11", pyw, 4), 3);
-	ck_assert_int_eq(key_script_arg("/usr/bin/python3.11", pye, 5), 4);
-	ck_assert_int_eq(key_script_arg("/usr/bin/perl", perle, 4), -1);
-	ck_assert_int_eq(key_script_arg("/usr/bin/php8.2", phpf, 5), 4);
-	ck_assert_int_eq(key_script_arg("/usr/bin/php8.2", phpr, 3), -1);
-	ck_assert_int_eq(key_script_arg("/usr/bin/lua5.4", lua, 4), 3);
-	ck_assert_int_eq(key_script_arg("/usr/bin/python3", ddash, 2), -1);
-	ck_assert_int_eq(key_script_arg("/usr/bin/ruby", stdin_, 3), -1);
-	ck_assert(key_is_interpreter("/usr/bin/python3.11"));
-	ck_assert(key_is_interpreter("/usr/bin/dash"));
-	ck_assert(!key_is_interpreter("/usr/bin/ls"));
-	ck_assert(!key_is_interpreter("/lib64/ld-linux-x86-64.so.2"));
-}
-END_TEST
-
 START_TEST(test_root_of_self)
 {
 	struct key_self self;
@@ -272,9 +214,9 @@ START_TEST(test_root_by_root)
 }
 END_TEST
 
-static Suite *watch_key_suite(void)
+static Suite *key_suite(void)
 {
-	Suite *s = suite_create("watch-key");
+	Suite *s = suite_create("key");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_golden);
@@ -283,8 +225,6 @@ static Suite *watch_key_suite(void)
 	tcase_add_test(tc, test_roots);
 	tcase_add_test(tc, test_path_in_root);
 	tcase_add_test(tc, test_normalize);
-	tcase_add_test(tc, test_script_arg);
-	tcase_add_test(tc, test_script_arg_options);
 	tcase_add_test(tc, test_root_of_self);
 	tcase_add_test(tc, test_root_id);
 	tcase_add_test(tc, test_root_by_root);
@@ -292,4 +232,4 @@ static Suite *watch_key_suite(void)
 	return s;
 }
 
-UNIT_SUITE(watch_key_suite)
+UNIT_SUITE(key_suite)

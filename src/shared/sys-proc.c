@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* A process's entries in /proc: its links, its small files, its uid and parent; a sysctl */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sys-proc.h"
+
+/* /proc/@pid/@what into @buf (64 bytes hold any pid and the entries named here) */
+static const char *entry(pid_t pid, const char *what, char buf[static 64])
+{
+	snprintf(buf, 64, "/proc/%d/%s", (int)pid, what);
+	return buf;
+}
+
+static int gone(int err)
+{
+	return err == ENOENT ? -ESRCH : -err;
+}
+
+int proc_readlink(pid_t pid, const char *what, char *buf, size_t size)
+{
+	char link[64];
+	ssize_t n;
+
+	n = readlink(entry(pid, what, link), buf, size);
+	if (n < 0)
+		return gone(errno);
+	if ((size_t)n >= size)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return 0;
+}
+
+long proc_read(pid_t pid, const char *what, char *buf, size_t size)
+{
+	char file[64];
+	ssize_t n;
+	int fd;
+
+	if (size == 0)
+		return -EINVAL;
+	fd = open(entry(pid, what, file), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return gone(errno);
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return gone((int)-n);
+	buf[n] = '\0';
+	return (long)n;
+}
+
+int proc_statx(pid_t pid, const char *what, unsigned int mask, struct statx *ret)
+{
+	char link[64];
+
+	if (statx(AT_FDCWD, entry(pid, what, link), AT_STATX_DONT_SYNC, mask, ret) < 0)
+		return gone(errno);
+	return 0;
+}
+
+int proc_uid(pid_t pid, uid_t *ret)
+{
+	char buf[2048], *p;
+	unsigned long uid;
+	long n = proc_read(pid, "status", buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	p = strstr(buf, "\nUid:");
+	if (!p || sscanf(p + 5, "%lu", &uid) != 1)
+		return -EBADMSG;
+	*ret = (uid_t)uid;
+	return 0;
+}
+
+pid_t proc_parent(pid_t pid)
+{
+	char buf[512], *p;
+	int ppid;
+
+	if (proc_read(pid, "stat", buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strrchr(buf, ')');	/* the name may hold anything */
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+		return -1;
+	return ppid;
+}
+
+long proc_sys_int(const char *name)
+{
+	char path[128], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/sys/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}

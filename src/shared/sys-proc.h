@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A process's entries in /proc: its links, its small files, its uid and parent; a sysctl */
+#ifndef URA_SYS_PROC_H
+#define URA_SYS_PROC_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/*
+ * Every function here names /proc/PID/@what ("exe", "cwd", "cmdline",
+ * "task/PID/children", ...) and returns -ESRCH when the process is gone (the
+ * entry no longer exists). Only /proc is read: a link is read or stat'ed,
+ * never followed to open the process's own files, so no user's filesystem can
+ * make a daemon wait.
+ */
+
+/** proc_readlink() - readlink() of /proc/@pid/@what into @buf; 0, -ESRCH, -ENAMETOOLONG, -errno */
+int proc_readlink(pid_t pid, const char *what, char *buf, size_t size);
+
+/**
+ * proc_read() - read /proc/@pid/@what (one read() of at most @size - 1 bytes) into @buf,
+ * NUL-terminated (a command line keeps its NUL separators)
+ * Return: the bytes read, or -ESRCH or -errno.
+ */
+long proc_read(pid_t pid, const char *what, char *buf, size_t size);
+
+/**
+ * proc_statx() - statx() of /proc/@pid/@what (the file a link names), asking
+ * no filesystem (AT_STATX_DONT_SYNC: a FUSE server may never answer)
+ * Return: 0, -ESRCH or -errno.
+ */
+int proc_statx(pid_t pid, const char *what, unsigned int mask, struct statx *ret);
+
+/** proc_uid() - the real uid of @pid (/proc/PID/status); 0, -ESRCH, -EBADMSG, -errno */
+int proc_uid(pid_t pid, uid_t *ret);
+
+/** proc_parent() - the parent of @pid (/proc/PID/stat), or -1 */
+pid_t proc_parent(pid_t pid);
+
+/** proc_sys_int() - an integer sysctl, /proc/sys/@name ("kernel/pid_max"), or -1 */
+long proc_sys_int(const char *name);
+
+#endif

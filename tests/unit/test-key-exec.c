@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Unit tests: key-exec.c (the interpreter table, the script of a command line) and sys-proc.c */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "key-exec.h"
+#include "sys-proc.h"
+#include "unit.h"
+
+START_TEST(test_script_arg)
+{
+	char *py[] = { "python3", "-O", "-u", "app.py", "x", NULL };
+	char *pyc[] = { "python3", "-c", "print(1)", NULL };
+	char *pym[] = { "python3.11", "-m", "http.server", NULL };
+	char *sh[] = { "sh", "./build.sh", NULL };
+	char *shc[] = { "bash", "-c", "ls", NULL };
+	char *perl[] = { "perl5.36", "-w", "t.pl", NULL };
+	char *dd[] = { "node", "--", "srv.js", NULL };
+	char *ls[] = { "ls", "dir", NULL };
+	char *none[] = { "python3", NULL };
+
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", py, 5), 3);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", pyc, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3.11", pym, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/bin/sh", sh, 2), 1);
+	ck_assert_int_eq(key_exec_script_arg("/bin/bash", shc, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl5.36", perl, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", dd, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/bin/ls", ls, 2), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", none, 1), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/pythonista", py, 5), -1);
+}
+END_TEST
+
+/* Options that take a value, and options that are only flags: the script is found past them. */
+START_TEST(test_script_arg_options)
+{
+	char *she[] = { "/bin/sh", "-e", "/usr/lib/x/run", "a", NULL };	/* #!/bin/sh -e */
+	char *sho[] = { "bash", "-o", "pipefail", "+x", "s.sh", NULL };
+	char *shs[] = { "dash", "-s", "a", NULL };
+	char *pyw[] = { "python3", "-W", "ignore", "app.py", NULL };
+	char *pye[] = { "python3", "-E", "-X", "dev", "app.py", NULL };
+	char *perle[] = { "perl", "-w", "-e", "print 1", NULL };
+	char *phpf[] = { "php", "-d", "x=1", "-f", "w.php", NULL };
+	char *phpr[] = { "php", "-r", "echo 1;", NULL };
+	char *lua[] = { "lua5.4", "-e", "x=1", "s.lua", NULL };
+	char *ddash[] = { "python3", "--", NULL };
+	char *stdin_[] = { "ruby", "-", "x.rb", NULL };
+
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/dash", she, 4), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/bash", sho, 5), 4);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/dash", shs, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3.11", pyw, 4), 3);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3.11", pye, 5), 4);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perle, 4), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/php8.2", phpf, 5), 4);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/php8.2", phpr, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/lua5.4", lua, 4), 3);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", ddash, 2), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/ruby", stdin_, 3), -1);
+	ck_assert(key_exec_is_interpreter("/usr/bin/python3.11"));
+	ck_assert(key_exec_is_interpreter("/usr/bin/dash"));
+	ck_assert(!key_exec_is_interpreter("/usr/bin/ls"));
+	ck_assert(!key_exec_is_interpreter("/lib64/ld-linux-x86-64.so.2"));
+}
+END_TEST
+
+/* A command line as /proc gives it: NUL-separated; a last argument cut short is left out. */
+START_TEST(test_args)
+{
+	char full[] = "python3\0-u\0app.py\0";
+	char cut[] = "python3\0app.py\0/very/long/arg";
+	char *argv[4];
+
+	ck_assert_int_eq(key_exec_args(full, sizeof(full) - 1, argv, 3), 3);
+	ck_assert_str_eq(argv[0], "python3");
+	ck_assert_str_eq(argv[2], "app.py");
+	ck_assert_ptr_null(argv[3]);
+	ck_assert_int_eq(key_exec_args(cut, sizeof(cut) - 1, argv, 3), 2);
+	ck_assert_ptr_null(argv[2]);
+	ck_assert_int_eq(key_exec_args(full, sizeof(full) - 1, argv, 1), 1);	/* at most max */
+	ck_assert_ptr_null(argv[1]);
+	ck_assert_int_eq(key_exec_args(full, 0, argv, 3), 0);
+}
+END_TEST
+
+/* A "#!" script is the kernel's (the file exec'd); an interpreter's script is its argv's. */
+START_TEST(test_script_of)
+{
+	char *shebang[] = { "/usr/bin/python3", "/opt/t/run", "x", NULL };
+	char *shebang_arg[] = { "/bin/sh", "-e", "/opt/t/run.sh", NULL };
+	char *direct[] = { "python3", "-u", "app.py", NULL };
+	char *prog[] = { "ls", "-l", NULL };
+	char *same[] = { "python3", "python3", NULL };
+	bool k;
+
+	ck_assert_int_eq(key_exec_script_of("/usr/bin/python3.11", "/opt/t/run", shebang, 3, &k), 1);
+	ck_assert(k);
+	ck_assert_int_eq(key_exec_script_of("/usr/bin/dash", "/opt/t/run.sh", shebang_arg, 3, &k), 2);
+	ck_assert(k);
+	ck_assert_int_eq(key_exec_script_of("/usr/bin/python3", "/usr/bin/python3", direct, 3, &k),
+			 2);
+	ck_assert(!k);
+	ck_assert_int_eq(key_exec_script_of("/usr/bin/python3", "", direct, 3, &k), 2);
+	ck_assert(!k);
+	ck_assert_int_eq(key_exec_script_of("/usr/bin/ls", "/usr/bin/ls", prog, 2, &k), -1);
+	/* an exec through a symlink of another name that no argument repeats: the program */
+	ck_assert_int_eq(key_exec_script_of("/usr/bin/ls", "/bin/dir", prog, 2, &k), -1);
+	ck_assert(!k);
+	/* the file exec'd named again as an argument of the same name is not a "#!" script */
+	ck_assert_int_eq(key_exec_script_of("/usr/bin/python3", "/usr/bin/python3", same, 2, &k),
+			 1);
+	ck_assert(!k);
+}
+END_TEST
+
+/* A script's key: relative to the process's working directory, normalised, in its root. */
+START_TEST(test_script_key)
+{
+	struct key_root own = { .id = 0, .path = "/" };
+	char *dir = unit_mkdtemp(), old[PATH_MAX], want[PATH_MAX + 8], buf[PATH_MAX];
+	char real[PATH_MAX];
+
+	ck_assert_ptr_nonnull(getcwd(old, sizeof(old)));
+	ck_assert_ptr_nonnull(realpath(dir, real));
+	ck_assert_int_eq(chdir(dir), 0);
+	snprintf(want, sizeof(want), "%s/b.py", real);
+	ck_assert_int_eq(key_exec_script_key(getpid(), &own, "a/.././b.py", false, NULL, buf,
+					     sizeof(buf)), (int)strlen(want));
+	ck_assert_str_eq(buf, want);
+	ck_assert_int_eq(key_exec_script_key(getpid(), &own, "/x//y/../z.sh", false, NULL, buf,
+					     sizeof(buf)), 7);
+	ck_assert_str_eq(buf, "/x/z.sh");
+	ck_assert_int_eq(key_exec_script_key(getpid(), &own, "/x/z.sh", false, NULL, buf, 4),
+			 -ENAMETOOLONG);
+	ck_assert_int_eq(chdir(old), 0);
+	unit_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
+/* A process's entries in /proc; a process that is gone is -ESRCH. */
+START_TEST(test_proc)
+{
+	char buf[PATH_MAX];
+	uid_t uid = (uid_t)-1;
+	pid_t child;
+	long n;
+
+	n = proc_read(getpid(), "cmdline", buf, sizeof(buf));
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(buf[n], '\0');
+	ck_assert_int_eq(proc_read(getpid(), "cmdline", buf, 2), 1);	/* cut, terminated */
+	ck_assert_int_eq(buf[1], '\0');
+	ck_assert_int_eq(proc_uid(getpid(), &uid), 0);
+	ck_assert_int_eq(uid, getuid());
+	ck_assert_int_eq(proc_parent(getpid()), getppid());
+	ck_assert_int_eq(proc_readlink(getpid(), "cwd", buf, sizeof(buf)), 0);
+	ck_assert_int_eq(buf[0], '/');
+	ck_assert_int_eq(proc_readlink(getpid(), "cwd", buf, 1), -ENAMETOOLONG);
+	ck_assert_int_gt(proc_sys_int("kernel/pid_max"), 0);
+	ck_assert_int_eq(proc_sys_int("kernel/no-such-sysctl"), -1);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0)
+		_exit(0);
+	ck_assert_int_eq(waitpid(child, NULL, 0), child);
+	ck_assert_int_eq(proc_readlink(child, "exe", buf, sizeof(buf)), -ESRCH);
+	ck_assert_int_eq(proc_read(child, "cmdline", buf, sizeof(buf)), -ESRCH);
+	ck_assert_int_eq(proc_uid(child, &uid), -ESRCH);
+	ck_assert_int_eq(proc_parent(child), -1);
+}
+END_TEST
+
+static Suite *key_exec_suite(void)
+{
+	Suite *s = suite_create("key-exec");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_script_arg);
+	tcase_add_test(tc, test_script_arg_options);
+	tcase_add_test(tc, test_args);
+	tcase_add_test(tc, test_script_of);
+	tcase_add_test(tc, test_script_key);
+	tcase_add_test(tc, test_proc);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_SUITE(key_exec_suite)
