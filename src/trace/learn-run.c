@@ -162,7 +162,7 @@ struct learner {
 	struct learn_worker *wk;
 	struct recent *recent;		/* the last records of the traced tasks */
 	struct programs *programs;	/* each program's budget of runs */
-	struct sys_view *view;		/* the loop's own mounts, for private_path() */
+	struct sys_view *view;		/* the mounts, for private_path(); the worker's too */
 	struct private_cache *priv;	/* NULL with --include-user-files */
 	uint64_t priv_ns;		/* when @priv was made */
 	struct key_self self;
@@ -398,6 +398,24 @@ static bool host_path(const struct key_root *root, const char *path, char *buf, 
 }
 
 /*
+ * The view read again if the mounts changed; the answers about directories, made
+ * with the old one's mounts, go with it.
+ */
+static int refresh_view(struct learner *l)
+{
+	int r = sys_view_refresh(&l->view, false);
+
+	if (r > 0) {
+		private_cache_free(l->priv);
+		l->priv = NULL;
+		if (!sys_view_mounts(l->view))
+			log_warn("cannot read '/proc/self/mountinfo': %s, files are not named",
+				 strerror(-sys_view_mounts_error(l->view)));
+	}
+	return r;
+}
+
+/*
  * Is the program run from a user's or a temporary tree (learn-private.h)? Its
  * key and its executable are looked at, directories from the root down.
  */
@@ -406,9 +424,7 @@ static bool program_private(struct learner *l, const struct exec_program *prog, 
 	char host[PATH_MAX];
 
 	if (!l->priv || now - l->priv_ns >= PRIVATE_KEEP_NS) {
-		int r = sys_view_refresh(&l->view, false);
-
-		if (r < 0)
+		if (refresh_view(l) < 0)
 			return true;	/* no memory: learn nothing doubtful */
 		private_cache_free(l->priv);
 		l->priv = NULL;
@@ -610,7 +626,8 @@ static void close_due(struct learner *l, uint64_t now)
 		{
 			char *exe = strdup(done.exe ? done.exe : "");
 
-			if (worker_submit(l->wk, &done) < 0)
+			refresh_view(l);
+			if (worker_submit(l->wk, &done, l->view) < 0)
 				log_warn("not learning this run of '%s': too many runs waiting to be "
 					 "written", exe ? exe : "?");
 			free(exe);
@@ -775,12 +792,13 @@ static int setup(struct learner *l)
 	r = programs_new(o->learn_interval_ns, &l->programs);
 	if (r < 0)
 		return r;
-	if (!o->include_user_files) {
-		r = sys_view_read(SYS_VIEW_WATCH, &l->view);
-		if (r < 0)
-			return r;
-		if (!sys_view_mounts(l->view))
-			return sys_view_mounts_error(l->view);
+	/* one view of the system, the loop's, handed to the worker with each run */
+	r = sys_view_read(SYS_VIEW_WATCH, &l->view);
+	if (r == 0 && !sys_view_mounts(l->view))
+		r = sys_view_mounts_error(l->view);
+	if (r < 0) {
+		log_err("cannot read '/proc/self/mountinfo': %s", strerror(-r));
+		return r;
 	}
 	l->only_real = calloc(o->nonly + 1, sizeof(*l->only_real));
 	if (!l->only_real)
@@ -825,7 +843,7 @@ static int setup(struct learner *l)
 		return r;
 	r = recent_new(RECENT_SLOTS, &l->recent);
 	if (r >= 0)
-		r = worker_new(&wo, &l->wk);
+		r = worker_new(&wo, l->view, &l->wk);
 	if (r < 0)
 		return r;
 	pid_file = tracer_pid_file(l->pages_t);

@@ -47,7 +47,8 @@ struct learn_worker {
 	size_t nq;
 	bool stop;
 	uint64_t stop_by_ns;		/* stopping: give up writing runs at this time (atomic) */
-	struct sys_view *view;		/* the worker's own: only it names files */
+	struct sys_view *view;		/* the view the runs taken are named with (the worker's) */
+	struct sys_view *next_view;	/* the event loop's newest, handed over with a run (lock) */
 	uint64_t bound_ns, gone_ns;	/* when DIR's caps were last checked, and programs gone */
 	bool new_pack;			/* a pack was made since */
 	struct worker_stats st;
@@ -253,13 +254,6 @@ static void process(struct learn_worker *wk, struct job *jobs, size_t n)
 	struct private_cache *cache = NULL;
 	char *path = NULL;
 
-	{
-		int r = sys_view_refresh(&wk->view, false);
-
-		if (r > 0 && !sys_view_mounts(wk->view))
-			log_warn("cannot read '/proc/self/mountinfo': %s, files are not named",
-				 strerror(-sys_view_mounts_error(wk->view)));
-	}
 	/* answers about directories hold for this batch only: modes change */
 	if (!wk->o.include_user_files &&
 	    private_cache_new(sys_view_mounts(wk->view), &cache) < 0) {
@@ -333,6 +327,12 @@ static void *worker(void *arg)
 			for (size_t i = 0; i < n; i++)
 				jobs[i].w = wk->q[i];
 			wk->nq = 0;
+			/* the event loop's view as of the newest run (it refreshes it) */
+			if (wk->next_view) {
+				sys_view_unref(wk->view);
+				wk->view = wk->next_view;
+				wk->next_view = NULL;
+			}
 		}
 		pthread_mutex_unlock(&wk->lock);
 		if (!jobs) {
@@ -363,7 +363,7 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int worker_new(const struct worker_opts *o, struct learn_worker **ret)
+int worker_new(const struct worker_opts *o, struct sys_view *view, struct learn_worker **ret)
 {
 	struct learn_worker *wk = calloc(1, sizeof(*wk));
 	int r;
@@ -380,15 +380,7 @@ int worker_new(const struct worker_opts *o, struct learn_worker **ret)
 		return -ENOMEM;
 	}
 	wk->o.dir = wk->dir;
-	/* the view of the system: its watch first, then the table */
-	r = sys_view_read(SYS_VIEW_WATCH, &wk->view);
-	if (r == 0 && !sys_view_mounts(wk->view))
-		r = sys_view_mounts_error(wk->view);
-	if (r < 0) {
-		log_err("cannot read '/proc/self/mountinfo': %s", strerror(-r));
-		worker_free(wk);
-		return r;
-	}
+	wk->view = sys_view_ref(view);
 	r = -pthread_create(&wk->thread, NULL, worker, wk);
 	if (r < 0) {
 		worker_free(wk);
@@ -399,7 +391,7 @@ int worker_new(const struct worker_opts *o, struct learn_worker **ret)
 	return 0;
 }
 
-int worker_submit(struct learn_worker *wk, struct learn_window *w)
+int worker_submit(struct learn_worker *wk, struct learn_window *w, struct sys_view *view)
 {
 	size_t mine = 0;
 	int r = 0;
@@ -414,6 +406,10 @@ int worker_submit(struct learn_worker *wk, struct learn_window *w)
 	} else {
 		wk->q[wk->nq++] = *w;
 		memset(w, 0, sizeof(*w));
+		if (view != wk->view && view != wk->next_view) {
+			sys_view_unref(wk->next_view);
+			wk->next_view = sys_view_ref(view);
+		}
 		pthread_cond_signal(&wk->cond);
 	}
 	pthread_mutex_unlock(&wk->lock);
@@ -448,6 +444,7 @@ void worker_free(struct learn_worker *wk)
 		windows_free_one(&wk->q[i]);
 	free(wk->q);
 	sys_view_unref(wk->view);
+	sys_view_unref(wk->next_view);
 	pthread_mutex_destroy(&wk->lock);
 	pthread_cond_destroy(&wk->cond);
 	free(wk->dir);

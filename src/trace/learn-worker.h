@@ -9,6 +9,7 @@
 #include "learn-merge.h"
 
 struct learn_window;
+struct sys_view;
 struct learn_worker;
 
 struct worker_opts {
@@ -34,19 +35,22 @@ struct worker_stats {
 };
 
 /**
- * worker_new() - start the worker thread (it reads the mount table, and again when it changes)
- * Return: 0, -ENOMEM, or the -errno of reading the mount table or of pthread_create().
+ * worker_new() - start the worker thread
+ * @view: the event loop's view of the system (a reference is taken); the worker names files
+ *	with it, and with the newer one each worker_submit() hands over
+ * Return: 0, -ENOMEM, or the -errno of pthread_create().
  */
-int worker_new(const struct worker_opts *o, struct learn_worker **ret);
+int worker_new(const struct worker_opts *o, struct sys_view *view, struct learn_worker **ret);
 
 /**
  * worker_submit() - hand a closed window over; its run goes into its program's pack
+ * @view: the event loop's view now (sys_view_refresh()d): the run's files are named with it
  * @w: taken with windows_take(); the worker owns what it holds from now on, whatever
  *	the result (*@w is zeroed)
  * Return: 0, or -ENOBUFS when too many runs wait, in all (QUEUE_MAX) or of the run's user
  *	(half of it): the run is dropped and counted.
  */
-int worker_submit(struct learn_worker *wk, struct learn_window *w);
+int worker_submit(struct learn_worker *wk, struct learn_window *w, struct sys_view *view);
 
 /** worker_get_stats() - the counts so far */
 void worker_get_stats(struct learn_worker *wk, struct worker_stats *ret);

@@ -22,7 +22,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 27
+plan 28
 
 # the programs, on the scratch filesystem, each reading data files of its own
 mkdir -p "$M/bin" "$M/data" "$M/pub" "$M/tmp"
@@ -60,13 +60,16 @@ printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.5\nexit 0\n' "$M/data/victim" >"
 printf '#!/bin/sh\ncat "%s" "%s" >/dev/null\nsleep 0.2\nexit 0\n' "$M/data/reader" "$M/pub/scratch" >"$M/bin/reader"
 cp "$M/bin/reader" "$M/tmp/reader"
 chmod 755 "$M/bin/"* "$M/tmp/reader"
+# reads a file of a filesystem mounted once the daemon runs
+printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\nexit 0\n' "$M/late/data" >"$M/bin/mounted"
+chmod 755 "$M/bin/mounted"
 PACKS=$T/packs
 pack_of() {
 	echo "$PACKS/$(systemd-escape --path "$M/bin/$1").pack"
 }
 
 only=()
-for p in app burst launch late third often reader flood1 flood2 flood3 flood4 victim; do
+for p in app burst launch late third often reader mounted flood1 flood2 flood3 flood4 victim; do
 	only+=(--only "$M/bin/$p")
 done
 only+=(--only "$M/tmp/reader")
@@ -175,6 +178,16 @@ each_own() {
 		all_runs_have "$(pack_of third)" "$M/data/third" 1
 }
 ok "each run holds its own files" each_own
+
+# a filesystem mounted after the daemon started: its files are named in the pack
+truncate -s 16M "$T/late.img" && mkfs.ext4 -q -F "$T/late.img" && mkdir -p "$M/late" &&
+	mount -o loop "$T/late.img" "$M/late" && head -c $((40 * 4096)) /dev/urandom >"$M/late/data" &&
+	"$HELPERS/evict" "$M/late/data"
+"$M/bin/mounted"
+mounted_learned() {
+	wait_learned mounted 1 && all_runs_have "$(pack_of mounted)" "$M/late/data" 1
+}
+ok "a file of a filesystem mounted after the daemon started: learned, its 40 pages" mounted_learned
 
 # a program started again and again: 16 runs learned, then one per --learn-interval (600 s)
 for _ in $(seq 24); do
