@@ -244,7 +244,7 @@ fuzz:
 
 # Benchmarks, run by hand as root (bench/*.sh build what they need with `make bench`).
 BENCH_PROGS := $(addprefix $(B)/bench/,resolve-bench naive-replay aosp-replay pack-bench demand-models \
-	exec-sources replay-genpack watch-check)
+	exec-sources replay-genpack watch-check merge-bench)
 .PHONY: bench
 bench: $(BENCH_PROGS)
 

@@ -436,6 +436,98 @@ URA_API int ura_pack_builder_serialize(struct ura_pack_builder *b, void **ret_da
  */
 URA_API int ura_pack_builder_write(struct ura_pack_builder *b, const char *path, unsigned mode);
 
+/**
+ * ura_pack_builder_normalize() - put the ranges as the pack will store them
+ * @b: the builder
+ *
+ * Where ranges of a file overlap, each page is kept once (as
+ * ura_pack_builder_add_range() says), and the ranges go in first-access order.
+ * ura_pack_builder_serialize() and ura_pack_builder_write() do this first
+ * anyway; call it before reading the ranges back (ura_pack_builder_get_range())
+ * to read them as ura_pack_get_range() would from the pack written. Ranges
+ * added afterwards are read as added until the next call.
+ *
+ * Return: 0, -E2BIG (more ranges than the format holds), -ENOMEM; on failure
+ * the ranges are as they were.
+ */
+URA_API int ura_pack_builder_normalize(struct ura_pack_builder *b);
+
+/**
+ * ura_pack_builder_fs_count() - read a builder back: counts of its tables
+ * (likewise _file_count, _range_count, _meta_count, _pending_count)
+ * @b: the builder
+ *
+ * Each reader of a parsed pack has a twin that reads a builder, and returns
+ * what the reader would return from the pack written now: so that a program
+ * that built a pack can use it (merge it, look at it) without encoding and
+ * parsing it. Ranges are as added, unless ura_pack_builder_normalize() was
+ * called since.
+ *
+ * Return: the number of records added.
+ */
+URA_API size_t ura_pack_builder_fs_count(const struct ura_pack_builder *b);
+URA_API size_t ura_pack_builder_file_count(const struct ura_pack_builder *b);
+URA_API size_t ura_pack_builder_range_count(const struct ura_pack_builder *b);
+URA_API size_t ura_pack_builder_meta_count(const struct ura_pack_builder *b);
+URA_API size_t ura_pack_builder_pending_count(const struct ura_pack_builder *b);
+
+/**
+ * ura_pack_builder_get_fs() - read back one record, as ura_pack_get_fs()
+ * (likewise _get_file, _get_range, _get_meta, as ura_pack_get_file(), ...)
+ * @b: the builder
+ * @index: 0 .. count - 1
+ * @ret: filled on success; its strings point into @b and live until the next
+ *	call that adds to @b, or its free
+ *
+ * Return: 0, or -ERANGE when @index is past the end.
+ */
+URA_API int ura_pack_builder_get_fs(const struct ura_pack_builder *b, size_t index,
+				    struct ura_pack_fs *ret);
+URA_API int ura_pack_builder_get_file(const struct ura_pack_builder *b, size_t index,
+				      struct ura_pack_file *ret);
+URA_API int ura_pack_builder_get_range(const struct ura_pack_builder *b, size_t index,
+				       struct ura_pack_range *ret);
+URA_API int ura_pack_builder_get_meta(const struct ura_pack_builder *b, size_t index,
+				      struct ura_pack_meta *ret);
+
+/**
+ * ura_pack_builder_get_info() - the trace metadata set, as ura_pack_get_info()
+ *
+ * Without ura_pack_builder_set_info(), zeros and empty strings. The strings
+ * live as those of ura_pack_builder_get_fs().
+ */
+URA_API void ura_pack_builder_get_info(const struct ura_pack_builder *b,
+				       struct ura_pack_info *ret);
+
+/**
+ * ura_pack_builder_runs() - the runs the pack will name, as ura_pack_runs()
+ * ura_pack_builder_get_run() - one of them, as ura_pack_get_run()
+ *
+ * A builder without ura_pack_builder_add_run() writes a pack of one run: the
+ * trace of its info.
+ * Return: 1 to URA_PACK_MAX_RUNS; 0, or -ERANGE when @index is past the end.
+ */
+URA_API size_t ura_pack_builder_runs(const struct ura_pack_builder *b);
+URA_API int ura_pack_builder_get_run(const struct ura_pack_builder *b, size_t index,
+				     int64_t *ret_created_ns, uint64_t *ret_duration_ns);
+
+/**
+ * ura_pack_builder_get_range_support() - which runs had a range's pages, as
+ *	ura_pack_get_range_support() (likewise _get_meta_support)
+ * ura_pack_builder_get_pending() - a pending range, as ura_pack_get_pending()
+ *
+ * A range added without a mask (ura_pack_builder_add_range()) reads as had by
+ * every run added, at the time of the call.
+ * Return: 0, or -ERANGE when @index is past the end.
+ */
+URA_API int ura_pack_builder_get_range_support(const struct ura_pack_builder *b, size_t index,
+					       uint32_t *ret_support, uint64_t *ret_mask);
+URA_API int ura_pack_builder_get_meta_support(const struct ura_pack_builder *b, size_t index,
+					      uint32_t *ret_support, uint64_t *ret_mask);
+URA_API int ura_pack_builder_get_pending(const struct ura_pack_builder *b, size_t index,
+					 struct ura_pack_range *ret, uint32_t *ret_support,
+					 uint64_t *ret_mask);
+
 /*
  * An index of a parsed pack: each file's ranges in page order, files in order
  * of first access, and files by (filesystem, inode) or (filesystem, path). It

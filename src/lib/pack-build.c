@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Building packs: collect records, drop the pages that several ranges of a file
- * repeat, put ranges in first-access order, encode, and write atomically.
+ * repeat, put ranges in first-access order, encode, and write atomically; and
+ * read back what was collected, as the pack written would hold it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -765,6 +766,17 @@ out:
 	return r;
 }
 
+int ura_pack_builder_normalize(struct ura_pack_builder *b)
+{
+	int r = drop_overlaps(&b->ranges);
+
+	if (r == -E2BIG)
+		return fail(b, r, "too many ranges");
+	if (r < 0)
+		return r;
+	return sort_ranges(&b->ranges);
+}
+
 static size_t align8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
@@ -851,12 +863,7 @@ int ura_pack_builder_serialize(struct ura_pack_builder *b, void **ret_data, size
 		    (t[i].type == SEC_RA_FS && b->ra_fs.count))
 			sel[ntables++] = &t[i];
 	nsec = (uint32_t)ntables + 1;	/* and the trace info */
-	r = drop_overlaps(&b->ranges);
-	if (r == -E2BIG)
-		return fail(b, r, "too many ranges");
-	if (r < 0)
-		return r;
-	r = sort_ranges(&b->ranges);
+	r = ura_pack_builder_normalize(b);
 	if (r < 0)
 		return r;
 	t[3].items = t[6].items = b->ranges.items;	/* moved by the two steps above */
@@ -919,6 +926,213 @@ int ura_pack_builder_serialize(struct ura_pack_builder *b, void **ret_data, size
 	put_le32(buf + HDR_CRC, crc32c(0, buf, len));
 	*ret_data = buf;
 	*ret_len = len;
+	return 0;
+}
+
+/* ---- reading back: what ura_pack_get_*() would decode from the pack written now ---- */
+
+static const char *string_at(const struct ura_pack_builder *b, const uint8_t *ref)
+{
+	return (const char *)b->strings.items + get_le32(ref);
+}
+
+static const uint8_t *item(const struct vec *v, size_t index)
+{
+	return index < v->count ? (const uint8_t *)v->items + index * v->size : NULL;
+}
+
+/* The mask of every run: a builder without runs writes a pack of one. */
+static uint64_t all_runs(const struct ura_pack_builder *b)
+{
+	size_t runs = ura_pack_builder_runs(b);
+
+	return runs == PACK_MAX_RUNS ? UINT64_MAX : (UINT64_C(1) << runs) - 1;
+}
+
+size_t ura_pack_builder_fs_count(const struct ura_pack_builder *b)
+{
+	return b->fs.count;
+}
+
+size_t ura_pack_builder_file_count(const struct ura_pack_builder *b)
+{
+	return b->files.count;
+}
+
+size_t ura_pack_builder_range_count(const struct ura_pack_builder *b)
+{
+	return b->ranges.count;
+}
+
+size_t ura_pack_builder_meta_count(const struct ura_pack_builder *b)
+{
+	return b->meta.count;
+}
+
+size_t ura_pack_builder_pending_count(const struct ura_pack_builder *b)
+{
+	return b->pending.count;
+}
+
+size_t ura_pack_builder_runs(const struct ura_pack_builder *b)
+{
+	return b->runs.count ? b->runs.count : 1;
+}
+
+int ura_pack_builder_get_fs(const struct ura_pack_builder *b, size_t index,
+			    struct ura_pack_fs *ret)
+{
+	const uint8_t *r = item(&b->fs, index);
+
+	if (!r)
+		return -ERANGE;
+	*ret = (struct ura_pack_fs){
+		.major = get_le32(r + FS_MAJOR),
+		.minor = get_le32(r + FS_MINOR),
+		.mount_point = string_at(b, r + FS_MNT),
+		.fstype = string_at(b, r + FS_TYPE),
+		.source = string_at(b, r + FS_SOURCE),
+		.flags = get_le32(r + FS_FLAGS),
+		.read_ahead_kb = get_le32(r + FS_RA_KB),
+	};
+	memcpy(ret->uuid, r + FS_UUID, sizeof(ret->uuid));
+	return 0;
+}
+
+int ura_pack_builder_get_file(const struct ura_pack_builder *b, size_t index,
+			      struct ura_pack_file *ret)
+{
+	const uint8_t *r = item(&b->files, index);
+
+	if (!r)
+		return -ERANGE;
+	*ret = (struct ura_pack_file){
+		.fs_index = get_le32(r + FILE_FS),
+		.flags = get_le32(r + FILE_FLAGS),
+		.path = string_at(b, r + FILE_PATH),
+		.path_len = get_le32(r + FILE_PATH + 4),
+		.ino = get_le64(r + FILE_INO),
+		.size = get_le64(r + FILE_SIZE),
+		.mtime_ns = (int64_t)get_le64(r + FILE_MTIME),
+		.generation = get_le64(r + FILE_GEN),
+		.btime_ns = (int64_t)get_le64(r + FILE_BTIME),
+	};
+	return 0;
+}
+
+int ura_pack_builder_get_range(const struct ura_pack_builder *b, size_t index,
+			       struct ura_pack_range *ret)
+{
+	const uint8_t *r = item(&b->ranges, index);
+
+	if (!r)
+		return -ERANGE;
+	*ret = (struct ura_pack_range){
+		.file_index = get_le32(r + RANGE_FILE),
+		.flags = get_le32(r + RANGE_FLAGS),
+		.first_page = get_le64(r + RANGE_FIRST),
+		.page_count = get_le32(r + RANGE_COUNT),
+		.first_access_ns = get_le64(r + RANGE_TIME),
+	};
+	return 0;
+}
+
+int ura_pack_builder_get_meta(const struct ura_pack_builder *b, size_t index,
+			      struct ura_pack_meta *ret)
+{
+	const uint8_t *r = item(&b->meta, index);
+
+	if (!r)
+		return -ERANGE;
+	*ret = (struct ura_pack_meta){
+		.fs_index = get_le32(r + META_FS),
+		.major = get_le32(r + META_MAJOR),
+		.minor = get_le32(r + META_MINOR),
+		.offset = get_le64(r + META_OFFSET),
+		.length = get_le64(r + META_LENGTH),
+		.first_access_ns = get_le64(r + META_TIME),
+	};
+	return 0;
+}
+
+/* The mask kept after a range or metadata record; 0 is every run, however many were added. */
+static int get_support(const struct ura_pack_builder *b, const struct vec *v, size_t mask_at,
+		       size_t index, uint32_t *ret_support, uint64_t *ret_mask)
+{
+	const uint8_t *r = item(v, index);
+	uint64_t mask;
+
+	if (!r)
+		return -ERANGE;
+	mask = get_le64(r + mask_at);
+	if (!mask)
+		mask = all_runs(b);
+	if (ret_support)
+		*ret_support = (uint32_t)__builtin_popcountll(mask);
+	if (ret_mask)
+		*ret_mask = mask;
+	return 0;
+}
+
+int ura_pack_builder_get_range_support(const struct ura_pack_builder *b, size_t index,
+				       uint32_t *ret_support, uint64_t *ret_mask)
+{
+	return get_support(b, &b->ranges, RANGE_MEM_MASK, index, ret_support, ret_mask);
+}
+
+int ura_pack_builder_get_meta_support(const struct ura_pack_builder *b, size_t index,
+				      uint32_t *ret_support, uint64_t *ret_mask)
+{
+	return get_support(b, &b->meta, META_MEM_MASK, index, ret_support, ret_mask);
+}
+
+int ura_pack_builder_get_pending(const struct ura_pack_builder *b, size_t index,
+				 struct ura_pack_range *ret, uint32_t *ret_support, uint64_t *ret_mask)
+{
+	const uint8_t *r = item(&b->pending, index);
+
+	if (!r)
+		return -ERANGE;
+	*ret = (struct ura_pack_range){
+		.file_index = get_le32(r + PEND_FILE),
+		.flags = get_le32(r + PEND_FLAGS),
+		.first_page = get_le64(r + PEND_FIRST),
+		.page_count = get_le32(r + PEND_COUNT),
+		.first_access_ns = get_le64(r + PEND_TIME),
+	};
+	if (ret_support)
+		*ret_support = get_le32(r + PEND_SUPPORT);
+	if (ret_mask)
+		*ret_mask = get_le64(r + PEND_MASK);
+	return 0;
+}
+
+void ura_pack_builder_get_info(const struct ura_pack_builder *b, struct ura_pack_info *ret)
+{
+	*ret = (struct ura_pack_info){
+		.created_ns = b->info.created_ns,
+		.duration_ns = b->info.duration_ns,
+		.lost_events = b->info.lost,
+		.unresolved_inodes = b->info.unres_inodes,
+		.unresolved_bytes = b->info.unres_bytes,
+		.flags = b->info.flags,
+		.read_ahead_kb = b->info.ra_kb,
+		.kernel_release = string_at(b, b->info.kernel),
+		.command = string_at(b, b->info.command),
+	};
+}
+
+int ura_pack_builder_get_run(const struct ura_pack_builder *b, size_t index,
+			     int64_t *ret_created_ns, uint64_t *ret_duration_ns)
+{
+	const uint8_t *r = item(&b->runs, index);
+
+	if (!r && (b->runs.count || index > 0))
+		return -ERANGE;
+	if (ret_created_ns)	/* without runs, the one trace of the info */
+		*ret_created_ns = r ? (int64_t)get_le64(r + RUN_CREATED) : b->info.created_ns;
+	if (ret_duration_ns)
+		*ret_duration_ns = r ? get_le64(r + RUN_DURATION) : b->info.duration_ns;
 	return 0;
 }
 

@@ -3,7 +3,8 @@
  * Merging packs of several runs: runs ordered and forgotten (--keep-runs), files
  * and filesystems matched across runs, then each page kept or dropped by the
  * number of runs that had it (the confidence rule), with the median first access.
- * Uses libura's public API only; the result is a builder, written by the caller.
+ * Reads its inputs, parsed packs or builders, through merge-input.h; the result
+ * is a builder, written by the caller.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "merge.h"
+#include "merge-input.h"
 
 #define PAGE URA_PACK_PAGE_SIZE
 
@@ -21,16 +23,20 @@ struct run {
 	size_t input, local;	/* input pack, and the run's bit in that pack */
 };
 
+/* Records of an input by file: those of file f are idx[start[f] .. start[f + 1]). */
+struct by_file {
+	size_t *start;
+	uint32_t *idx;
+};
+
 /* Per input: where its runs went, and its tables mapped onto the merged ones. */
 struct input {
-	const struct ura_pack *pack;
-	struct ura_pack_index *index;
+	const struct merge_input *src;
 	int bit[URA_PACK_MAX_RUNS];	/* merged run of each local run, -1 when forgotten */
 	size_t nruns;
 	uint64_t kept;			/* merged runs of this input */
 	uint32_t *fs;			/* merged filesystem of each filesystem */
-	size_t *pend_start;		/* pending ranges of file f: pend[pend_start[f] .. [f + 1]) */
-	uint32_t *pend;
+	struct by_file ranges, pend;	/* its ranges and pending ranges by file */
 };
 
 /* A filesystem of the merged pack: the record of the newest input that has it. */
@@ -132,15 +138,15 @@ static int order_runs(struct merger *m)
 	int r = 0;
 
 	for (size_t i = 0; i < m->n; i++)
-		total += m->in[i].nruns = ura_pack_runs(m->in[i].pack);
+		total += m->in[i].nruns = merge_input_runs(m->in[i].src);
 	runs = calloc(total + 1, sizeof(*runs));
 	if (!runs)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->n; i++)
 		for (size_t j = 0; j < m->in[i].nruns; j++) {
 			runs[k] = (struct run){ .input = i, .local = j };
-			ura_pack_get_run(m->in[i].pack, j, &runs[k].created_ns,
-					 &runs[k].duration_ns);
+			merge_input_get_run(m->in[i].src, j, &runs[k].created_ns,
+					    &runs[k].duration_ns);
 			m->in[i].bit[j] = -1;
 			k++;
 		}
@@ -174,31 +180,39 @@ bool merge_same_fs(const struct ura_pack_fs *a, const struct ura_pack_fs *b)
 	return true;
 }
 
-/* Each input's pending ranges by file (a counting sort). */
-static int index_pending(struct input *in)
+/* The file of range (or pending range) @i of @src. */
+static uint32_t file_of(const struct merge_input *src, bool pending, size_t i)
 {
-	size_t nf = ura_pack_file_count(in->pack), np = ura_pack_pending_count(in->pack);
+	struct ura_pack_range rg;
+
+	if (pending)
+		merge_input_get_pending(src, i, &rg, NULL);
+	else
+		merge_input_get_range(src, i, &rg, NULL);
+	return rg.file_index;
+}
+
+/* An input's ranges (or pending ranges) by file, each file's in table order: a counting sort. */
+static int index_by_file(const struct merge_input *src, bool pending, struct by_file *ret)
+{
+	size_t nf = merge_input_file_count(src);
+	size_t n = pending ? merge_input_pending_count(src) : merge_input_range_count(src);
 	size_t *fill = calloc(nf + 1, sizeof(*fill));
 
-	in->pend_start = calloc(nf + 2, sizeof(*in->pend_start));
-	in->pend = malloc((np ? np : 1) * sizeof(*in->pend));
-	if (!fill || !in->pend_start || !in->pend) {
+	ret->start = calloc(nf + 2, sizeof(*ret->start));
+	ret->idx = malloc((n ? n : 1) * sizeof(*ret->idx));
+	if (!fill || !ret->start || !ret->idx) {
 		free(fill);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < np; i++) {
-		struct ura_pack_range rg;
-
-		ura_pack_get_pending(in->pack, i, &rg, NULL, NULL);
-		in->pend_start[rg.file_index + 1]++;
-	}
+	for (size_t i = 0; i < n; i++)
+		ret->start[file_of(src, pending, i) + 1]++;
 	for (size_t f = 0; f < nf; f++)
-		in->pend_start[f + 1] += in->pend_start[f];
-	for (size_t i = 0; i < np; i++) {
-		struct ura_pack_range rg;
+		ret->start[f + 1] += ret->start[f];
+	for (size_t i = 0; i < n; i++) {
+		uint32_t f = file_of(src, pending, i);
 
-		ura_pack_get_pending(in->pack, i, &rg, NULL, NULL);
-		in->pend[in->pend_start[rg.file_index] + fill[rg.file_index]++] = (uint32_t)i;
+		ret->idx[ret->start[f] + fill[f]++] = (uint32_t)i;
 	}
 	free(fill);
 	return 0;
@@ -209,13 +223,13 @@ static int map_filesystems(struct merger *m)
 	size_t total = 0;
 
 	for (size_t i = 0; i < m->n; i++)
-		total += ura_pack_fs_count(m->in[i].pack);
+		total += merge_input_fs_count(m->in[i].src);
 	m->fs = calloc(total ? total : 1, sizeof(*m->fs));
 	if (!m->fs)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->n; i++) {
 		struct input *in = &m->in[i];
-		size_t nf = ura_pack_fs_count(in->pack);
+		size_t nf = merge_input_fs_count(in->src);
 		int rank = newest(in->kept);
 
 		in->fs = calloc(nf ? nf : 1, sizeof(*in->fs));
@@ -225,7 +239,7 @@ static int map_filesystems(struct merger *m)
 			struct ura_pack_fs fs;
 			size_t g;
 
-			ura_pack_get_fs(in->pack, f, &fs);
+			merge_input_get_fs(in->src, f, &fs);
 			for (g = 0; g < m->nfs; g++)
 				if (merge_same_fs(&m->fs[g].rec, &fs))
 					break;
@@ -452,30 +466,26 @@ static int emit_range(struct merger *m, const void *key, const struct piece *p)
 static int file_segments(const struct merger *m, const struct entry *e, struct segs *s)
 {
 	const struct input *in = &m->in[e->input];
-	const uint32_t *idx;
-	size_t nr;
 	int r;
 
-	ura_pack_index_file_ranges(in->index, e->file, &idx, &nr);
-	for (size_t k = 0; k < nr; k++) {
+	for (size_t k = in->ranges.start[e->file]; k < in->ranges.start[e->file + 1]; k++) {
 		struct ura_pack_range rg;
 		uint64_t mask;
 		struct seg g;
 
-		ura_pack_get_range(in->pack, idx[k], &rg);
-		ura_pack_get_range_support(in->pack, idx[k], NULL, &mask);
+		merge_input_get_range(in->src, in->ranges.idx[k], &rg, &mask);
 		g = (struct seg){ .first = rg.first_page, .end = rg.first_page + rg.page_count,
 				  .time = rg.first_access_ns, .mask = remap(in, mask),
 				  .demanded = rg.flags & URA_PACK_RANGE_DEMANDED };
 		if (g.mask && (r = segs_push(s, &g)) < 0)
 			return r;
 	}
-	for (size_t k = in->pend_start[e->file]; k < in->pend_start[e->file + 1]; k++) {
+	for (size_t k = in->pend.start[e->file]; k < in->pend.start[e->file + 1]; k++) {
 		struct ura_pack_range rg;
 		uint64_t mask;
 		struct seg g;
 
-		ura_pack_get_pending(in->pack, in->pend[k], &rg, NULL, &mask);
+		merge_input_get_pending(in->src, in->pend.idx[k], &rg, &mask);
 		g = (struct seg){ .first = rg.first_page, .end = rg.first_page + rg.page_count,
 				  .time = rg.first_access_ns, .mask = remap(in, mask),
 				  .demanded = rg.flags & URA_PACK_RANGE_DEMANDED };
@@ -488,21 +498,18 @@ static int file_segments(const struct merger *m, const struct entry *e, struct s
 /* Which merged runs had file @file of input @in: those of its ranges. */
 static uint64_t file_runs(const struct input *in, size_t file)
 {
-	const uint32_t *idx;
+	struct ura_pack_range rg;
 	uint64_t had = 0, mask;
-	size_t nr;
 
-	ura_pack_index_file_ranges(in->index, file, &idx, &nr);
-	if (nr == 0 && in->pend_start[file] == in->pend_start[file + 1])
+	if (in->ranges.start[file] == in->ranges.start[file + 1] &&
+	    in->pend.start[file] == in->pend.start[file + 1])
 		return in->kept;	/* listed without pages: every run of the input had it */
-	for (size_t k = 0; k < nr; k++) {
-		ura_pack_get_range_support(in->pack, idx[k], NULL, &mask);
+	for (size_t k = in->ranges.start[file]; k < in->ranges.start[file + 1]; k++) {
+		merge_input_get_range(in->src, in->ranges.idx[k], &rg, &mask);
 		had |= remap(in, mask);
 	}
-	for (size_t k = in->pend_start[file]; k < in->pend_start[file + 1]; k++) {
-		struct ura_pack_range rg;
-
-		ura_pack_get_pending(in->pack, in->pend[k], &rg, NULL, &mask);
+	for (size_t k = in->pend.start[file]; k < in->pend.start[file + 1]; k++) {
+		merge_input_get_pending(in->src, in->pend.idx[k], &rg, &mask);
 		had |= remap(in, mask);
 	}
 	return had;
@@ -517,11 +524,11 @@ static int merge_file(struct merger *m, const struct entry *e, size_t count, str
 	uint64_t had = 0, current = 0;
 	int r;
 
-	ura_pack_get_file(m->in[e[0].input].pack, e[0].file, &newest_rec);
+	merge_input_get_file(m->in[e[0].input].src, e[0].file, &newest_rec);
 	s->n = 0;
 	for (size_t k = 0; k < count; k++) {
 		had |= e[k].had;
-		ura_pack_get_file(m->in[e[k].input].pack, e[k].file, &rec);
+		merge_input_get_file(m->in[e[k].input].src, e[k].file, &rec);
 		if (!merge_same_content(&newest_rec, &rec))
 			continue;	/* another content of the file: not averaged with it */
 		current |= e[k].had;
@@ -545,7 +552,7 @@ static int merge_files(struct merger *m)
 
 	for (size_t i = 0; i < m->n; i++)
 		if (m->in[i].kept)
-			total += ura_pack_file_count(m->in[i].pack);
+			total += merge_input_file_count(m->in[i].src);
 	e = calloc(total ? total : 1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
@@ -554,13 +561,13 @@ static int merge_files(struct merger *m)
 
 		if (!in->kept)
 			continue;
-		for (size_t f = 0; f < ura_pack_file_count(in->pack); f++) {
+		for (size_t f = 0; f < merge_input_file_count(in->src); f++) {
 			struct ura_pack_file rec;
 			uint64_t had = file_runs(in, f);
 
 			if (!had)
 				continue;	/* only forgotten runs had it */
-			ura_pack_get_file(in->pack, f, &rec);
+			merge_input_get_file(in->src, f, &rec);
 			e[ne++] = (struct entry){ .fs = in->fs[rec.fs_index], .path = rec.path,
 						  .input = i, .file = f, .had = had,
 						  .rank = newest(had) };
@@ -631,14 +638,13 @@ static int merge_meta(struct merger *m)
 	 * needs, so it neither supports nor opposes any: only witnesses count.
 	 */
 	for (size_t i = 0; i < m->n; i++)
-		for (size_t j = 0; m->in[i].kept && j < ura_pack_meta_count(m->in[i].pack); j++) {
+		for (size_t j = 0; m->in[i].kept && j < merge_input_meta_count(m->in[i].src); j++) {
 			struct ura_pack_meta mt;
 			struct meta_key k;
 			uint64_t mask;
 			size_t x;
 
-			ura_pack_get_meta(m->in[i].pack, j, &mt);
-			ura_pack_get_meta_support(m->in[i].pack, j, NULL, &mask);
+			merge_input_get_meta(m->in[i].src, j, &mt, &mask);
 			k = meta_key_of(m, &m->in[i], &mt);
 			for (x = 0; x < nk && memcmp(&keys[x], &k, sizeof(k)) != 0; x++)
 				;
@@ -664,17 +670,17 @@ static int merge_meta(struct merger *m)
 	for (size_t x = 0; x < nk; x++) {
 		s.n = 0;
 		for (size_t i = 0; i < m->n; i++)
-			for (size_t j = 0; m->in[i].kept && j < ura_pack_meta_count(m->in[i].pack); j++) {
+			for (size_t j = 0; m->in[i].kept && j < merge_input_meta_count(m->in[i].src);
+			     j++) {
 				struct ura_pack_meta mt;
 				struct meta_key k;
 				uint64_t mask;
 				struct seg g;
 
-				ura_pack_get_meta(m->in[i].pack, j, &mt);
+				merge_input_get_meta(m->in[i].src, j, &mt, &mask);
 				k = meta_key_of(m, &m->in[i], &mt);
 				if (memcmp(&keys[x], &k, sizeof(k)) != 0)
 					continue;
-				ura_pack_get_meta_support(m->in[i].pack, j, NULL, &mask);
 				g = (struct seg){ .first = mt.offset / PAGE,
 						  .end = (mt.offset + mt.length) / PAGE,
 						  .time = mt.first_access_ns,
@@ -704,23 +710,23 @@ static int merge_info(struct merger *m)
 	for (size_t i = 0; i < m->n; i++)
 		if (m->in[i].kept & 1)
 			newest_input = i;
-	ura_pack_get_info(m->in[newest_input].pack, &info);
+	merge_input_get_info(m->in[newest_input].src, &info);
 	for (size_t j = 0; j < m->in[newest_input].nruns; j++)
 		if (m->in[newest_input].bit[j] == 0)
-			ura_pack_get_run(m->in[newest_input].pack, j, &info.created_ns,
-					 &info.duration_ns);
+			merge_input_get_run(m->in[newest_input].src, j, &info.created_ns,
+					    &info.duration_ns);
 	info.lost_events = 0;
 	info.flags &= ~URA_PACK_INFO_ACCESS_TRUNCATED;	/* no access log: runs cannot share one */
 	for (size_t i = 0; i < m->n; i++)
 		if (m->in[i].kept) {
-			ura_pack_get_info(m->in[i].pack, &other);
+			merge_input_get_info(m->in[i].src, &other);
 			info.lost_events += other.lost_events;
 		}
 	return ura_pack_builder_set_info(m->b, &info);
 }
 
-int merge_packs(const struct ura_pack *const *in, size_t n, const struct merge_opts *o,
-	       struct merge_stats *stats, struct ura_pack_builder **ret)
+int merge_inputs(const struct merge_input *in, size_t n, const struct merge_opts *o,
+		 struct merge_stats *stats, struct ura_pack_builder **ret)
 {
 	struct merger m = { .o = o, .n = n };
 	int r;
@@ -735,9 +741,10 @@ int merge_packs(const struct ura_pack *const *in, size_t n, const struct merge_o
 	if (r < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		m.in[i].pack = in[i];
-		r = ura_pack_index_new(in[i], URA_PACK_INDEX_RANGES, &m.in[i].index);
-		if (r < 0 || (r = index_pending(&m.in[i])) < 0)
+		m.in[i].src = &in[i];
+		if ((r = merge_input_prepare(&in[i])) < 0 ||
+		    (r = index_by_file(&in[i], false, &m.in[i].ranges)) < 0 ||
+		    (r = index_by_file(&in[i], true, &m.in[i].pend)) < 0)
 			goto out;
 	}
 	if ((r = order_runs(&m)) < 0 || (r = map_filesystems(&m)) < 0 ||
@@ -750,13 +757,29 @@ int merge_packs(const struct ura_pack *const *in, size_t n, const struct merge_o
 	m.b = NULL;
 out:
 	for (size_t i = 0; i < n; i++) {
-		ura_pack_index_free(m.in[i].index);
 		free(m.in[i].fs);
-		free(m.in[i].pend_start);
-		free(m.in[i].pend);
+		free(m.in[i].ranges.start);
+		free(m.in[i].ranges.idx);
+		free(m.in[i].pend.start);
+		free(m.in[i].pend.idx);
 	}
 	free(m.in);
 	free(m.fs);
 	ura_pack_builder_free(m.b);
+	return r;
+}
+
+int merge_packs(const struct ura_pack *const *in, size_t n, const struct merge_opts *o,
+		struct merge_stats *stats, struct ura_pack_builder **ret)
+{
+	struct merge_input *src = calloc(n ? n : 1, sizeof(*src));
+	int r;
+
+	if (!src)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		src[i].pack = in[i];
+	r = merge_inputs(src, n, o, stats, ret);
+	free(src);
 	return r;
 }

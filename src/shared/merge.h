@@ -9,6 +9,8 @@
 
 #include "ura/pack.h"
 
+struct merge_input;
+
 /*
  * The default --min-confidence: a page must have been in at least 60% of the
  * runs. Measured on python3 starts with a private file per run (bench/README.md, "Merging
@@ -87,6 +89,19 @@ size_t merge_need(double c, size_t runs);
  * format's limits), -ENOMEM.
  */
 int merge_packs(const struct ura_pack *const *in, size_t n, const struct merge_opts *o,
-	       struct merge_stats *stats, struct ura_pack_builder **ret);
+		struct merge_stats *stats, struct ura_pack_builder **ret);
+
+/**
+ * merge_inputs() - as merge_packs(), of inputs that may be builders not written yet
+ * @in: the inputs (merge-input.h), each a parsed pack or a builder; a builder
+ *	is read as the pack it would write: its ranges are put as that pack
+ *	stores them first (ura_pack_builder_normalize()), nothing else of it changes
+ *
+ * The result is the same, byte for byte once written, as merge_packs() of the
+ * packs the builders write. Return: as merge_packs(); -E2BIG also when a
+ * builder holds more ranges than a pack can.
+ */
+int merge_inputs(const struct merge_input *in, size_t n, const struct merge_opts *o,
+		 struct merge_stats *stats, struct ura_pack_builder **ret);
 
 #endif

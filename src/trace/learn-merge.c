@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Learning: new runs + the program's pack so far -> the pack to write (merge_packs()) */
+/* Learning: new runs + the program's pack so far -> the pack to write (merge_inputs()) */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,21 +8,7 @@
 
 #include "learn-merge.h"
 #include "merge.h"
-
-/* A builder as a parsed pack, for merge_packs() (which reads packs); the builder is freed. */
-static int readable(struct ura_pack_builder *b, struct ura_pack **ret)
-{
-	void *data = NULL;
-	size_t len = 0;
-	int r;
-
-	r = ura_pack_builder_serialize(b, &data, &len);
-	if (r == 0)
-		r = ura_pack_parse(data, len, ret);
-	free(data);
-	ura_pack_builder_free(b);
-	return r;
-}
+#include "merge-input.h"
 
 int learn_merge_runs(const struct ura_pack *old, struct ura_pack_builder **runs, size_t n,
 		     const struct learn_merge_opts *o, struct merge_stats *stats,
@@ -33,9 +19,8 @@ int learn_merge_runs(const struct ura_pack *old, struct ura_pack_builder **runs,
 				  MERGE_DEFAULT_CONFIDENCE,
 		.keep_runs = o->keep_runs,
 	};
-	const struct ura_pack **in = NULL;
-	struct ura_pack **parsed = NULL;
 	struct ura_pack_builder *out = NULL;
+	struct merge_input *in = NULL;
 	size_t nin = 0;
 	int r = 0;
 
@@ -45,26 +30,23 @@ int learn_merge_runs(const struct ura_pack *old, struct ura_pack_builder **runs,
 		*ret = runs[0];
 		return 0;
 	}
-	in = calloc(n + 1, sizeof(struct ura_pack *));
-	parsed = calloc(n + 1, sizeof(struct ura_pack *));
-	if (!in || !parsed)
+	in = calloc(n + 1, sizeof(*in));
+	if (!in) {
 		r = -ENOMEM;
-	if (r == 0 && old)
-		in[nin++] = old;
-	/* oldest first: of runs traced at the same time, merge_packs() takes the later input as newer */
-	for (size_t i = 0; i < n; i++) {
-		if (r == 0)
-			r = readable(runs[i], &parsed[i]);
-		else
-			ura_pack_builder_free(runs[i]);
-		if (r == 0)
-			in[nin++] = parsed[i];
+		goto out;
 	}
-	if (r == 0)
-		r = merge_packs(in, nin, &mo, stats, &out);
-	for (size_t i = 0; parsed && i < n; i++)
-		ura_pack_free(parsed[i]);
-	free(parsed);
+	if (old)
+		in[nin++].pack = old;
+	/*
+	 * The runs as built, never encoded and parsed back (merge-input.h), oldest first:
+	 * of runs traced at the same time, merge_inputs() takes the later input as newer.
+	 */
+	for (size_t i = 0; i < n; i++)
+		in[nin++].builder = runs[i];
+	r = merge_inputs(in, nin, &mo, stats, &out);
+out:
+	for (size_t i = 0; i < n; i++)
+		ura_pack_builder_free(runs[i]);
 	free(in);
 	if (r < 0)
 		return r;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Learning: new runs + the program's pack so far -> the pack to write (merge_packs()) */
+/* Learning: new runs + the program's pack so far -> the pack to write (merge_inputs()) */
 #ifndef URA_LEARN_MERGE_H
 #define URA_LEARN_MERGE_H
 

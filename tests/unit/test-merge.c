@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for src/shared/merge.c: confidence per page, median time, changed files, --keep-runs */
+/* Unit tests for src/shared/merge.c: confidence per page, median time, changed files, --keep-runs,
+ * and merge-input.c: builders merged as the packs they write */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "merge.h"
+#include "merge-input.h"
 #include "unit.h"
 
 #define DEM URA_PACK_RANGE_DEMANDED
@@ -568,6 +570,188 @@ START_TEST(test_incremental_equals_batch)
 }
 END_TEST
 
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * Run @k of a made-up program, as the learning daemon builds it: 2 filesystems
+ * (one without a UUID), files some runs lack or see changed, ranges that may
+ * overlap (the builder keeps each page once), metadata with and without a
+ * filesystem. The same @seed and @k give the same builder.
+ */
+static struct ura_pack_builder *random_run(uint64_t seed, unsigned k)
+{
+	static const char *const mounts[] = { "/", "/usr" };
+	struct ura_pack_builder *b = NULL;
+	uint64_t s = seed * 7919 + k + 1;
+	uint32_t files[12];
+	size_t nf = 0;
+
+	for (int i = 0; i < 4; i++)
+		rnd(&s);
+	ck_assert_int_eq(ura_pack_builder_new(&b), 0);
+	for (uint32_t f = 0; f < 2; f++)
+		ck_assert_int_eq(ura_pack_builder_add_fs(b, &(struct ura_pack_fs){
+			.mount_point = mounts[f], .major = 8, .minor = f + k % 2, .fstype = "ext4",
+			.flags = f ? 0 : URA_PACK_FS_HAS_UUID, .uuid = { 7, 7 } }, NULL), 0);
+	ck_assert_int_eq(ura_pack_builder_set_info(b, &(struct ura_pack_info){
+		.created_ns = 1000 * (int64_t)(k / 2 + 1), .duration_ns = 500 + k, .lost_events = k,
+		.flags = URA_PACK_INFO_COLD, .kernel_release = "6.18", .command = "prog" }), 0);
+	for (unsigned f = 0; f < 12; f++) {
+		char path[16];
+		uint32_t idx;
+
+		if (rnd(&s) % 5 == 0)
+			continue;	/* this run did not read it */
+		snprintf(path, sizeof(path), "lib/f%u", f);
+		ck_assert_int_eq(ura_pack_builder_add_file(b, &(struct ura_pack_file){
+			.fs_index = f % 2, .path = path, .ino = 100 + f, .size = 1 << 20,
+			.mtime_ns = f == 3 && k >= 4 ? 2 : 1,	/* changed under the later runs */
+			.flags = URA_PACK_FILE_HAS_GENERATION, .generation = f }, &idx), 0);
+		files[nf++] = idx;
+	}
+	for (unsigned i = 0; nf && i < 60; i++)
+		ck_assert_int_eq(ura_pack_builder_add_range(b, &(struct ura_pack_range){
+			.file_index = files[rnd(&s) % nf], .first_page = rnd(&s) % 64,
+			.page_count = 1 + (uint32_t)(rnd(&s) % 6), .first_access_ns = rnd(&s) % 1000,
+			.flags = rnd(&s) % 3 ? URA_PACK_RANGE_DEMANDED : 0 }), 0);
+	for (unsigned i = 0; i < 20; i++) {
+		bool on_fs = rnd(&s) % 4;
+
+		ck_assert_int_eq(ura_pack_builder_add_meta(b, &(struct ura_pack_meta){
+			.fs_index = on_fs ? 0 : URA_PACK_NO_INDEX, .major = on_fs ? 8 : 9,
+			.minor = on_fs ? k % 2 : 0, .offset = rnd(&s) % 32 * URA_PACK_PAGE_SIZE,
+			.length = (1 + rnd(&s) % 3) * URA_PACK_PAGE_SIZE,
+			.first_access_ns = rnd(&s) % 1000 }), 0);
+	}
+	return b;
+}
+
+static struct ura_pack *parsed(struct ura_pack_builder *b)
+{
+	struct ura_pack *p = NULL;
+	void *data;
+	size_t len;
+
+	ck_assert_int_eq(ura_pack_builder_serialize(b, &data, &len), 0);
+	ck_assert_int_eq(ura_pack_parse(data, len, &p), 0);
+	free(data);
+	return p;
+}
+
+/* @b serialised (and freed) equals @data of @len bytes, byte for byte. */
+static void same_bytes(struct ura_pack_builder *b, const void *data, size_t len)
+{
+	void *mine;
+	size_t n;
+
+	ck_assert_int_eq(ura_pack_builder_serialize(b, &mine, &n), 0);
+	ck_assert_uint_eq(n, len);
+	ck_assert_mem_eq(mine, data, len);
+	free(mine);
+	ura_pack_builder_free(b);
+}
+
+/*
+ * Merging builders (the learning daemon's runs) gives the pack, byte for byte,
+ * that merging the packs they write gives: in one batch, and one run at a time
+ * into the pack so far, itself a builder or parsed.
+ */
+START_TEST(test_builders_as_packs)
+{
+	enum { RUNS = 7 };
+	static const double conf[] = { 0.6, 0.3, 1.0 };
+	size_t pending = 0, changed = 0, kept = 0;
+
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		struct merge_opts o = { .min_confidence = conf[seed % 3], .keep_runs = seed % 4 ? 0 : 5 };
+		struct ura_pack_builder *bs[RUNS], *b = NULL, *acc = NULL;
+		struct ura_pack *ps[RUNS], *old = NULL;
+		struct merge_input in[RUNS] = { { 0 } };
+		struct merge_stats sp, sb;
+		void *want;
+		size_t len;
+
+		for (unsigned k = 0; k < RUNS; k++) {
+			struct ura_pack_builder *w = random_run(seed, k);
+
+			ps[k] = parsed(w);	/* serialising puts w's ranges in order: another copy */
+			ura_pack_builder_free(w);
+			bs[k] = random_run(seed, k);
+			in[k].builder = bs[k];
+		}
+		ck_assert_int_eq(merge_packs((const struct ura_pack *const *)ps, RUNS, &o, &sp, &b), 0);
+		ck_assert_int_eq(ura_pack_builder_serialize(b, &want, &len), 0);
+		ura_pack_builder_free(b);
+		ck_assert_int_eq(merge_inputs(in, RUNS, &o, &sb, &b), 0);
+		ck_assert_mem_eq(&sp, &sb, sizeof(sp));
+		same_bytes(b, want, len);
+		free(want);
+
+		/* one at a time: the pack so far parsed, each new run a builder, or both builders */
+		ck_assert_int_eq(merge_inputs(in, 1, &o, NULL, &acc), 0);
+		old = parsed(acc);
+		for (unsigned k = 1; k < RUNS; k++) {
+			const struct ura_pack *two[2] = { old, ps[k] };
+			struct merge_input mixed[2] = { { .pack = old }, { .builder = bs[k] } };
+			struct merge_input both[2] = { { .builder = acc }, { .builder = bs[k] } };
+			struct ura_pack_builder *next = NULL;
+			void *got;
+			size_t n;
+
+			ck_assert_int_eq(merge_packs(two, 2, &o, NULL, &b), 0);
+			ck_assert_int_eq(ura_pack_builder_serialize(b, &want, &len), 0);
+			ura_pack_builder_free(b);
+			ck_assert_int_eq(merge_inputs(mixed, 2, &o, NULL, &b), 0);
+			same_bytes(b, want, len);
+			ck_assert_int_eq(merge_inputs(both, 2, &o, NULL, &next), 0);
+			ck_assert_int_eq(ura_pack_builder_serialize(next, &got, &n), 0);
+			ck_assert_uint_eq(n, len);
+			ck_assert_mem_eq(got, want, len);
+			free(got);
+			free(want);
+			ura_pack_builder_free(acc);
+			acc = next;
+			ura_pack_free(old);
+			old = parsed(acc);
+		}
+		pending += sp.pending_ranges;
+		changed += sp.files_changed;
+		kept += sp.ranges && sp.meta_ranges;
+		ura_pack_builder_free(acc);
+		ura_pack_free(old);
+		for (unsigned k = 0; k < RUNS; k++) {
+			ura_pack_free(ps[k]);
+			ura_pack_builder_free(bs[k]);
+		}
+	}
+	/* the merges kept pages and metadata, left pages pending, saw changed files */
+	ck_assert_uint_gt(kept, 6);
+	ck_assert_uint_gt(pending, 0);
+	ck_assert_uint_gt(changed, 0);
+}
+END_TEST
+
+START_TEST(test_input_neither_or_both)
+{
+	struct ura_pack_builder *b = random_run(1, 0), *out = NULL;
+	struct ura_pack *p = parsed(b);
+	struct merge_opts o = { .min_confidence = 0.6 };
+
+	ck_assert_int_eq(merge_inputs(&(struct merge_input){ 0 }, 1, &o, NULL, &out), -EINVAL);
+	ck_assert_int_eq(merge_inputs(&(struct merge_input){ .pack = p, .builder = b }, 1, &o,
+				      NULL, &out), -EINVAL);
+	ck_assert_ptr_null(out);
+	ura_pack_free(p);
+	ura_pack_builder_free(b);
+}
+END_TEST
+
 static Suite *pack_merge_suite(void)
 {
 	Suite *s = suite_create("pack-merge");
@@ -584,6 +768,8 @@ static Suite *pack_merge_suite(void)
 	tcase_add_test(tc, test_64_runs);
 	tcase_add_test(tc, test_access_log_dropped);
 	tcase_add_test(tc, test_incremental_equals_batch);
+	tcase_add_test(tc, test_builders_as_packs);
+	tcase_add_test(tc, test_input_neither_or_both);
 	suite_add_tcase(s, tc);
 	return s;
 }

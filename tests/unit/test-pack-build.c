@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for src/lib/pack-build.c (overlapping ranges, reasons) and src/lib/pack-index.c */
+/* Unit tests for src/lib/pack-build.c (overlapping ranges, reasons, reading back) and src/lib/pack-index.c */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +210,190 @@ START_TEST(test_index)
 }
 END_TEST
 
+/* Field by field: struct ura_pack_range and _meta have padding. */
+static void same_range(const struct ura_pack_range *x, const struct ura_pack_range *y)
+{
+	ck_assert_uint_eq(x->file_index, y->file_index);
+	ck_assert_uint_eq(x->flags, y->flags);
+	ck_assert_uint_eq(x->first_page, y->first_page);
+	ck_assert_uint_eq(x->page_count, y->page_count);
+	ck_assert_uint_eq(x->first_access_ns, y->first_access_ns);
+}
+
+static void same_meta(const struct ura_pack_meta *x, const struct ura_pack_meta *y)
+{
+	ck_assert_uint_eq(x->fs_index, y->fs_index);
+	ck_assert_uint_eq(x->major, y->major);
+	ck_assert_uint_eq(x->minor, y->minor);
+	ck_assert_uint_eq(x->offset, y->offset);
+	ck_assert_uint_eq(x->length, y->length);
+	ck_assert_uint_eq(x->first_access_ns, y->first_access_ns);
+}
+
+/* Every reader of @b gives what the reader of the pack @b writes gives. */
+static void same_as_written(struct ura_pack_builder *b)
+{
+	struct ura_pack *p = NULL;
+	void *data = NULL;
+	size_t len;
+
+	ck_assert_int_eq(ura_pack_builder_normalize(b), 0);
+	ck_assert_int_eq(ura_pack_builder_serialize(b, &data, &len), 0);
+	ck_assert_int_eq(ura_pack_parse(data, len, &p), 0);
+	free(data);
+	ck_assert_uint_eq(ura_pack_builder_fs_count(b), ura_pack_fs_count(p));
+	for (size_t i = 0; i < ura_pack_fs_count(p); i++) {
+		struct ura_pack_fs x, y;
+
+		ck_assert_int_eq(ura_pack_builder_get_fs(b, i, &x), 0);
+		ck_assert_int_eq(ura_pack_get_fs(p, i, &y), 0);
+		ck_assert_str_eq(x.mount_point, y.mount_point);
+		ck_assert_str_eq(x.fstype, y.fstype);
+		ck_assert_str_eq(x.source, y.source);
+		x.mount_point = x.fstype = x.source = y.mount_point = y.fstype = y.source = NULL;
+		ck_assert_mem_eq(&x, &y, sizeof(x));
+	}
+	ck_assert_uint_eq(ura_pack_builder_file_count(b), ura_pack_file_count(p));
+	for (size_t i = 0; i < ura_pack_file_count(p); i++) {
+		struct ura_pack_file x, y;
+
+		ck_assert_int_eq(ura_pack_builder_get_file(b, i, &x), 0);
+		ck_assert_int_eq(ura_pack_get_file(p, i, &y), 0);
+		ck_assert_str_eq(x.path, y.path);
+		x.path = y.path = NULL;
+		ck_assert_mem_eq(&x, &y, sizeof(x));
+	}
+	ck_assert_uint_eq(ura_pack_builder_range_count(b), ura_pack_range_count(p));
+	for (size_t i = 0; i < ura_pack_range_count(p); i++) {
+		struct ura_pack_range x, y;
+		uint64_t mx, my;
+		uint32_t sx, sy;
+
+		ck_assert_int_eq(ura_pack_builder_get_range(b, i, &x), 0);
+		ck_assert_int_eq(ura_pack_get_range(p, i, &y), 0);
+		same_range(&x, &y);
+		ck_assert_int_eq(ura_pack_builder_get_range_support(b, i, &sx, &mx), 0);
+		ck_assert_int_eq(ura_pack_get_range_support(p, i, &sy, &my), 0);
+		ck_assert_uint_eq(sx, sy);
+		ck_assert_uint_eq(mx, my);
+	}
+	ck_assert_uint_eq(ura_pack_builder_meta_count(b), ura_pack_meta_count(p));
+	for (size_t i = 0; i < ura_pack_meta_count(p); i++) {
+		struct ura_pack_meta x, y;
+		uint64_t mx, my;
+		uint32_t sx, sy;
+
+		ck_assert_int_eq(ura_pack_builder_get_meta(b, i, &x), 0);
+		ck_assert_int_eq(ura_pack_get_meta(p, i, &y), 0);
+		same_meta(&x, &y);
+		ck_assert_int_eq(ura_pack_builder_get_meta_support(b, i, &sx, &mx), 0);
+		ck_assert_int_eq(ura_pack_get_meta_support(p, i, &sy, &my), 0);
+		ck_assert_uint_eq(sx, sy);
+		ck_assert_uint_eq(mx, my);
+	}
+	ck_assert_uint_eq(ura_pack_builder_pending_count(b), ura_pack_pending_count(p));
+	for (size_t i = 0; i < ura_pack_pending_count(p); i++) {
+		struct ura_pack_range x, y;
+		uint64_t mx, my;
+		uint32_t sx, sy;
+
+		ck_assert_int_eq(ura_pack_builder_get_pending(b, i, &x, &sx, &mx), 0);
+		ck_assert_int_eq(ura_pack_get_pending(p, i, &y, &sy, &my), 0);
+		same_range(&x, &y);
+		ck_assert_uint_eq(sx, sy);
+		ck_assert_uint_eq(mx, my);
+	}
+	ck_assert_uint_eq(ura_pack_builder_runs(b), ura_pack_runs(p));
+	for (size_t i = 0; i < ura_pack_runs(p); i++) {
+		int64_t cx, cy;
+		uint64_t dx, dy;
+
+		ck_assert_int_eq(ura_pack_builder_get_run(b, i, &cx, &dx), 0);
+		ck_assert_int_eq(ura_pack_get_run(p, i, &cy, &dy), 0);
+		ck_assert_int_eq(cx, cy);
+		ck_assert_uint_eq(dx, dy);
+	}
+	{
+		struct ura_pack_info x, y;
+
+		ura_pack_builder_get_info(b, &x);
+		ura_pack_get_info(p, &y);
+		ck_assert_str_eq(x.kernel_release, y.kernel_release);
+		ck_assert_str_eq(x.command, y.command);
+		x.kernel_release = x.command = y.kernel_release = y.command = NULL;
+		ck_assert_mem_eq(&x, &y, sizeof(x));
+	}
+	/* past the end, as the pack's readers */
+	{
+		size_t n = ura_pack_builder_runs(b);
+		struct ura_pack_range rg;
+		struct ura_pack_fs fs;
+
+		ck_assert_int_eq(ura_pack_builder_get_fs(b, ura_pack_fs_count(p), &fs), -ERANGE);
+		ck_assert_int_eq(ura_pack_builder_get_range(b, ura_pack_range_count(p), &rg), -ERANGE);
+		ck_assert_int_eq(ura_pack_builder_get_range_support(b, ura_pack_range_count(p), NULL,
+								    NULL), -ERANGE);
+		ck_assert_int_eq(ura_pack_builder_get_pending(b, ura_pack_pending_count(p), &rg, NULL,
+							      NULL), -ERANGE);
+		ck_assert_int_eq(ura_pack_builder_get_run(b, n, NULL, NULL), -ERANGE);
+	}
+	ura_pack_free(p);
+	ura_pack_builder_free(b);
+}
+
+START_TEST(test_read_back_one_run)
+{
+	struct ura_pack_builder *b = three_files();
+	struct ura_pack_range rg;
+
+	ck_assert_int_eq(ura_pack_builder_set_info(b, &(struct ura_pack_info){
+		.created_ns = 1234, .duration_ns = 99, .lost_events = 3, .flags = 4,
+		.read_ahead_kb = 128, .kernel_release = "6.18", .command = "cat x" }), 0);
+	add(b, 0, 0, 10, 500, true);
+	add(b, 0, 5, 10, 100, false);	/* overlaps: read back once, as stored */
+	add(b, 1, 0, 1, 50, true);
+	ck_assert_int_eq(ura_pack_builder_add_meta(b, &(struct ura_pack_meta){
+		.fs_index = 0, .major = 8, .minor = 1, .offset = 4096, .length = 8192,
+		.first_access_ns = 7 }), 0);
+	/* before ura_pack_builder_normalize(): as added */
+	ck_assert_uint_eq(ura_pack_builder_range_count(b), 3);
+	ck_assert_int_eq(ura_pack_builder_get_range(b, 0, &rg), 0);
+	ck_assert_uint_eq(rg.first_access_ns, 500);
+	same_as_written(b);
+}
+END_TEST
+
+START_TEST(test_read_back_merged)
+{
+	struct ura_pack_builder *b = three_files();
+
+	ck_assert_int_eq(ura_pack_builder_add_run(b, 300, 10), 0);
+	ck_assert_int_eq(ura_pack_builder_add_run(b, 200, 20), 0);
+	add(b, 0, 0, 4, 40, true);		/* every run, and the third added below */
+	ck_assert_int_eq(ura_pack_builder_add_run(b, 100, 30), 0);
+	ck_assert_int_eq(ura_pack_builder_add_range_runs(b, &(struct ura_pack_range){
+		.file_index = 2, .first_page = 9, .page_count = 1, .first_access_ns = 5 }, 6), 0);
+	ck_assert_int_eq(ura_pack_builder_add_pending(b, &(struct ura_pack_range){
+		.file_index = 1, .first_page = 3, .page_count = 2, .first_access_ns = 8,
+		.flags = URA_PACK_RANGE_DEMANDED }, 4), 0);
+	ck_assert_int_eq(ura_pack_builder_add_meta_runs(b, &(struct ura_pack_meta){
+		.fs_index = URA_PACK_NO_INDEX, .major = 8, .minor = 2, .offset = 0,
+		.length = 4096, .first_access_ns = 1 }, 3), 0);
+	ck_assert_int_eq(ura_pack_builder_add_meta(b, &(struct ura_pack_meta){
+		.fs_index = 1, .major = 8, .minor = 3, .offset = 4096, .length = 4096 }), 0);
+	same_as_written(b);
+}
+END_TEST
+
+START_TEST(test_read_back_empty)
+{
+	struct ura_pack_builder *b = NULL;
+
+	ck_assert_int_eq(ura_pack_builder_new(&b), 0);
+	same_as_written(b);
+}
+END_TEST
+
 static Suite *pack_build_suite(void)
 {
 	Suite *s = suite_create("pack-build");
@@ -221,6 +405,9 @@ static Suite *pack_build_suite(void)
 	tcase_add_test(tc, test_overlap_keeps_later_tail);
 	tcase_add_test(tc, test_builder_reasons);
 	tcase_add_test(tc, test_index);
+	tcase_add_test(tc, test_read_back_one_run);
+	tcase_add_test(tc, test_read_back_merged);
+	tcase_add_test(tc, test_read_back_empty);
 	suite_add_tcase(s, tc);
 	return s;
 }
