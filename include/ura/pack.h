@@ -155,6 +155,17 @@ struct ura_pack_builder;
 URA_API int ura_pack_open(const char *path, struct ura_pack **ret);
 
 /**
+ * ura_pack_open_file() - open a pack's path for reading, as ura_pack_open() does
+ * @path: the file; it is looked at before it is opened (O_PATH), so a device or
+ *	a FIFO is never opened, even through a symlink
+ *
+ * For a caller that checks the very file (owner, mode) before ura_pack_open_fd().
+ * Return: a descriptor (close it), or -errno: -EINVAL (not a regular file),
+ * -EISDIR, and the open(2) errors.
+ */
+URA_API int ura_pack_open_file(const char *path);
+
+/**
  * ura_pack_open_fd() - read and validate a pack from an open file
  * @fd: a file descriptor open for reading; read from offset 0 with pread(), not
  *	closed. Lets a caller check the very file it opened (owner, mode) first.

@@ -142,13 +142,6 @@ enum {
 #define PACK_MAX_BYTES		(PACK_MAX_PAGE * URA_PACK_PAGE_SIZE)
 #define PACK_MAX_FILE_SIZE	(UINT64_C(1) << 30)	/* readers refuse larger files */
 
-/*
- * pack_open_regular() - open @path for reading only if it is a regular file
- * (looked at with O_PATH first: a device or FIFO is never opened).
- * Return: a descriptor, or -errno (-EINVAL not a regular file, -EISDIR).
- */
-int pack_open_regular(const char *path);
-
 /* What is wrong with a file path or a mount point, or NULL when it is fine (pack.c). */
 const char *pack_path_problem(const char *path, size_t len);
 const char *pack_mount_point_problem(const char *mp, size_t len);

@@ -498,7 +498,7 @@ int ura_pack_open_fd(int fd, struct ura_pack **ret)
 	return parse_owned(buf, got, ret);
 }
 
-int pack_open_regular(const char *path)
+int ura_pack_open_file(const char *path)
 {
 	char proc[64];
 	struct stat st;
@@ -531,7 +531,7 @@ int ura_pack_open(const char *path, struct ura_pack **ret)
 {
 	int fd, r;
 
-	fd = pack_open_regular(path);
+	fd = ura_pack_open_file(path);
 	if (fd < 0)
 		return fd;
 	r = ura_pack_open_fd(fd, ret);

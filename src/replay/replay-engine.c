@@ -79,7 +79,7 @@ int replay_open_pack(const char *path, struct ura_pack **ret)
 	struct stat st;
 	int fd, r;
 
-	fd = safeopen_regular(path);	/* never a device or FIFO, even through a symlink */
+	fd = ura_pack_open_file(path);	/* never a device or FIFO, even through a symlink */
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, &st) < 0) {

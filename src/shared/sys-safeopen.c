@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -230,32 +229,4 @@ out:
 	if (pfd >= 0)
 		close(pfd);
 	return r;
-}
-
-int safeopen_regular(const char *path)
-{
-	char proc[64];
-	struct stat st;
-	int pfd, fd;
-
-	pfd = open(path, O_PATH | O_CLOEXEC);
-	if (pfd < 0)
-		return -errno;
-	if (fstat(pfd, &st) < 0) {
-		fd = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		fd = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-		goto out;
-	}
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
-	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0 && errno == ENOENT)	/* no /proc (early boot): by path, as looked at */
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
-	if (fd < 0)
-		fd = -errno;
-out:
-	close(pfd);
-	return fd;
 }

@@ -93,13 +93,5 @@ int safeopen_in_root(int rootfd, const char *path, int flags);
  */
 int safeopen_file(int dirfd, const char *path, struct statx *ret);
 
-/*
- * safeopen_regular() - open a regular file named by a user's path, for reading
- *
- * Looks before it opens (O_PATH), so a device or a FIFO is never opened, even
- * through a symlink; returns the fd, or -EISDIR / -EINVAL for what is not a
- * regular file, or -errno.
- */
-int safeopen_regular(const char *path);
 
 #endif
