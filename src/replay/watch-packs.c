@@ -330,7 +330,7 @@ static bool page_resident(int fd, uint64_t size, uint32_t page)
 }
 
 int watch_pack_check(const struct watch_pack *p, const struct sys_view *view, bool stop_at_miss,
-		      struct replay_check *ret)
+		      struct replay_check *ret, struct replay_fs **ret_fs)
 {
 	size_t nfs = ura_pack_fs_count(p->pack);
 	struct replay_check ck = { 0 };
@@ -366,9 +366,12 @@ int watch_pack_check(const struct watch_pack *p, const struct sys_view *view, bo
 	}
 	if (fd >= 0)
 		close(fd);
-	replay_mounts_free(fs, nfs);
 done:
 	ck.ns = now_monotonic_ns() - t0;
 	*ret = ck;
+	if (ret_fs)
+		*ret_fs = fs;	/* the replay it decides on looks for them no more */
+	else
+		replay_mounts_free(fs, nfs);
 	return 0;
 }

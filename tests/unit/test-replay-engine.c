@@ -716,7 +716,7 @@ static struct replay_stats run(const char *pack, struct replay_options *o)
 	o->root = dir;
 	ck_assert_int_eq(replay_open_pack(pack, &p), 0);
 	ck_assert_int_eq(sys_view_read(SYS_VIEW_MOUNTS, &view), 0);
-	ck_assert_int_eq(replay_run(p, view, o, &st), 0);
+	ck_assert_int_eq(replay_run(p, view, NULL, o, &st), 0);
 	sys_view_unref(view);
 	ura_pack_free(p);
 	return st;

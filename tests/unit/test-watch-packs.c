@@ -272,17 +272,17 @@ START_TEST(test_resident)
 	write_pack("spec.pack", 0, false);
 	ck_assert_int_eq(watch_packs_lookup(&c, 0, "/good", &p, NULL), 0);
 	ck_assert_uint_eq(p->nsamples, 2);		/* one per page when the pack is small */
-	ck_assert_int_eq(watch_pack_check(p, view, false, &ck), 0);
+	ck_assert_int_eq(watch_pack_check(p, view, false, &ck, NULL), 0);
 	ck_assert_uint_eq(ck.sampled, 2);
 	ck_assert_uint_eq(ck.resident, 2);
 	watch_pack_put(p);
 	ck_assert_int_eq(watch_packs_lookup(&c, 0, "/stale", &p, NULL), 0);
-	ck_assert_int_eq(watch_pack_check(p, view, false, &ck), 0);
+	ck_assert_int_eq(watch_pack_check(p, view, false, &ck, NULL), 0);
 	ck_assert_uint_eq(ck.resident, 0);		/* another file now: replay decides */
 	watch_pack_put(p);
 	ck_assert_int_eq(watch_packs_lookup(&c, 0, "/spec", &p, NULL), 0);
 	ck_assert_uint_eq(p->nsamples, 0);		/* no demanded range: nothing to look at */
-	ck_assert_int_eq(watch_pack_check(p, view, false, &ck), 0);
+	ck_assert_int_eq(watch_pack_check(p, view, false, &ck, NULL), 0);
 	ck_assert_uint_eq(ck.sampled, 0);
 	watch_pack_put(p);
 	watch_packs_free(&c);
