@@ -215,25 +215,25 @@ static int timing(const char *dir, int runs)
 	       (double)p->sampled_bytes / (1 << 20), p->nsamples);
 	replay_options_init(&o);
 	o.probe = REPLAY_PROBE_NEVER;
-	(void)replay_run(p->pack, view, &o, &st);		/* everything resident from here on */
+	(void)replay_run(p->pack, view, NULL, &o, &st);		/* everything resident from here on */
 	for (int i = 0; i < runs; i++) {
-		watch_pack_check(p, view, true, &ck);
+		watch_pack_check(p, view, true, &ck, NULL);
 		ns[i] = ck.ns;
 	}
 	printf("(warm: %u of %u sampled pages resident)\n", ck.resident, ck.sampled);
 	report("check, all resident (replay skipped)", ns, runs);
 	for (int i = 0; i < runs; i++) {
 		evict(p->pack);
-		watch_pack_check(p, view, true, &ck);
+		watch_pack_check(p, view, true, &ck, NULL);
 		ns[i] = ck.ns;
 	}
 	printf("(cold: %u of %u sampled pages resident before the first miss)\n", ck.resident,
 	       ck.sampled);
 	report("check, files evicted (replay decided)", ns, runs);
-	(void)replay_run(p->pack, view, &o, &st);
+	(void)replay_run(p->pack, view, NULL, &o, &st);
 	for (int i = 0; i < runs; i++) {
 		t0 = now_monotonic_ns();
-		(void)replay_run(p->pack, view, &o, &st);
+		(void)replay_run(p->pack, view, NULL, &o, &st);
 		ns[i] = now_monotonic_ns() - t0;
 	}
 	report("warm replay instead (what a skip saves)", ns, runs);

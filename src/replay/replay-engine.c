@@ -41,7 +41,8 @@ struct io_counts {
 struct engine {
 	const struct ura_pack *pack;
 	const struct replay_options *o;
-	struct replay_fs *fs;	/* where the pack's filesystems are now */
+	const struct replay_fs *fs;	/* where the pack's filesystems are now */
+	struct replay_fs *found;	/* @fs when found here (else the caller's) */
 	size_t nfs;
 	struct replay_plan plan;
 	struct replay_files files;
@@ -444,18 +445,21 @@ static void sum_stats(const struct engine *c, struct replay_stats *ret)
 	*ret = st;
 }
 
-int replay_run(const struct ura_pack *pack, struct sys_view *view,
+int replay_run(const struct ura_pack *pack, struct sys_view *view, const struct replay_fs *fs,
 	       const struct replay_options *o, struct replay_stats *ret)
 {
-	struct engine c = { .pack = pack, .o = o, .nfs = ura_pack_fs_count(pack) };
+	struct engine c = { .pack = pack, .o = o, .fs = fs, .nfs = ura_pack_fs_count(pack) };
 	struct replay_stats st;
 	uint64_t start = now_monotonic_ns(), total = 0, avail, floor;
 	int r;
 
 	/* where the files are, and what the plan needs to know of their devices; then the plan */
-	r = replay_mounts_find(pack, view, o->root, o->dry_run, &c.fs);
-	if (r < 0)
-		goto out;
+	if (!c.fs) {
+		r = replay_mounts_find(pack, view, o->root, o->dry_run, &c.found);
+		c.fs = c.found;
+		if (r < 0)
+			goto out;
+	}
 	r = replay_devices_prepare(view, pack, c.fs, c.nfs, o);
 	if (r < 0)
 		goto out;
@@ -525,7 +529,7 @@ out:
 	replay_budget_free(&c.budget);
 	replay_files_free(&c.files);
 	replay_plan_free(&c.plan);
-	replay_mounts_free(c.fs, c.nfs);
+	replay_mounts_free(c.found, c.nfs);
 	free(c.done);
 	return r;
 }

@@ -12,6 +12,7 @@
 #include "replay-options.h"
 #include "replay-report.h"
 
+struct replay_fs;
 struct sys_view;
 
 /**
@@ -34,6 +35,9 @@ int replay_open_pack(const char *path, struct ura_pack **ret);
  * @view: the system's mounts and devices (sys_view_read()); the facts and models
  *	of the pack's devices are added to it (and a device measured, if the
  *	options say so) before the plan is made
+ * @fs: where the pack's filesystems are, as replay_mounts_find(@pack, @view, @o->root,
+ *	@o->dry_run) found them for this replay (ura-replay --watch's check found them), or
+ *	NULL to find them here; the caller's, not freed
  * @o: options
  * @ret: filled with what was done, also on failure
  *
@@ -43,7 +47,7 @@ int replay_open_pack(const char *path, struct ura_pack **ret);
  *
  * Return: 0, or -errno when nothing could be done (-ENOMEM).
  */
-int replay_run(const struct ura_pack *pack, struct sys_view *view,
+int replay_run(const struct ura_pack *pack, struct sys_view *view, const struct replay_fs *fs,
 	       const struct replay_options *o, struct replay_stats *ret);
 
 /**

@@ -3,7 +3,9 @@
  * The replay's open files (the fd cache): each file of the pack is opened and
  * checked on first use and closed after its last request, or at once beyond
  * the file limit (then opened and checked again when needed); the block
- * devices that hold metadata are opened by number.
+ * devices that hold metadata are opened by number. The open of a pack's file
+ * and its identity check are here once, for the replay and for ura-replay
+ * --watch's look at a sample of the pack's pages.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -111,24 +113,22 @@ void replay_files_open_bdevs(struct replay_files *files)
 	}
 }
 
-/*
- * Open file @idx of the pack for reading and check it is the file that was
- * traced. Return: REPLAY_OBJ_OK (or REPLAY_OBJ_STALE with --stale=read) with
- * *ret_fd and *ret_size set, else the reason it is skipped. Logs nothing.
- */
-static int open_file(const struct replay_files *files, uint32_t idx, int *ret_fd,
-		     uint64_t *ret_size, int *ret_err)
+int replay_files_open_file(const struct ura_pack *pack, const struct replay_fs *fs, uint32_t idx,
+			   bool read_stale, int *ret_fd, uint64_t *ret_size, int *ret_err)
 {
 	struct ura_pack_file f;
 	struct statx stx;
 	int fd;
 	bool stale;
 
-	*ret_err = 0;
-	if (ura_pack_get_file(files->pack, idx, &f) < 0 || files->fs[f.fs_index].dirfd < 0)
+	if (ret_err)
+		*ret_err = 0;
+	if (ura_pack_get_file(pack, idx, &f) < 0 || fs[f.fs_index].dirfd < 0)
 		return REPLAY_OBJ_MISSING;
-	fd = safeopen_file(files->fs[f.fs_index].dirfd, f.path, &stx);
+	fd = safeopen_file(fs[f.fs_index].dirfd, f.path, &stx);
 	if (fd < 0) {
+		int st;
+
 		switch (fd) {
 		case -ENOENT:
 		case -ENOTDIR:
@@ -139,23 +139,41 @@ static int open_file(const struct replay_files *files, uint32_t idx, int *ret_fd
 		case -ELOOP:
 		case -EXDEV:
 		case -ENAMETOOLONG:
-			*ret_err = -fd;
-			return REPLAY_OBJ_REFUSED;
+			st = REPLAY_OBJ_REFUSED;
+			break;
 		default:
-			*ret_err = -fd;
-			return REPLAY_OBJ_ERROR;
+			st = REPLAY_OBJ_ERROR;
+			break;
 		}
+		if (ret_err)
+			*ret_err = -fd;
+		return st;
 	}
+	/* inode check: a stale pack must not prefetch a replaced file */
 	stale = fileid_is_stale(fd, &stx, &f);
-	if (stale && !files->read_stale) {
+	if (stale && !read_stale) {
 		close(fd);
 		return REPLAY_OBJ_STALE;
 	}
-	if (files->fadvise_random)
-		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
 	*ret_fd = fd;
 	*ret_size = stx.stx_size;
 	return stale ? REPLAY_OBJ_STALE : REPLAY_OBJ_OK;
+}
+
+/* Open file @idx of the pack as replay_files_open_file() does, with --fadvise=random. */
+static int open_file(const struct replay_files *files, uint32_t idx, int *ret_fd,
+		     uint64_t *ret_size, int *ret_err)
+{
+	int fd = -1, st;
+
+	st = replay_files_open_file(files->pack, files->fs, idx, files->read_stale, &fd, ret_size,
+				    ret_err);
+	if (fd < 0)
+		return st;
+	if (files->fadvise_random)
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+	*ret_fd = fd;
+	return st;
 }
 
 void replay_files_name(const struct replay_files *files, uint32_t idx, char *buf, size_t len)

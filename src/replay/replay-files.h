@@ -98,6 +98,28 @@ size_t replay_files_raise_limit(unsigned jobs);
 void replay_files_open_bdevs(struct replay_files *files);
 
 /**
+ * replay_files_open_file() - open file @idx of @pack as a replay does: the file traced, or why not
+ * @fs: where the pack's filesystems are (replay_mounts_find()), indexed like the pack's
+ * @read_stale: also give a file that changed since the trace (--stale=read)
+ * @ret_fd: the descriptor (O_CLOEXEC, the caller's to close), set only when one is returned:
+ *	REPLAY_OBJ_OK, or REPLAY_OBJ_STALE with @read_stale
+ * @ret_size: the file's size now, set with @ret_fd
+ * @ret_err: if not NULL, the errno of a REPLAY_OBJ_ERROR (and of a REPLAY_OBJ_REFUSED for a
+ *	symlink, a crossed mount or a long name: ELOOP, EXDEV, ENAMETOOLONG), else 0
+ *
+ * The file is opened beneath its filesystem's directory (safeopen_file(): no symlink followed,
+ * no mount crossed, a regular file only) and its identity compared with what the pack recorded
+ * (fileid_is_stale()): a stale pack must not prefetch a file that replaced the traced one. The
+ * one open of the replay's files and of ura-replay --watch's look at a sample of them.
+ * Logs nothing, counts nothing.
+ *
+ * Return: an enum replay_obj_state: REPLAY_OBJ_OK, REPLAY_OBJ_STALE, REPLAY_OBJ_MISSING (no
+ * such file, or its filesystem was not found), REPLAY_OBJ_REFUSED, REPLAY_OBJ_ERROR.
+ */
+int replay_files_open_file(const struct ura_pack *pack, const struct replay_fs *fs, uint32_t idx,
+			   bool read_stale, int *ret_fd, uint64_t *ret_size, int *ret_err);
+
+/**
  * replay_files_get() - the descriptor of object @i, or -1 to skip it
  *
  * A file is opened and checked on first use (safeopen_file(), fileid_is_stale()),

@@ -195,7 +195,7 @@ int main(int argc, char *argv[])
 	/* the system, read once: the mounts now, each device's facts as the replay asks */
 	r = sys_view_read(SYS_VIEW_MOUNTS, &view);
 	if (r >= 0)
-		r = replay_run(pack, view, &o, &st);
+		r = replay_run(pack, view, NULL, &o, &st);
 	sys_view_unref(view);
 	stale = r == 0 && !o.dry_run && replay_needs_retrace(pack, &st, now_realtime_ns());
 	if (r == 0 && o.check_stale && (o.json || log_get_level() >= LOG_LVL_INFO))

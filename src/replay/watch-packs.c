@@ -19,12 +19,11 @@
 #include "util-log.h"
 #include "cli-errors.h"
 #include "key.h"
+#include "replay-files.h"
 #include "replay-mounts.h"
 #include "watch-packs.h"
 #include "replay-engine.h"
-#include "sys-fileid.h"
 #include "sys-residency.h"
-#include "sys-safeopen.h"
 #include "util.h"
 
 /* The files this process maps: /proc/self/maps, one entry per file. */
@@ -330,29 +329,8 @@ static bool page_resident(int fd, uint64_t size, uint32_t page)
 	return residency_bytes(fd, off, len, &have) == 0 && have >= len;
 }
 
-/* Open file @fi of the pack as a replay does; -1 when missing, refused, or not the pack's file. */
-static int open_sampled(const struct ura_pack *pack, const struct replay_fs *fs, uint32_t fi,
-			uint64_t *ret_size)
-{
-	struct ura_pack_file f;
-	struct statx stx;
-	int fd;
-
-	if (ura_pack_get_file(pack, fi, &f) < 0 || fs[f.fs_index].dirfd < 0)
-		return -1;
-	fd = safeopen_file(fs[f.fs_index].dirfd, f.path, &stx);
-	if (fd < 0)
-		return -1;
-	if (fileid_is_stale(fd, &stx, &f)) {
-		close(fd);
-		return -1;
-	}
-	*ret_size = stx.stx_size;
-	return fd;
-}
-
 int watch_pack_check(const struct watch_pack *p, const struct sys_view *view, bool stop_at_miss,
-		      struct replay_check *ret)
+		      struct replay_check *ret, struct replay_fs **ret_fs)
 {
 	size_t nfs = ura_pack_fs_count(p->pack);
 	struct replay_check ck = { 0 };
@@ -376,7 +354,9 @@ int watch_pack_check(const struct watch_pack *p, const struct sys_view *view, bo
 			if (fd >= 0)
 				close(fd);
 			cur = s->file;
-			fd = open_sampled(p->pack, fs, cur, &size);
+			fd = -1;
+			/* as the replay opens it: missing, refused or changed is not resident */
+			(void)replay_files_open_file(p->pack, fs, cur, false, &fd, &size, NULL);
 		}
 		ck.sampled++;
 		if (fd >= 0 && page_resident(fd, size, s->page))
@@ -386,9 +366,12 @@ int watch_pack_check(const struct watch_pack *p, const struct sys_view *view, bo
 	}
 	if (fd >= 0)
 		close(fd);
-	replay_mounts_free(fs, nfs);
 done:
 	ck.ns = now_monotonic_ns() - t0;
 	*ret = ck;
+	if (ret_fs)
+		*ret_fs = fs;	/* the replay it decides on looks for them no more */
+	else
+		replay_mounts_free(fs, nfs);
 	return 0;
 }

@@ -5,14 +5,13 @@
 
 #include <pthread.h>
 #include <stdbool.h>
-
-struct sys_view;
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include <ura/pack.h>
 
+struct replay_fs;
 struct sys_view;
 
 #define REPLAY_PACKS_MAX	64	/* packs kept parsed at most */
@@ -113,16 +112,21 @@ struct replay_check {
  * @view: the system's mounts, where the pack's filesystems are looked for
  * @stop_at_miss: stop at the first sampled page that is not resident (the
  *	answer is known: replay)
+ * @ret: what was found
+ * @ret_fs: if not NULL, where the pack's filesystems were found (replay_mounts_find()
+ *	on the live mounts, as a replay without --root finds them), for the replay to use
+ *	(replay_run()) and free (replay_mounts_free(*@ret_fs, ura_pack_fs_count())); NULL
+ *	when there was no page to look at, so nothing was looked for
  *
  * Looks at the pack's sampled pages (REPLAY_PACKS_SAMPLES of them at most,
  * spread evenly over its demanded bytes, the shared files left out), each
  * file opened as a replay opens it (beneath its filesystem's mount, found by
  * device number, with no symlink followed and no mount crossed, never on
  * FUSE) and checked to be the file the pack names: a page of a file that is
- * missing, refused or changed counts as not resident.
- * Return: 0, or -errno (-ENOMEM); @ret is filled on success.
+ * missing, refused or changed counts as not resident (replay_files_open_file()).
+ * Return: 0, or -errno (-ENOMEM); @ret and @ret_fs are set on success only.
  */
 int watch_pack_check(const struct watch_pack *p, const struct sys_view *view, bool stop_at_miss,
-		      struct replay_check *ret);
+		      struct replay_check *ret, struct replay_fs **ret_fs);
 
 #endif

@@ -32,6 +32,7 @@
 #include "watch-packs.h"
 #include "watch.h"
 #include "replay-engine.h"
+#include "replay-mounts.h"
 #include "sys-view.h"
 #include "key-exec.h"
 #include "sys-proc.h"
@@ -162,6 +163,7 @@ static void run_job(struct watch *w, struct job *j)
 	struct replay_options o = *w->o;
 	struct replay_check ck;
 	struct replay_stats st;
+	struct replay_fs *fs = NULL;	/* where the check found the pack's filesystems */
 	uint64_t t0 = now_monotonic_ns();
 	const char *instead;
 	int r;
@@ -176,22 +178,23 @@ static void run_job(struct watch *w, struct job *j)
 		return;
 	}
 	/* the decision is on the exec's path: stop at the first page that is not resident */
-	r = watch_pack_check(j->pack, j->view, true, &ck);
+	r = watch_pack_check(j->pack, j->view, true, &ck, &fs);
 	if (r == 0 && ck.sampled && ck.resident == ck.sampled) {
 		log_debug("'%s%s%s' started: all %u sampled pages of what its pack would read "
 			  "(%.1f MiB%s) are resident (looked at in %.2f ms), skipping", j->exe, rs, rp,
 			  ck.sampled, (double)j->pack->sampled_bytes / (1 << 20),
 			  j->pack->sampled_shared ? "" : " but for ld.so and libc", (double)ck.ns / 1e6);
-		return;
+		goto out;
 	}
 	if (w->chatty)
 		log_debug("'%s%s%s': replay starts %.2f ms after its exec's event", j->exe, rs, rp,
 			  (double)(now_monotonic_ns() - j->since) / 1e6);
-	r = replay_run(j->pack->pack, j->view, &o, &st);
+	/* the check looked on the live mounts: with --root or --dry-run the replay looks again */
+	r = replay_run(j->pack->pack, j->view, o.root || o.dry_run ? NULL : fs, &o, &st);
 	if (r < 0) {
 		log_warn("cannot replay '%s' for '%s%s%s': %s, skipping", j->pack->path, j->exe, rs, rp,
 			 strerror(-r));
-		return;
+		goto out;
 	}
 	instead = __atomic_load_n(&j->instead, __ATOMIC_ACQUIRE);
 	log_info("'%s%s%s' started: issued %" PRIu64 " KiB in %" PRIu64 " requests (%" PRIu64
@@ -200,6 +203,8 @@ static void run_job(struct watch *w, struct job *j)
 		 (double)(now_monotonic_ns() - t0) / 1e6, j->pack->path,
 		 instead ? "; stopped: its start is '" : "", instead ? instead : "",
 		 instead ? "'" : "");
+out:
+	replay_mounts_free(fs, ura_pack_fs_count(j->pack->pack));
 }
 
 struct worker_arg {

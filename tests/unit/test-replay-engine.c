@@ -13,6 +13,7 @@
 #include "util-log.h"
 #include "replay-report.h"
 #include "replay-engine.h"
+#include "replay-mounts.h"
 #include "sys-residency.h"
 #include "replay-schedule.h"
 #include "sys-view.h"
@@ -716,7 +717,7 @@ static struct replay_stats run(const char *pack, struct replay_options *o)
 	o->root = dir;
 	ck_assert_int_eq(replay_open_pack(pack, &p), 0);
 	ck_assert_int_eq(sys_view_read(SYS_VIEW_MOUNTS, &view), 0);
-	ck_assert_int_eq(replay_run(p, view, o, &st), 0);
+	ck_assert_int_eq(replay_run(p, view, NULL, o, &st), 0);
 	sys_view_unref(view);
 	ura_pack_free(p);
 	return st;
@@ -762,6 +763,48 @@ START_TEST(test_replay_resident)
 END_TEST
 
 /* A file listed twice is one object: one request, never read twice by two workers. */
+/*
+ * The filesystems' directories found by the caller (ura-replay --watch's check) are the ones
+ * used, and stay the caller's: the same array serves a second replay, then is freed once.
+ */
+START_TEST(test_replay_given_fs)
+{
+	const char *names[] = { "a", "b" };
+	struct replay_fs *fs = NULL, gone = { .dir = NULL, .dirfd = -1 };
+	struct ura_pack *p = NULL;
+	struct sys_view *view = NULL;
+	struct replay_options o;
+	struct replay_stats st;
+	char *pack;
+
+	write_file("a", 8192);
+	write_file("b", 4096);
+	pack = make_pack(names, 2);
+	ck_assert_int_eq(replay_open_pack(pack, &p), 0);
+	ck_assert_int_eq(sys_view_read(SYS_VIEW_MOUNTS, &view), 0);
+	replay_options_init(&o);
+	o.root = dir;
+	o.check_stale = true;
+	o.probe = REPLAY_PROBE_NEVER;
+	ck_assert_int_eq(replay_mounts_find(p, view, o.root, o.dry_run, &fs), 0);
+	ck_assert_int_ge(fs[0].dirfd, 0);
+	ck_assert_int_eq(replay_run(p, view, fs, &o, &st), 0);
+	ck_assert_uint_eq(st.files, 2);
+	ck_assert_uint_eq(st.stale_files + st.missing_files + st.refused_files + st.errors, 0);
+	ck_assert_int_ge(fcntl(fs[0].dirfd, F_GETFD), 0);	/* not closed by the replay */
+	write_file("b", 100);
+	ck_assert_int_eq(replay_run(p, view, fs, &o, &st), 0);
+	ck_assert_uint_eq(st.stale_files, 1);
+	/* what is given is what is used: a filesystem not found leaves every file missing */
+	ck_assert_int_eq(replay_run(p, view, &gone, &o, &st), 0);
+	ck_assert_uint_eq(st.missing_files, 2);
+	replay_mounts_free(fs, ura_pack_fs_count(p));
+	sys_view_unref(view);
+	ura_pack_free(p);
+	free(pack);
+}
+END_TEST
+
 START_TEST(test_replay_duplicate_file)
 {
 	const char *names[] = { "dup", "other", "dup" };
@@ -1161,6 +1204,7 @@ static Suite *replay_suite(void)
 	tcase_add_test(eng, test_replay_limits_and_dry_run);
 	tcase_add_test(eng, test_replay_past_eof);
 	tcase_add_test(eng, test_replay_duplicate_file);
+	tcase_add_test(eng, test_replay_given_fs);
 	tcase_add_test(eng, test_root_symlink);
 	tcase_add_test(eng, test_open_pack);
 	tcase_add_test(eng, test_retrace);

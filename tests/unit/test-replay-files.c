@@ -217,6 +217,61 @@ START_TEST(test_missing_and_stale_counted_once)
 }
 END_TEST
 
+/* The one open of a pack's file (the replay's and --watch's check): what it gives, and why not. */
+START_TEST(test_open_file)
+{
+	struct replay_fs nofs = { .dir = NULL, .dirfd = -1 };
+	uint64_t size = 7;
+	int fd = -7, err = -1;
+	char *p = in_dir("2"), *q = in_dir("0");
+
+	ck_assert_int_eq(replay_files_open_file(pack, &fs, 0, false, &fd, &size, &err),
+			 REPLAY_OBJ_OK);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_uint_eq(size, 100);
+	ck_assert_int_eq(err, 0);
+	ck_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+	/* changed since the trace: refused, unless asked for anyway; nothing set on refusal */
+	write_file("1", 50);
+	fd = -7;
+	size = 7;
+	ck_assert_int_eq(replay_files_open_file(pack, &fs, 1, false, &fd, &size, &err),
+			 REPLAY_OBJ_STALE);
+	ck_assert_int_eq(fd, -7);
+	ck_assert_uint_eq(size, 7);
+	ck_assert_int_eq(replay_files_open_file(pack, &fs, 1, true, &fd, &size, NULL),
+			 REPLAY_OBJ_STALE);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_uint_eq(size, 50);
+	close(fd);
+	fd = -7;
+	/* not a regular file; a symlink (its reason given) */
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	ck_assert_int_eq(replay_files_open_file(pack, &fs, 2, false, &fd, &size, &err),
+			 REPLAY_OBJ_REFUSED);
+	ck_assert_int_eq(err, 0);
+	ck_assert_int_eq(rmdir(p), 0);
+	ck_assert_int_eq(symlink(q, p), 0);
+	ck_assert_int_eq(replay_files_open_file(pack, &fs, 2, true, &fd, &size, &err),
+			 REPLAY_OBJ_REFUSED);
+	ck_assert_int_eq(err, ELOOP);
+	/* missing: the file, its filesystem, or the index */
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(replay_files_open_file(pack, &fs, 2, true, &fd, &size, &err),
+			 REPLAY_OBJ_MISSING);
+	ck_assert_int_eq(err, 0);
+	ck_assert_int_eq(replay_files_open_file(pack, &nofs, 0, true, &fd, &size, &err),
+			 REPLAY_OBJ_MISSING);
+	ck_assert_int_eq(replay_files_open_file(pack, &fs, NFILES, true, &fd, &size, &err),
+			 REPLAY_OBJ_MISSING);
+	ck_assert_int_eq(fd, -7);
+	free(p);
+	free(q);
+}
+END_TEST
+
 static Suite *replay_files_suite(void)
 {
 	Suite *s = suite_create("replay-files");
@@ -226,6 +281,7 @@ static Suite *replay_files_suite(void)
 	tcase_add_test(tc, test_open_on_first_use_close_after_last);
 	tcase_add_test(tc, test_reopen_over_cap);
 	tcase_add_test(tc, test_missing_and_stale_counted_once);
+	tcase_add_test(tc, test_open_file);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -13,6 +13,7 @@
 #include <ura/pack.h>
 
 #include "util-log.h"
+#include "replay-mounts.h"
 #include "watch-packs.h"
 #include "sys-view.h"
 #include "unit.h"
@@ -256,6 +257,7 @@ START_TEST(test_resident)
 	struct watch_packs c;
 	struct watch_pack *p = NULL;
 	struct replay_check ck;
+	struct replay_fs *fs = NULL, unset;
 	struct sys_view *view = NULL;
 	char buf[3 * 4096];
 	int fd;
@@ -272,18 +274,27 @@ START_TEST(test_resident)
 	write_pack("spec.pack", 0, false);
 	ck_assert_int_eq(watch_packs_lookup(&c, 0, "/good", &p, NULL), 0);
 	ck_assert_uint_eq(p->nsamples, 2);		/* one per page when the pack is small */
-	ck_assert_int_eq(watch_pack_check(p, view, false, &ck), 0);
+	ck_assert_int_eq(watch_pack_check(p, view, false, &ck, NULL), 0);
 	ck_assert_uint_eq(ck.sampled, 2);
 	ck_assert_uint_eq(ck.resident, 2);
+	/* the filesystems it found, for the replay it decides on */
+	ck_assert_int_eq(watch_pack_check(p, view, false, &ck, &fs), 0);
+	ck_assert_ptr_nonnull(fs);
+	ck_assert_int_ge(fs[0].dirfd, 0);
+	ck_assert_uint_eq(ck.resident, 2);
+	replay_mounts_free(fs, ura_pack_fs_count(p->pack));
+	fs = NULL;
 	watch_pack_put(p);
 	ck_assert_int_eq(watch_packs_lookup(&c, 0, "/stale", &p, NULL), 0);
-	ck_assert_int_eq(watch_pack_check(p, view, false, &ck), 0);
+	ck_assert_int_eq(watch_pack_check(p, view, false, &ck, NULL), 0);
 	ck_assert_uint_eq(ck.resident, 0);		/* another file now: replay decides */
 	watch_pack_put(p);
 	ck_assert_int_eq(watch_packs_lookup(&c, 0, "/spec", &p, NULL), 0);
 	ck_assert_uint_eq(p->nsamples, 0);		/* no demanded range: nothing to look at */
-	ck_assert_int_eq(watch_pack_check(p, view, false, &ck), 0);
+	fs = &unset;
+	ck_assert_int_eq(watch_pack_check(p, view, false, &ck, &fs), 0);
 	ck_assert_uint_eq(ck.sampled, 0);
+	ck_assert_ptr_null(fs);				/* nor looked for: the replay finds them */
 	watch_pack_put(p);
 	watch_packs_free(&c);
 	sys_view_unref(view);
