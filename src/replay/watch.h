@@ -11,10 +11,11 @@
  *	@o->max_replays the replays at once
  *
  * For each file opened for execution (watch-exec.c), looks up
- * @o->watch_dir/$(systemd-escape --path EXE).pack (watch-packs.c) and,
- * unless a replay of it is under way or its first ranges are resident,
- * hands it to one of @o->max_replays worker threads, which replay it with
- * replay_run() and log one line. The view of the system (mounts, device facts
+ * its pack in @o->watch_dir by the program's key (key.h, watch-packs.c) and,
+ * unless a replay of it is under way or the pages sampled across the data it
+ * demands are resident (watch_pack_check()), hands it to one of
+ * @o->max_replays worker threads, which replay it with replay_run() (the
+ * check's filesystems passed on) and log one line. The view of the system (mounts, device facts
  * and models) is read at start and kept across execs; it is read again only
  * after the kernel flags a mount change. The exec is never waited for. Blocks the
  * three signals in the calling thread (and so in the workers).
