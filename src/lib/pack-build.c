@@ -944,9 +944,7 @@ static const uint8_t *item(const struct vec *v, size_t index)
 /* The mask of every run: a builder without runs writes a pack of one. */
 static uint64_t all_runs(const struct ura_pack_builder *b)
 {
-	size_t runs = ura_pack_builder_runs(b);
-
-	return runs == PACK_MAX_RUNS ? UINT64_MAX : (UINT64_C(1) << runs) - 1;
+	return pack_all_runs(ura_pack_builder_runs(b));
 }
 
 size_t ura_pack_builder_fs_count(const struct ura_pack_builder *b)
@@ -986,16 +984,7 @@ int ura_pack_builder_get_fs(const struct ura_pack_builder *b, size_t index,
 
 	if (!r)
 		return -ERANGE;
-	*ret = (struct ura_pack_fs){
-		.major = get_le32(r + FS_MAJOR),
-		.minor = get_le32(r + FS_MINOR),
-		.mount_point = string_at(b, r + FS_MNT),
-		.fstype = string_at(b, r + FS_TYPE),
-		.source = string_at(b, r + FS_SOURCE),
-		.flags = get_le32(r + FS_FLAGS),
-		.read_ahead_kb = get_le32(r + FS_RA_KB),
-	};
-	memcpy(ret->uuid, r + FS_UUID, sizeof(ret->uuid));
+	pack_record_fs(r, (const char *)b->strings.items, ret);
 	return 0;
 }
 
@@ -1006,17 +995,7 @@ int ura_pack_builder_get_file(const struct ura_pack_builder *b, size_t index,
 
 	if (!r)
 		return -ERANGE;
-	*ret = (struct ura_pack_file){
-		.fs_index = get_le32(r + FILE_FS),
-		.flags = get_le32(r + FILE_FLAGS),
-		.path = string_at(b, r + FILE_PATH),
-		.path_len = get_le32(r + FILE_PATH + 4),
-		.ino = get_le64(r + FILE_INO),
-		.size = get_le64(r + FILE_SIZE),
-		.mtime_ns = (int64_t)get_le64(r + FILE_MTIME),
-		.generation = get_le64(r + FILE_GEN),
-		.btime_ns = (int64_t)get_le64(r + FILE_BTIME),
-	};
+	pack_record_file(r, (const char *)b->strings.items, ret);
 	return 0;
 }
 
@@ -1027,13 +1006,7 @@ int ura_pack_builder_get_range(const struct ura_pack_builder *b, size_t index,
 
 	if (!r)
 		return -ERANGE;
-	*ret = (struct ura_pack_range){
-		.file_index = get_le32(r + RANGE_FILE),
-		.flags = get_le32(r + RANGE_FLAGS),
-		.first_page = get_le64(r + RANGE_FIRST),
-		.page_count = get_le32(r + RANGE_COUNT),
-		.first_access_ns = get_le64(r + RANGE_TIME),
-	};
+	pack_record_range(r, ret);
 	return 0;
 }
 
@@ -1044,14 +1017,7 @@ int ura_pack_builder_get_meta(const struct ura_pack_builder *b, size_t index,
 
 	if (!r)
 		return -ERANGE;
-	*ret = (struct ura_pack_meta){
-		.fs_index = get_le32(r + META_FS),
-		.major = get_le32(r + META_MAJOR),
-		.minor = get_le32(r + META_MINOR),
-		.offset = get_le64(r + META_OFFSET),
-		.length = get_le64(r + META_LENGTH),
-		.first_access_ns = get_le64(r + META_TIME),
-	};
+	pack_record_meta(r, ret);
 	return 0;
 }
 
@@ -1093,17 +1059,7 @@ int ura_pack_builder_get_pending(const struct ura_pack_builder *b, size_t index,
 
 	if (!r)
 		return -ERANGE;
-	*ret = (struct ura_pack_range){
-		.file_index = get_le32(r + PEND_FILE),
-		.flags = get_le32(r + PEND_FLAGS),
-		.first_page = get_le64(r + PEND_FIRST),
-		.page_count = get_le32(r + PEND_COUNT),
-		.first_access_ns = get_le64(r + PEND_TIME),
-	};
-	if (ret_support)
-		*ret_support = get_le32(r + PEND_SUPPORT);
-	if (ret_mask)
-		*ret_mask = get_le64(r + PEND_MASK);
+	pack_record_pending(r, ret, ret_support, ret_mask);
 	return 0;
 }
 

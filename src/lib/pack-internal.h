@@ -161,6 +161,24 @@ static inline uint64_t get_le64(const uint8_t *p)
 	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
 }
 
+/*
+ * One record decoded (pack-record.c), from its bytes @r; a string's reference
+ * is an offset into @strings. Shared by the reader and the builder's read-back.
+ */
+struct ura_pack_fs;
+struct ura_pack_file;
+struct ura_pack_range;
+struct ura_pack_meta;
+void pack_record_fs(const uint8_t *r, const char *strings, struct ura_pack_fs *ret);
+void pack_record_file(const uint8_t *r, const char *strings, struct ura_pack_file *ret);
+void pack_record_range(const uint8_t *r, struct ura_pack_range *ret);
+void pack_record_meta(const uint8_t *r, struct ura_pack_meta *ret);
+void pack_record_pending(const uint8_t *r, struct ura_pack_range *ret, uint32_t *ret_support,
+			 uint64_t *ret_mask);
+
+/* The run mask of every one of @runs runs (a record without a mask was in all of them). */
+uint64_t pack_all_runs(size_t runs);
+
 static inline void put_le16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)v;

@@ -579,16 +579,7 @@ int ura_pack_get_fs(const struct ura_pack *pack, size_t index, struct ura_pack_f
 
 	if (!r)
 		return -ERANGE;
-	*ret = (struct ura_pack_fs){
-		.major = get_le32(r + FS_MAJOR),
-		.minor = get_le32(r + FS_MINOR),
-		.mount_point = string_at(pack, r + FS_MNT),
-		.fstype = string_at(pack, r + FS_TYPE),
-		.source = string_at(pack, r + FS_SOURCE),
-		.flags = get_le32(r + FS_FLAGS),
-		.read_ahead_kb = get_le32(r + FS_RA_KB),
-	};
-	memcpy(ret->uuid, r + FS_UUID, sizeof(ret->uuid));
+	pack_record_fs(r, pack->strings, ret);
 	return 0;
 }
 
@@ -598,17 +589,7 @@ int ura_pack_get_file(const struct ura_pack *pack, size_t index, struct ura_pack
 
 	if (!r)
 		return -ERANGE;
-	*ret = (struct ura_pack_file){
-		.fs_index = get_le32(r + FILE_FS),
-		.flags = get_le32(r + FILE_FLAGS),
-		.path = string_at(pack, r + FILE_PATH),
-		.path_len = get_le32(r + FILE_PATH + 4),
-		.ino = get_le64(r + FILE_INO),
-		.size = get_le64(r + FILE_SIZE),
-		.mtime_ns = (int64_t)get_le64(r + FILE_MTIME),
-		.generation = get_le64(r + FILE_GEN),
-		.btime_ns = (int64_t)get_le64(r + FILE_BTIME),
-	};
+	pack_record_file(r, pack->strings, ret);
 	return 0;
 }
 
@@ -618,13 +599,7 @@ int ura_pack_get_range(const struct ura_pack *pack, size_t index, struct ura_pac
 
 	if (!r)
 		return -ERANGE;
-	*ret = (struct ura_pack_range){
-		.file_index = get_le32(r + RANGE_FILE),
-		.flags = get_le32(r + RANGE_FLAGS),
-		.first_page = get_le64(r + RANGE_FIRST),
-		.page_count = get_le32(r + RANGE_COUNT),
-		.first_access_ns = get_le64(r + RANGE_TIME),
-	};
+	pack_record_range(r, ret);
 	return 0;
 }
 
@@ -634,14 +609,7 @@ int ura_pack_get_meta(const struct ura_pack *pack, size_t index, struct ura_pack
 
 	if (!r)
 		return -ERANGE;
-	*ret = (struct ura_pack_meta){
-		.fs_index = get_le32(r + META_FS),
-		.major = get_le32(r + META_MAJOR),
-		.minor = get_le32(r + META_MINOR),
-		.offset = get_le64(r + META_OFFSET),
-		.length = get_le64(r + META_LENGTH),
-		.first_access_ns = get_le64(r + META_TIME),
-	};
+	pack_record_meta(r, ret);
 	return 0;
 }
 
@@ -703,8 +671,7 @@ static int get_support(const struct ura_pack *pack, const struct section *sup, s
 	if (ret_support)
 		*ret_support = r ? get_le32(r + SUP_COUNT) : (uint32_t)runs;
 	if (ret_mask)
-		*ret_mask = r ? get_le64(r + SUP_MASK) :
-			    runs == PACK_MAX_RUNS ? UINT64_MAX : (UINT64_C(1) << runs) - 1;
+		*ret_mask = r ? get_le64(r + SUP_MASK) : pack_all_runs(runs);
 	return 0;
 }
 
@@ -733,17 +700,7 @@ int ura_pack_get_pending(const struct ura_pack *pack, size_t index, struct ura_p
 
 	if (!r)
 		return -ERANGE;
-	*ret = (struct ura_pack_range){
-		.file_index = get_le32(r + PEND_FILE),
-		.flags = get_le32(r + PEND_FLAGS),
-		.first_page = get_le64(r + PEND_FIRST),
-		.page_count = get_le32(r + PEND_COUNT),
-		.first_access_ns = get_le64(r + PEND_TIME),
-	};
-	if (ret_support)
-		*ret_support = get_le32(r + PEND_SUPPORT);
-	if (ret_mask)
-		*ret_mask = get_le64(r + PEND_MASK);
+	pack_record_pending(r, ret, ret_support, ret_mask);
 	return 0;
 }
 
