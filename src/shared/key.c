@@ -94,7 +94,7 @@ int key_root_of(pid_t pid, const struct key_self *self, struct key_root *ret)
 		return r;
 	if (!path[0])
 		return -EINVAL;
-	strcpy(ret->path, path);
+	memcpy(ret->path, path, strlen(path) + 1);
 	ret->id = id;
 	return 0;
 }
