@@ -156,8 +156,10 @@ URA_API int ura_pack_open(const char *path, struct ura_pack **ret);
 
 /**
  * ura_pack_open_file() - open a pack's path for reading, as ura_pack_open() does
- * @path: the file; it is looked at before it is opened (O_PATH), so a device or
- *	a FIFO is never opened, even through a symlink
+ * @path: the file; it is looked at before it is opened (O_PATH), then opened
+ *	through /proc/self/fd, so a device or a FIFO is never opened, even through a
+ *	symlink. Without /proc (early boot) it is opened by path, O_NOFOLLOW and
+ *	O_NONBLOCK, and refused unless it is still the regular file looked at.
  *
  * For a caller that checks the very file (owner, mode) before ura_pack_open_fd().
  * Return: a descriptor (close it), or -errno: -EINVAL (not a regular file),

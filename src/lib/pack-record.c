@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * One record of each kind, decoded: the same bytes whether a parsed pack holds
  * them (pack.c) or a builder does before it writes them (pack-build.c).

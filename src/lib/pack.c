@@ -518,8 +518,18 @@ int ura_pack_open_file(const char *path)
 	}
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
 	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0 && errno == ENOENT)	/* no /proc (early boot): by path, as looked at */
+	if (fd < 0 && errno == ENOENT) {
+		/* no /proc (early boot): by path, and it must still be the file looked at */
+		struct stat now;
+
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+		if (fd >= 0 && (fstat(fd, &now) < 0 || !S_ISREG(now.st_mode) ||
+				now.st_dev != st.st_dev || now.st_ino != st.st_ino)) {
+			close(fd);
+			fd = -1;
+			errno = EINVAL;
+		}
+	}
 	if (fd < 0)
 		fd = -errno;
 out:

@@ -46,8 +46,6 @@
 #define SCRIPT_NS	1000000000ull
 #define STARTS_MAX	64	/* replays queued lately, by process and pack: one per start */
 #define START_NS	2000000000ull
-#define CMDLINE_MAX	8192	/* bytes of an interpreter's argv looked at */
-#define ARGS_MAX	64
 
 /* A replay to run; shared (refcounted) by the queue, a worker, and a pending exec. */
 struct job {
@@ -459,10 +457,10 @@ static void settle(struct watch *w, struct pending *q, const char *key)
 
 static void resolve(struct watch *w, struct pending *q, char *args, size_t len)
 {
-	char *argv[ARGS_MAX + 1], script[PATH_MAX];
+	char *argv[KEY_EXEC_ARGS_MAX + 1], script[PATH_MAX];
 	int argc, k, r;
 
-	argc = key_exec_args(args, len, argv, ARGS_MAX);
+	argc = key_exec_args(args, len, argv, KEY_EXEC_ARGS_MAX);
 	if (w->chatty)
 		log_debug("'%s' (pid %d): its exec completed %.2f ms after the event", q->path,
 			  q->pid, (double)(now_monotonic_ns() - q->since) / 1e6);
@@ -478,16 +476,18 @@ static void resolve(struct watch *w, struct pending *q, char *args, size_t len)
 	 */
 	r = key_exec_script_key(q->pid, q->root, argv[k], !q->script, sys_view_mounts(w->view),
 				script, sizeof(script));
-	if (r == -EPERM) {
-		log_debug("'%s' (pid %d): its argv names '%s', not believed (%s), skipping",
-			  q->path, q->pid, argv[k], q->script ? "another mount namespace" :
-			  "not root's interpreter, or another mount namespace");
+	if (r == -EPERM || r == -ESRCH) {
+		if (r == -EPERM)
+			log_debug("'%s' (pid %d): its argv names '%s', not believed (%s), skipping",
+				  q->path, q->pid, argv[k], q->script ?
+				  "a \"..\", or another mount namespace" :
+				  "a \"..\", not root's interpreter, or another mount namespace");
 		if (q->spec)
 			job_cancel(q->spec, NULL);
 		return;
 	}
 	if (r < 0)
-		return;
+		return;	/* its working directory cannot be named: the replay started goes on */
 	settle(w, q, script);
 }
 
@@ -502,9 +502,9 @@ static void poll_pending(struct watch *w)
 		size_t len = 0;
 		int r;
 
-		if (!args && !(args = malloc(CMDLINE_MAX)))
+		if (!args && !(args = malloc(KEY_EXEC_CMDLINE_MAX + 1)))
 			return;
-		r = exec_done_argv(q, args, CMDLINE_MAX, &len);
+		r = exec_done_argv(q, args, KEY_EXEC_CMDLINE_MAX + 1, &len);
 		if (r == 0 && now < q->deadline) {
 			i++;
 			continue;

@@ -156,6 +156,20 @@ int key_exec_script_of(const char *exe, const char *filename, char *const argv[]
 	return key_exec_script_arg(exe, argv, argc);
 }
 
+/* Has @path a ".." component? */
+static bool has_dotdot(const char *path)
+{
+	for (const char *c = path; *c;) {
+		size_t n = strcspn(c, "/");
+
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return true;
+		c += n;
+		c += strspn(c, "/");
+	}
+	return false;
+}
+
 int key_exec_script_key(pid_t pid, const struct key_root *root, const char *script, bool by_argv,
 			const struct mount_table *mounts, char *buf, size_t size)
 {
@@ -163,8 +177,15 @@ int key_exec_script_key(pid_t pid, const struct key_root *root, const char *scri
 	struct key_file interp;
 	int r, len;
 
-	if (by_argv && (key_file_of(pid, "exe", &interp) < 0 || !key_interpreter_trusted(&interp)))
+	if (has_dotdot(script))
 		return -EPERM;
+	if (by_argv) {
+		r = key_file_of(pid, "exe", &interp);
+		if (r < 0)
+			return r;
+		if (!key_interpreter_trusted(&interp))
+			return -EPERM;
+	}
 	if (script[0] != '/') {
 		r = proc_readlink(pid, "cwd", host, sizeof(host));
 		if (r == 0)

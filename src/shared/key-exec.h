@@ -9,6 +9,10 @@
 
 #include "key.h"
 
+/* What both daemons look at of a command line: its first bytes, its first arguments. */
+#define KEY_EXEC_CMDLINE_MAX	8192
+#define KEY_EXEC_ARGS_MAX	64
+
 /*
  * The learning daemon sees an exec once it has completed (sched_process_exec),
  * the exec daemon while it is under way (fanotify) and again once it has
@@ -63,7 +67,10 @@ int key_exec_script_of(const char *exe, const char *filename, char *const argv[]
  * @mounts: the daemon's mounts, or NULL to read them when needed (key_trusted())
  *
  * A relative @script is made absolute against the process's working directory,
- * inside its root; then normalised lexically (key_path_normalize()).
+ * inside its root; then normalised lexically (key_path_normalize()). A spelling
+ * with a ".." component is refused: the kernel resolves ".." after a symlink
+ * physically, so "link/../../usr/bin/rev" may run a user's file whose lexical
+ * key is a system program's.
  * Return: the length of the key written to @buf, -EPERM (not believed), -ESRCH, other -errno.
  */
 int key_exec_script_key(pid_t pid, const struct key_root *root, const char *script, bool by_argv,

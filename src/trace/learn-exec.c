@@ -12,8 +12,6 @@
 #include "learn-exec.h"
 #include "sys-proc.h"
 
-#define MAX_ARGS	64	/* arguments looked at for the script */
-
 static const char *base_of(const char *p)
 {
 	const char *s = strrchr(p, '/');
@@ -26,7 +24,7 @@ int exec_program_of(pid_t pid, const char *filename, const struct key_self *self
 {
 	struct exec_program p;
 	struct key_file exe;
-	char host[PATH_MAX], args[4096], *argv[MAX_ARGS + 1];
+	char host[PATH_MAX], args[KEY_EXEC_CMDLINE_MAX + 1], *argv[KEY_EXEC_ARGS_MAX + 1];
 	bool by_kernel = false;
 	int k = -1, r;
 	size_t hl;
@@ -53,7 +51,7 @@ int exec_program_of(pid_t pid, const char *filename, const struct key_self *self
 		if (len < 0)
 			return (int)len;
 		k = key_exec_script_of(p.exe, filename,
-				       argv, key_exec_args(args, (size_t)len, argv, MAX_ARGS),
+				       argv, key_exec_args(args, (size_t)len, argv, KEY_EXEC_ARGS_MAX),
 				       &by_kernel);
 	}
 	/*

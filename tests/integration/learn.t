@@ -22,7 +22,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 28
+plan 29
 
 # the programs, on the scratch filesystem, each reading data files of its own
 mkdir -p "$M/bin" "$M/data" "$M/pub" "$M/tmp"
@@ -178,6 +178,20 @@ each_own() {
 		all_runs_have "$(pack_of third)" "$M/data/third" 1
 }
 ok "each run holds its own files" each_own
+
+# a user cannot teach a system program's pack by spelling their own script's path with ".."
+# after a symlink: "s/../../../bin/third" reads as $M/bin/third, but the kernel runs
+# $M/tmp/u/bin/third (s -> u/a/b/c)
+mkdir -p "$M/tmp/u/a/b/c" "$M/tmp/u/bin"
+printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\n' "$M/data/reader" >"$M/tmp/u/bin/third"
+chmod 755 "$M/tmp/u/bin/third"
+ln -s "$M/tmp/u/a/b/c" "$M/tmp/u/s"
+chown -R 65534:65534 "$M/tmp/u"
+before=$(learned_runs third)
+(cd "$M/tmp/u" && setpriv --reuid=65534 --regid=65534 --clear-groups s/../../../bin/third)
+sleep 3	# longer than a window
+ok "a user's script spelled 's/../../../bin/third' is not learned as that program" \
+	test "$(learned_runs third)" = "$before"
 
 # a filesystem mounted after the daemon started: its files are named in the pack
 truncate -s 16M "$T/late.img" && mkfs.ext4 -q -F "$T/late.img" && mkdir -p "$M/late" &&

@@ -130,13 +130,20 @@ START_TEST(test_script_key)
 	ck_assert_ptr_nonnull(getcwd(old, sizeof(old)));
 	ck_assert_ptr_nonnull(realpath(dir, real));
 	ck_assert_int_eq(chdir(dir), 0);
-	snprintf(want, sizeof(want), "%s/b.py", real);
-	ck_assert_int_eq(key_exec_script_key(getpid(), &own, "a/.././b.py", false, NULL, buf,
+	snprintf(want, sizeof(want), "%s/a/b.py", real);
+	ck_assert_int_eq(key_exec_script_key(getpid(), &own, "./a//./b.py", false, NULL, buf,
 					     sizeof(buf)), (int)strlen(want));
 	ck_assert_str_eq(buf, want);
-	ck_assert_int_eq(key_exec_script_key(getpid(), &own, "/x//y/../z.sh", false, NULL, buf,
+	ck_assert_int_eq(key_exec_script_key(getpid(), &own, "/x//./z.sh", false, NULL, buf,
 					     sizeof(buf)), 7);
 	ck_assert_str_eq(buf, "/x/z.sh");
+	/* ".." after a symlink is not what it reads: "s/../../usr/bin/rev" may be a user's file */
+	ck_assert_int_eq(key_exec_script_key(getpid(), &own, "s/../../usr/bin/rev", false, NULL,
+					     buf, sizeof(buf)), -EPERM);
+	ck_assert_int_eq(key_exec_script_key(getpid(), &own, "/x/y/..", false, NULL, buf,
+					     sizeof(buf)), -EPERM);
+	ck_assert_int_eq(key_exec_script_key(getpid(), &own, "/x/..y/z.sh", false, NULL, buf,
+					     sizeof(buf)), 11);
 	ck_assert_int_eq(key_exec_script_key(getpid(), &own, "/x/z.sh", false, NULL, buf, 4),
 			 -ENAMETOOLONG);
 	ck_assert_int_eq(chdir(old), 0);
