@@ -153,9 +153,9 @@ START_TEST(test_confidence_per_page)
 	struct ura_pack *in[3], *p;
 	struct merge_stats st;
 
-	in[0] = run_pack(100, (struct rg[]){ { "lib", 0, 10, 10, DEM }, { NULL } }, NULL);
-	in[1] = run_pack(200, (struct rg[]){ { "lib", 5, 10, 20, DEM }, { NULL } }, NULL);
-	in[2] = run_pack(300, (struct rg[]){ { "lib", 8, 4, 30, DEM }, { NULL } }, NULL);
+	in[0] = run_pack(100, (struct rg[]){ { "lib", 0, 10, 10, DEM }, { 0 } }, NULL);
+	in[1] = run_pack(200, (struct rg[]){ { "lib", 5, 10, 20, DEM }, { 0 } }, NULL);
+	in[2] = run_pack(300, (struct rg[]){ { "lib", 8, 4, 30, DEM }, { 0 } }, NULL);
 	p = merge(in, 3, 0.6, 0, &st);
 	ck_assert_uint_eq(ura_pack_runs(p), 3);
 	ck_assert_uint_eq(st.need, 2);
@@ -182,7 +182,7 @@ START_TEST(test_median_time)
 	static const uint64_t t[] = { 900, 100, 500, 300, 700 };
 
 	for (int i = 0; i < 5; i++)
-		in[i] = run_pack(i + 1, (struct rg[]){ { "f", 0, 1, t[i], DEM }, { NULL } }, NULL);
+		in[i] = run_pack(i + 1, (struct rg[]){ { "f", 0, 1, t[i], DEM }, { 0 } }, NULL);
 	p = merge(in, 5, 0.6, 0, NULL);
 	expect(p, "f", 0, 1, 500, 0x1f, true);
 	ura_pack_free(p);
@@ -200,11 +200,11 @@ START_TEST(test_private_files_drop)
 	struct merge_stats st;
 
 	in[0] = run_pack(1, (struct rg[]){ { "shared", 0, 4, 1, DEM }, { "own-a", 0, 2, 2, DEM },
-					   { NULL } }, NULL);
+					   { 0 } }, NULL);
 	in[1] = run_pack(2, (struct rg[]){ { "own-b", 0, 2, 1, DEM }, { "shared", 0, 4, 3, DEM },
-					   { NULL } }, NULL);
+					   { 0 } }, NULL);
 	in[2] = run_pack(3, (struct rg[]){ { "shared", 0, 4, 5, DEM }, { "own-c", 0, 2, 2, DEM },
-					   { NULL } }, NULL);
+					   { 0 } }, NULL);
 	p = merge(in, 3, 0.6, 0, &st);
 	ck_assert_uint_eq(st.files_in, 4);
 	ck_assert_uint_eq(st.files, 1);
@@ -239,11 +239,11 @@ START_TEST(test_demanded_and_changed_file)
 	struct ura_pack_file f;
 
 	in[0] = run_pack(1, (struct rg[]){ { "bin", 0, 10, 1, DEM }, { "lib", 0, 2, 1, 0 },
-					   { NULL } }, old);
+					   { 0 } }, old);
 	in[1] = run_pack(2, (struct rg[]){ { "bin", 0, 10, 1, DEM }, { "lib", 0, 2, 1, DEM },
-					   { NULL } }, old);
+					   { 0 } }, old);
 	in[2] = run_pack(3, (struct rg[]){ { "bin", 50, 3, 9, DEM }, { "lib", 0, 2, 1, 0 },
-					   { NULL } }, new);
+					   { 0 } }, new);
 	p = merge(in, 3, 0.6, 0, &st);
 	ck_assert_uint_eq(st.files_changed, 1);
 	/* old content's pages 0-9 are gone; the new run alone decides (need 1 of 1) */
@@ -271,12 +271,12 @@ START_TEST(test_keep_runs)
 	int64_t created;
 
 	in[0] = run_pack(10, (struct rg[]){ { "f", 0, 1, 1, DEM }, { "old", 0, 1, 1, DEM },
-					    { NULL } }, NULL);
-	in[1] = run_pack(20, (struct rg[]){ { "f", 0, 1, 3, DEM }, { NULL } }, NULL);
+					    { 0 } }, NULL);
+	in[1] = run_pack(20, (struct rg[]){ { "f", 0, 1, 3, DEM }, { 0 } }, NULL);
 	in[2] = run_pack(30, (struct rg[]){ { "f", 0, 1, 5, DEM }, { "g", 0, 1, 1, DEM },
-					    { NULL } }, NULL);
+					    { 0 } }, NULL);
 	in[3] = run_pack(40, (struct rg[]){ { "f", 0, 1, 7, DEM }, { "g", 0, 1, 1, DEM },
-					    { NULL } }, NULL);
+					    { 0 } }, NULL);
 	m = merge(in, 3, 0.3, 0, NULL);			/* need 1 of 3: everything */
 	ck_assert_uint_eq(ura_pack_runs(m), 3);
 	expect(m, "old", 0, 1, 1, 0x4, true);		/* the oldest run (bit 2) */
@@ -487,7 +487,7 @@ START_TEST(test_64_runs)
 	struct merge_stats st;
 
 	for (int i = 0; i < 65; i++)
-		in[i] = run_pack(i, (struct rg[]){ { "f", (uint64_t)i, 1, 1, DEM }, { NULL } },
+		in[i] = run_pack(i, (struct rg[]){ { "f", (uint64_t)i, 1, 1, DEM }, { 0 } },
 				 NULL);
 	p = merge(in, 65, 0.01, 0, &st);
 	ck_assert_uint_eq(st.runs, 64);
@@ -535,16 +535,16 @@ START_TEST(test_incremental_equals_batch)
 	char *a, *b;
 
 	in[0] = run_pack(1, (struct rg[]){ { "f", 0, 8, 1, DEM }, { "g", 0, 2, 1, DEM },
-					   { NULL } }, NULL);
-	in[1] = run_pack(2, (struct rg[]){ { "f", 4, 8, 2, DEM }, { NULL } }, NULL);
+					   { 0 } }, NULL);
+	in[1] = run_pack(2, (struct rg[]){ { "f", 4, 8, 2, DEM }, { 0 } }, NULL);
 	in[2] = run_pack(3, (struct rg[]){ { "f", 10, 8, 3, DEM }, { "g", 1, 2, 1, DEM },
-					   { NULL } }, NULL);
+					   { 0 } }, NULL);
 	in[3] = run_pack(4, (struct rg[]){ { "f", 0, 2, 4, DEM }, { "h", 0, 1, 1, DEM },
-					   { NULL } }, NULL);
+					   { 0 } }, NULL);
 	in[4] = run_pack(5, (struct rg[]){ { "f", 16, 8, 5, DEM }, { "g", 0, 3, 1, DEM },
-					   { NULL } }, NULL);
+					   { 0 } }, NULL);
 	in[5] = run_pack(6, (struct rg[]){ { "f", 6, 12, 6, DEM }, { "h", 0, 1, 1, DEM },
-					   { NULL } }, NULL);
+					   { 0 } }, NULL);
 	for (unsigned keep = 0; keep <= 4; keep += 4) {
 		size_t first = keep ? 6 - keep : 0;
 
