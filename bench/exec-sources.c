@@ -73,11 +73,11 @@ static void die(const char *what)
 static int proc_open(void)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
-	struct {
-		struct nlmsghdr nl;
-		struct cn_msg cn;
-		enum proc_cn_mcast_op op;
-	} __attribute__((packed)) msg = { 0 };
+	/* netlink header, connector header (its data[] is the operation), the operation */
+	enum proc_cn_mcast_op op = PROC_CN_MCAST_LISTEN;
+	uint8_t msg[sizeof(struct nlmsghdr) + sizeof(struct cn_msg) + sizeof(op)] = { 0 };
+	struct nlmsghdr nl = { .nlmsg_len = sizeof(msg), .nlmsg_type = NLMSG_DONE };
+	struct cn_msg cn = { .id = { .idx = CN_IDX_PROC, .val = CN_VAL_PROC }, .len = sizeof(op) };
 	int fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
 
 	if (fd < 0)
@@ -85,14 +85,11 @@ static int proc_open(void)
 	sa.nl_pid = (unsigned)getpid();
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		die("bind");
-	msg.nl.nlmsg_len = sizeof(msg);
-	msg.nl.nlmsg_type = NLMSG_DONE;
-	msg.nl.nlmsg_pid = (unsigned)getpid();
-	msg.cn.id.idx = CN_IDX_PROC;
-	msg.cn.id.val = CN_VAL_PROC;
-	msg.cn.len = sizeof(msg.op);
-	msg.op = PROC_CN_MCAST_LISTEN;
-	if (send(fd, &msg, sizeof(msg), 0) < 0)
+	nl.nlmsg_pid = (unsigned)getpid();
+	memcpy(msg, &nl, sizeof(nl));
+	memcpy(msg + sizeof(nl), &cn, sizeof(cn));
+	memcpy(msg + sizeof(nl) + sizeof(cn), &op, sizeof(op));
+	if (send(fd, msg, sizeof(msg), 0) < 0)
 		die("PROC_CN_MCAST_LISTEN");
 	return fd;
 }
