@@ -94,6 +94,22 @@ static int get_queue_uint(unsigned major, unsigned minor, const char *attr, unsi
 	return parse_unsigned(text, ret);
 }
 
+int dev_block_reads(unsigned major, unsigned minor, uint64_t *ret)
+{
+	char path[64], text[256];
+	unsigned long long reads;
+	int r;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat", major, minor);
+	r = read_text(path, text, sizeof(text));
+	if (r < 0)
+		return r;
+	if (sscanf(text, "%llu", &reads) != 1)
+		return -EBADMSG;
+	*ret = reads;
+	return 0;
+}
+
 int dev_block_get_read_ahead_kb(unsigned major, unsigned minor, unsigned *ret)
 {
 	return get_queue_uint(major, minor, "read_ahead_kb", ret);

@@ -50,4 +50,11 @@ int dev_block_disk(unsigned major, unsigned minor, unsigned *ret_major, unsigned
  */
 int dev_block_open(unsigned major, unsigned minor);
 
+/**
+ * dev_block_reads() - reads completed on block device MAJ:MIN since boot
+ * (/sys/dev/block/MAJ:MIN/stat: a partition counts its own)
+ * Return: 0 or -errno.
+ */
+int dev_block_reads(unsigned major, unsigned minor, uint64_t *ret);
+
 #endif

@@ -77,6 +77,14 @@ uint64_t dev_model_bandwidth(const struct devmodel *m)
 	return (uint64_t)((unsigned __int128)m->size[m->n - 1] * 1000000000u / m->ns[m->n - 1]);
 }
 
+uint64_t dev_model_balance_bytes(const struct devmodel *m)
+{
+	if (m->combine == DEVMODEL_BUDGETS && m->bps && m->iops)
+		return m->bps / m->iops;
+	return (uint64_t)((unsigned __int128)dev_model_request_ns(m) * dev_model_bandwidth(m) /
+			  1000000000u);
+}
+
 uint64_t dev_model_total(const struct devmodel *m, uint64_t bytes, uint64_t reads,
 			uint64_t sum_ns)
 {

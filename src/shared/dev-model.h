@@ -74,6 +74,14 @@ uint64_t dev_model_cost(const struct devmodel *m, uint64_t bytes);
 uint64_t dev_model_request_ns(const struct devmodel *m);
 uint64_t dev_model_bandwidth(const struct devmodel *m);
 
+/*
+ * dev_model_balance_bytes() - the read size whose bytes cost as much device time
+ * as being one more request does: @bps / @iops for two budgets, else the cost of
+ * the smallest read times the bandwidth. Reads smaller than this are bound by
+ * their number, larger ones by their bytes. 0 for an empty model.
+ */
+uint64_t dev_model_balance_bytes(const struct devmodel *m);
+
 /**
  * dev_model_total() - device time of @reads reads of @bytes in all, whose costs
  * one by one sum to @sum_ns: @sum_ns when costs add up, else the larger budget

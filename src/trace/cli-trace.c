@@ -16,16 +16,16 @@
 #define RA_KB_MIN	4
 #define RA_KB_MAX	1048576u
 /*
- * read_ahead_kb of a trace of a command unless told (with --cold or not): every
- * page added is then a page the run read, and the pack's demand is exact. At the
- * device's own value, readahead brings in pages the trace can only guess about
- * (a fault-around window maps them without a fault): on rustc, the pack then
- * left out pages the start needed, each miss cost the program a read of
- * read_ahead_kb, and a replay closed 14-28% of the gap where an exact pack
- * closed 64-65% (bench/README.md). --system keeps the devices' values unless
- * told (the boot unit asks for 4).
+ * A trace of a command, unless told, runs each device at the read_ahead_kb its
+ * cost model gives (--read-ahead-kb auto, rakb_for_model()): a page is seen to
+ * that resolution, and the run costs what its bytes cost. At 4 KiB (--exact)
+ * every page added is one the run read and the pack is exact, but the traced
+ * start reads a page at a time: 3 to 14 times the untraced cold start where
+ * requests are dear (bench/README.md). At the device's own value (keep),
+ * readahead brings in pages a replay then reads for nothing: on rustc, a pack
+ * traced so closed 14-28% of the gap where an exact one closed 64-65%.
+ * --system keeps the devices' values unless told (the boot unit asks for 4).
  */
-#define RA_KB_COLD	4
 
 /* Long options without a short form */
 enum {
@@ -34,6 +34,7 @@ enum {
 	OPT_MAX_PACKS,
 	OPT_MAX_SIZE,
 	OPT_LEARN_INTERVAL,
+	OPT_NO_EVICT,
 };
 
 void trace_usage(FILE *f)
@@ -60,7 +61,14 @@ void trace_usage(FILE *f)
 	      "                            machine for a while)\n"
 	      " -r, --read-ahead-kb N    trace with read_ahead_kb N on the devices\n"
 	      "                            involved, restored afterwards ('keep': as is;\n"
-	      "                            default 4 for a command or --cold, else keep)\n"
+	      "                            'auto': per device, from its measured costs;\n"
+	      "                            default auto for a command or --cold, else keep)\n"
+	      " -x, --exact              trace a page at a time (--read-ahead-kb 4): an\n"
+	      "                            exact pack, for a slower traced run\n"
+	      "     --no-evict           when --pack exists, leave its files in the page\n"
+	      "                            cache (by default they are dropped first, where\n"
+	      "                            no process maps them, so a warm start is traced\n"
+	      "                            as a cold one)\n"
 	      " -R, --root DIR           record paths relative to DIR (chroot, image)\n"
 	      " -I, --input FILE         build the pack from a trace-cmd trace.dat\n"
 	      " -b, --buffer-size SIZE   ring buffer per CPU (K, M, G suffixes)\n"
@@ -125,6 +133,8 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		{ "probe", required_argument, NULL, 'P' },
 		{ "cold", no_argument, NULL, 'c' },
 		{ "read-ahead-kb", required_argument, NULL, 'r' },
+		{ "exact", no_argument, NULL, 'x' },
+		{ "no-evict", no_argument, NULL, OPT_NO_EVICT },
 		{ "root", required_argument, NULL, 'R' },
 		{ "input", required_argument, NULL, 'I' },
 		{ "buffer-size", required_argument, NULL, 'b' },
@@ -157,7 +167,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 	optind = 0;	/* full reset: tests call this more than once */
 	/* "+": stop at the command, its options are its own */
 	o->min_confidence = MERGE_DEFAULT_CONFIDENCE;
-	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:R:I:b:e:P:JmC:k:w:W:o:vqhV", longopts,
+	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:xR:I:b:e:P:JmC:k:w:W:o:vqhV", longopts,
 				NULL)) != -1) {
 		if ((c > 0 && c < 256 && strchr("sdicrRIbeP", c)) || c == OPT_NO_ACCESS_LOG)
 			live_opts = true;	/* options of a trace, not of --merge */
@@ -185,13 +195,24 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 				o->read_ahead_kb = 0;
 				break;
 			}
+			if (strcmp(optarg, "auto") == 0) {
+				o->read_ahead_kb = TRACE_RA_AUTO;
+				break;
+			}
 			if (parse_u64(optarg, &v) < 0 || v < RA_KB_MIN || v > RA_KB_MAX) {
 				cli_bad_value("--read-ahead-kb", optarg,
-					      "expected 'keep' or %u to %u", (unsigned)RA_KB_MIN,
+					      "expected 'auto', 'keep' or %u to %u", (unsigned)RA_KB_MIN,
 					      (unsigned)RA_KB_MAX);
 				goto usage;
 			}
 			o->read_ahead_kb = (unsigned)v;
+			break;
+		case OPT_NO_EVICT:
+			o->no_evict = true;
+			break;
+		case 'x':
+			ra_given = true;
+			o->read_ahead_kb = TRACE_RA_EXACT;
 			break;
 		case 'R':
 			o->root = optarg;
@@ -400,7 +421,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		goto usage;
 	}
 	if (!ra_given && (o->cold || (!o->input && !o->system && !o->watch_dir && !o->merge))) {
-		o->read_ahead_kb = RA_KB_COLD;
+		o->read_ahead_kb = TRACE_RA_AUTO;
 		o->read_ahead_kb_default = true;
 	}
 	if (o->root && o->root[0] != '/') {

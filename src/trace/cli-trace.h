@@ -3,6 +3,7 @@
 #ifndef URA_CLI_TRACE_H
 #define URA_CLI_TRACE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +15,11 @@ enum trace_events {
 	TRACE_EVENTS_ADD,	/* additions only: every page counts as demanded */
 };
 
+/* --read-ahead-kb auto: per device, from its cost model (rakb_for_model()) */
+#define TRACE_RA_AUTO		UINT_MAX
+/* --exact: a page at a time, every page added one the run read */
+#define TRACE_RA_EXACT		4u
+
 struct trace_options {
 	const char *pack;		/* --pack FILE */
 	char **argv;			/* the command after the options, NULL-terminated, or NULL */
@@ -21,8 +27,9 @@ struct trace_options {
 	uint64_t duration_ns;		/* --duration SEC, 0 if not given */
 	uint64_t until_idle_ns;		/* --until-idle SEC, 0 if not given */
 	bool cold;			/* --cold */
+	bool no_evict;			/* --no-evict: leave the replaced pack's files cached */
 	bool read_ahead_kb_default;	/* not given: where it cannot be set, trace as is */
-	unsigned read_ahead_kb;		/* --read-ahead-kb N (0: keep), or the default */
+	unsigned read_ahead_kb;		/* --read-ahead-kb N (0: keep, TRACE_RA_AUTO), or the default */
 	const char *root;		/* --root DIR */
 	const char *input;		/* --input FILE */
 	unsigned buffer_kb;		/* --buffer-size SIZE, in KiB per CPU, 0 automatic */

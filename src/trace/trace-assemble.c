@@ -22,6 +22,7 @@
 #include <ura/pack.h>
 
 #include "sys-fileid.h"
+#include "sys-kernel-mm.h"
 #include "util-log.h"
 #include "sys-mountinfo.h"
 #include "sys-view.h"
@@ -355,6 +356,35 @@ static unsigned range_flags(const struct assembly *a, size_t fs)
 	return kb && (uint64_t)kb * 1024 <= URA_PACK_PAGE_SIZE ? PAGESET_ALL_DEMANDED : a->range_flags;
 }
 
+/*
+ * How finely the pages of @file were seen (the summary's resolution): a page
+ * counts as demanded with those read and mapped with a touched one, that is
+ * within the device's read_ahead_kb during the trace, and never more than a
+ * fault-around window. Pages cached before the trace (a warm start) are seen
+ * to the window alone, whatever read_ahead_kb was: counted apart.
+ */
+static void note_resolution(struct assembly *a, const struct found_file *file,
+			    const struct pageset_file *traced, size_t fs)
+{
+	unsigned around_kb = KERNEL_FAULT_AROUND_PAGES * (URA_PACK_PAGE_SIZE / 1024);
+	unsigned kb = a->fs[fs].rec.read_ahead_kb;
+	uint64_t cached = 0;
+
+	if (!kb || kb > around_kb)
+		kb = around_kb;
+	for (size_t i = 0; i < file->nranges; i++) {
+		const struct pageset_range *rg = &file->ranges[i];
+
+		for (uint64_t p = rg->first_page; rg->demanded && p < rg->first_page + rg->page_count;
+		     p++)
+			if (!pageset_is_added(a->demand->pages, traced->dev, traced->ino, p, NULL))
+				cached++;
+	}
+	a->sum->cached_demanded_bytes += cached * URA_PACK_PAGE_SIZE;
+	if (kb > a->sum->resolution_kb)
+		a->sum->resolution_kb = kb;
+}
+
 static int gather_file(struct assembly *a, const struct pageset_file *traced, size_t fs,
 		       const char *path, const struct statx *stx, const char *full, bool resident)
 {
@@ -388,6 +418,7 @@ static int gather_file(struct assembly *a, const struct pageset_file *traced, si
 		r = 0;
 		goto out;
 	}
+	note_resolution(a, &file, traced, fs);
 	file.has_generation = fd >= 0 && fileid_generation(fd, &file.generation) == 0;
 	m = realloc(a->files, (a->nfiles + 1) * sizeof(*m));
 	file.path = strdup(path);

@@ -2,6 +2,7 @@
 /* read_ahead_kb forced during a trace: crash-safe state files, restore, the value a trace ran with */
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "dev-block.h"
+#include "dev-model.h"
 #include "util-log.h"
 #include "sys-mountinfo.h"
 #include "trace-rakb.h"
@@ -74,7 +76,7 @@ static int read_state_file(const char *path, struct rakb_saved **devs, size_t *n
 			return -ENOMEM;
 		}
 		*devs = m;
-		(*devs)[(*n)++] = (struct rakb_saved){ major, minor, kb };
+		(*devs)[(*n)++] = (struct rakb_saved){ major, minor, kb, 0 };
 	}
 	fclose(f);
 	return 0;
@@ -169,23 +171,45 @@ int rakb_restore_dead(const struct rakb_env *env)
 	return r < 0 ? r : count;
 }
 
-/* The disks under every mounted non-pseudo filesystem: a partition's queue is its disk's. */
+/* rakb_for_model() never picks more: a trace is not a place to try huge windows */
+#define RAKB_MAX_PICK	16384u
+
+static unsigned pick_fixed(unsigned major, unsigned minor, unsigned now_kb, void *arg)
+{
+	(void)major;
+	(void)minor;
+	(void)now_kb;
+	return *(const unsigned *)arg;
+}
+
 int rakb_force(struct rakb_state *st, const struct rakb_env *env, unsigned kb,
 	       const struct mount_table *mt, const char *root)
 {
-	const struct mount_entry *base = NULL;
-	struct rakb_saved *live = NULL;
-	size_t nlive = 0;
-	struct rakb_saved *n;
-	size_t forced;
-	int r;
+	int r = rakb_force_each(st, env, pick_fixed, &kb, mt, root);
 
-	st->env = env;
 	st->kb = kb;
-	snprintf(st->path, sizeof(st->path), "%s/trace-%d.state", env->state_dir, (int)getpid());
-	r = other_states(env, true, &live, &nlive, NULL, NULL);
-	if (r < 0)
-		goto out;
+	return r;
+}
+
+unsigned rakb_for_model(const struct devmodel *m, unsigned own_kb)
+{
+	uint64_t balance = dev_model_balance_bytes(m) / 1024;
+	unsigned kb = 4;
+
+	while ((uint64_t)kb * 2 <= balance && kb * 2 <= RAKB_MAX_PICK)
+		kb *= 2;
+	if (own_kb && kb > own_kb)
+		kb = own_kb < 4 ? 4 : own_kb;
+	return kb;
+}
+
+int rakb_traced_devices(const struct mount_table *mt, const char *root, struct rakb_dev **ret,
+			size_t *ret_n)
+{
+	const struct mount_entry *base = NULL;
+	struct rakb_dev *devs = NULL;
+	size_t n = 0;
+
 	/* the mount the root directory itself is on: the deepest one above it */
 	for (size_t i = 0; root && i < mt->count; i++)
 		if (root_path_within(root, mt->entries[i].mount_point) &&
@@ -193,8 +217,7 @@ int rakb_force(struct rakb_state *st, const struct rakb_env *env, unsigned kb,
 			base = &mt->entries[i];
 	for (size_t i = 0; i < mt->count; i++) {
 		const struct mount_entry *e = &mt->entries[i];
-		const struct rakb_saved *other;
-		unsigned old, now;
+		struct rakb_dev *m;
 		bool seen = false;
 
 		if (e->major == 0 || mountinfo_is_pseudo_fs(e->fstype))
@@ -202,15 +225,55 @@ int rakb_force(struct rakb_state *st, const struct rakb_env *env, unsigned kb,
 		/* with --root, only the filesystems the root's files live on */
 		if (root && !root_path_within(e->mount_point, root) && e != base)
 			continue;
-		for (size_t k = 0; k < st->n; k++)
-			if (st->devs[k].major == e->major && st->devs[k].minor == e->minor)
+		for (size_t k = 0; k < n; k++)
+			if (devs[k].major == e->major && devs[k].minor == e->minor)
 				seen = true;
-		if (seen || env->get_kb(e->major, e->minor, &now) < 0)
+		if (seen)
+			continue;
+		m = realloc(devs, (n + 1) * sizeof(*m));
+		if (!m) {
+			free(devs);
+			return -ENOMEM;
+		}
+		devs = m;
+		devs[n++] = (struct rakb_dev){ e->major, e->minor };
+	}
+	*ret = devs;
+	*ret_n = n;
+	return 0;
+}
+
+/* The disks under every mounted non-pseudo filesystem: a partition's queue is its disk's. */
+int rakb_force_each(struct rakb_state *st, const struct rakb_env *env, rakb_pick_fn *pick,
+		    void *arg, const struct mount_table *mt, const char *root)
+{
+	struct rakb_saved *live = NULL;
+	struct rakb_dev *devs = NULL;
+	size_t nlive = 0, ndevs = 0;
+	struct rakb_saved *n;
+	size_t forced;
+	int r;
+
+	st->env = env;
+	st->kb = 0;
+	snprintf(st->path, sizeof(st->path), "%s/trace-%d.state", env->state_dir, (int)getpid());
+	r = other_states(env, true, &live, &nlive, NULL, NULL);
+	if (r >= 0)
+		r = rakb_traced_devices(mt, root, &devs, &ndevs);
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < ndevs; i++) {
+		const struct rakb_saved *other;
+		unsigned major = devs[i].major, minor = devs[i].minor;
+		unsigned old, now, kb;
+
+		if (env->get_kb(major, minor, &now) < 0)
 			continue;
 		/* forced by a run still going: its value from before is the one to restore */
-		other = find_saved(live, nlive, e->major, e->minor);
+		other = find_saved(live, nlive, major, minor);
 		old = other ? other->old_kb : now;
-		if (old == kb && now == kb)
+		kb = pick(major, minor, now, arg);
+		if (kb == 0 || (old == kb && now == kb))
 			continue;
 		n = realloc(st->devs, (st->n + 1) * sizeof(*n));
 		if (!n) {
@@ -218,7 +281,7 @@ int rakb_force(struct rakb_state *st, const struct rakb_env *env, unsigned kb,
 			goto out;
 		}
 		st->devs = n;
-		st->devs[st->n++] = (struct rakb_saved){ e->major, e->minor, old };
+		st->devs[st->n++] = (struct rakb_saved){ major, minor, old, kb };
 	}
 	/* the record of what will change is on disk before anything changes */
 	forced = st->n;
@@ -228,7 +291,7 @@ int rakb_force(struct rakb_state *st, const struct rakb_env *env, unsigned kb,
 			goto out;
 	}
 	for (size_t k = 0, kept = 0; k < forced; k++) {
-		r = env->set_kb(st->devs[k].major, st->devs[k].minor, kb);
+		r = env->set_kb(st->devs[k].major, st->devs[k].minor, st->devs[k].kb);
 		if (r < 0) {
 			/*
 			 * e.g. EROFS in a container, whose /sys is read-only: the device
@@ -241,7 +304,7 @@ int rakb_force(struct rakb_state *st, const struct rakb_env *env, unsigned kb,
 			continue;
 		}
 		log_debug("read_ahead_kb of %u:%u: %u -> %u", st->devs[k].major,
-			  st->devs[k].minor, st->devs[k].old_kb, kb);
+			  st->devs[k].minor, st->devs[k].old_kb, st->devs[k].kb);
 		st->devs[kept++] = st->devs[k];
 	}
 	/* the state file lists only what was changed */
@@ -254,6 +317,7 @@ int rakb_force(struct rakb_state *st, const struct rakb_env *env, unsigned kb,
 	}
 	r = 0;
 out:
+	free(devs);
 	free(live);
 	return r;
 }
@@ -299,7 +363,7 @@ unsigned rakb_during_trace(const struct rakb_state *st, unsigned major, unsigned
 
 	for (size_t k = 0; st && k < st->n; k++)
 		if (st->devs[k].major == major && st->devs[k].minor == minor)
-			return st->kb;
+			return st->devs[k].kb;
 	env = st && st->env ? st->env : &rakb_system;
 	return env->get_kb(major, minor, &kb) < 0 ? 0 : kb;
 }

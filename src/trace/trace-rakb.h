@@ -22,17 +22,32 @@ struct rakb_env {
 /* /run/ura and sysfs (dev_block_get/set_read_ahead_kb) */
 extern const struct rakb_env rakb_system;
 
-/* A device whose read_ahead_kb a run changed, and its value from before. */
+/* A device whose read_ahead_kb a run changed, its value from before and the one forced. */
 struct rakb_saved {
-	unsigned major, minor, old_kb;
+	unsigned major, minor, old_kb, kb;
 };
+
+/* A block device, by number. */
+struct rakb_dev {
+	unsigned major, minor;
+};
+
+/**
+ * rakb_traced_devices() - the devices a trace concerns, each once: those of
+ * every mounted non-pseudo filesystem, or with @root (canonical) only those
+ * its files live on
+ * @ret: malloc()ed, for the caller to free
+ * Return: 0 or -ENOMEM.
+ */
+int rakb_traced_devices(const struct mount_table *mt, const char *root, struct rakb_dev **ret,
+			size_t *ret_n);
 
 /* What one run forced; zero it before rakb_force(). */
 struct rakb_state {
 	const struct rakb_env *env;
 	struct rakb_saved *devs;
 	size_t n;
-	unsigned kb;			/* the value forced */
+	unsigned kb;			/* rakb_force(): the value forced; rakb_force_each(): 0 */
 	bool restored;
 	char path[PATH_MAX];		/* our state file: <state_dir>/trace-<pid>.state */
 };
@@ -54,6 +69,37 @@ struct rakb_state {
 int rakb_force(struct rakb_state *st, const struct rakb_env *env, unsigned kb,
 	       const struct mount_table *mt, const char *root);
 
+/*
+ * The value to force on device MAJ:MIN, whose read_ahead_kb is @now_kb; 0 leaves
+ * the device as it is.
+ */
+typedef unsigned rakb_pick_fn(unsigned major, unsigned minor, unsigned now_kb, void *arg);
+
+/**
+ * rakb_force_each() - rakb_force() with a value chosen per device by @pick(@arg)
+ */
+int rakb_force_each(struct rakb_state *st, const struct rakb_env *env, rakb_pick_fn *pick,
+		    void *arg, const struct mount_table *mt, const char *root);
+
+struct devmodel;
+
+/*
+ * The read_ahead_kb to trace at on a device whose cost model is @m and whose own
+ * value is @own_kb (0: unknown): the largest power of two KiB, 4 at least, not
+ * above the size at which a read costs as much device time for its bytes as for
+ * being a request (dev_model_balance_bytes()), nor above @own_kb.
+ *
+ * Why: a traced start at read_ahead_kb R reads its data R at a time. Below the
+ * balance size every read costs a request more than its bytes, and the run grows
+ * slower as R shrinks (at 4 KiB, 14 times the untraced start on a disk); at or
+ * above it, the run costs about what its bytes cost, as an untraced start does.
+ * And the pack is exact to R (a page counts as demanded with the pages read and
+ * mapped with it): where a replay would read a hole of less than the balance
+ * size rather than make another request, such a pack costs it little more than
+ * an exact one; where bytes are dear (a small balance size), R is small too.
+ */
+unsigned rakb_for_model(const struct devmodel *m, unsigned own_kb);
+
 /**
  * rakb_restore() - put the old values back (once) and remove the state file
  *
@@ -69,7 +115,7 @@ void rakb_free(struct rakb_state *st);
  * rakb_during_trace() - read_ahead_kb of a device while the trace ran
  * @st: what was forced, or NULL
  *
- * Return: the forced value, else the device's value now, 0 if it has none.
+ * Return: the value forced on it, else the device's value now, 0 if it has none.
  */
 unsigned rakb_during_trace(const struct rakb_state *st, unsigned major, unsigned minor);
 

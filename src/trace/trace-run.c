@@ -51,7 +51,8 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 		.pack = o->pack,
 		.argv = o->argv,
 		.from_recording = o->input != NULL,
-		.read_ahead_kb = o->read_ahead_kb,
+		/* auto: each filesystem's record holds the value its device ran at */
+		.read_ahead_kb = o->read_ahead_kb == TRACE_RA_AUTO ? 0 : o->read_ahead_kb,
 		/* the tests' way to see what a trace recorded apart from what is derived */
 		.recorded_meta_only = getenv("URA_TRACE_RECORDED_METADATA_ONLY") != NULL,
 	};
@@ -82,6 +83,14 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 		log_err("cannot start: %s", strerror(-r));
 		goto out;
 	}
+	/*
+	 * A command's trace counts every page a fault-around window mapped with a
+	 * touched one as demanded: the pack then holds every page the run used, to
+	 * the resolution the trace ran at (a page left out costs the program a read
+	 * of read_ahead_kb; one too many, its bytes).
+	 */
+	if (o->argv)
+		d.near_pages = -1;
 	d.event_log = open_event_log();
 	/* the access log, unless told not to or without access events to make it of */
 	if (!o->no_access_log && o->events != TRACE_EVENTS_ADD) {

@@ -16,12 +16,16 @@
 #include <ura/pack.h>
 
 #include "cli-trace.h"
+#include "dev-block.h"
+#include "dev-cache.h"
+#include "dev-model.h"
 #include "util-log.h"
 #include "sys-mountinfo.h"
 #include "trace-rakb.h"
 #include "trace-access.h"
 #include "trace-demand.h"
 #include "trace-events.h"
+#include "trace-evict.h"
 #include "trace-summary.h"
 #include "trace-session.h"
 #include "trace-tracer.h"
@@ -264,6 +268,43 @@ void session_signals(sigset_t *ret)
 	sigaddset(ret, SIGHUP);
 }
 
+/*
+ * --read-ahead-kb auto: each device at the value its cost model gives
+ * (rakb_for_model()); a device measured for the first time is measured now,
+ * before the trace (O_DIRECT: the page cache is left as it is). A device with
+ * no model (not measurable, --probe never) is traced exactly, a page at a time.
+ */
+static unsigned pick_by_model(unsigned major, unsigned minor, unsigned now_kb, void *arg)
+{
+	const struct trace_options *o = arg;
+	struct devmodel m;
+	int r;
+
+	r = dev_cache_get(major, minor, o->probe < 0 ? DEVCACHE_LOAD : DEVCACHE_AUTO, &m);
+	if (r < 0) {
+		log_info("no cost model of device %u:%u (%s): tracing it a page at a time", major,
+			 minor, strerror(-r));
+		return TRACE_RA_EXACT;
+	}
+	return rakb_for_model(&m, now_kb);
+}
+
+/* Reads completed so far on the devices a trace concerns (rakb_traced_devices()). */
+static uint64_t devices_reads(const struct mount_table *mt, const char *root)
+{
+	struct rakb_dev *devs = NULL;
+	uint64_t total = 0, reads;
+	size_t n = 0;
+
+	if (rakb_traced_devices(mt, root, &devs, &n) < 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (dev_block_reads(devs[i].major, devs[i].minor, &reads) == 0)
+			total += reads;
+	free(devs);
+	return total;
+}
+
 int session_trace(const struct trace_options *o, const char *root,
 		  const struct mount_table *mt, const sigset_t *child_mask,
 		  struct trace_demand *d, struct access_log *log, struct rakb_state *ra,
@@ -282,7 +323,7 @@ int session_trace(const struct trace_options *o, const char *root,
 	struct tracer *t = NULL;
 	sigset_t mask;
 	unsigned info_flags = 0;
-	uint64_t end_ns = 0;
+	uint64_t end_ns = 0, reads0 = 0;
 	bool access;
 	int r;
 
@@ -330,7 +371,9 @@ int session_trace(const struct trace_options *o, const char *root,
 		info_flags |= URA_PACK_INFO_SYSTEM;
 
 	if (o->read_ahead_kb) {
-		r = rakb_force(ra, &rakb_system, o->read_ahead_kb, mt, root);
+		r = o->read_ahead_kb == TRACE_RA_AUTO ?
+		    rakb_force_each(ra, &rakb_system, pick_by_model, (void *)o, mt, root) :
+		    rakb_force(ra, &rakb_system, o->read_ahead_kb, mt, root);
 		if (r < 0 && o->read_ahead_kb_default) {
 			/* a read-only /sys (a container): the devices' own values, and the
 			 * pack's demand from the access events */
@@ -352,6 +395,16 @@ int session_trace(const struct trace_options *o, const char *root,
 		}
 	}
 
+	if (!o->system && !o->cold && !o->no_evict) {
+		struct trace_evicted ev;
+
+		/* a trace again of a command: its files as a cold start finds them */
+		if (trace_evict_pack_files(o->pack, root, &ev) == 0) {
+			sum->evicted_files = ev.files;
+			log_info("%" PRIu64 " files of '%s' out of the page cache first", ev.files,
+				 o->pack);
+		}
+	}
 	if (!o->system) {
 		r = child_spawn(o->argv, child_mask, &ch);
 		if (r < 0) {
@@ -366,6 +419,7 @@ int session_trace(const struct trace_options *o, const char *root,
 		}
 	}
 	d->t0 = now_monotonic_ns();
+	reads0 = devices_reads(mt, root);
 	r = tracer_start(t);
 	if (r < 0) {
 		log_err("cannot start tracing: %s", strerror(-r));
@@ -395,6 +449,7 @@ int session_trace(const struct trace_options *o, const char *root,
 	ls.t = t;
 	r = trace_loop(&ls);
 	end_ns = now_monotonic_ns();
+	sum->device_reads = devices_reads(mt, root) - reads0;
 	tracer_stop(t);
 	if (r == 0 || r == -EINTR) {
 		int e = drain(&ls);

@@ -28,6 +28,13 @@ struct trace_summary {
 	bool not_root;			/* a live trace asked for by someone else than root */
 	bool tracing_unavailable;	/* no tracefs, no event or no rights */
 	double seconds;			/* length of the trace */
+	uint64_t device_reads;		/* reads the traced devices completed during the trace */
+	unsigned resolution_kb;		/* how finely a page added counts as demanded: the
+					 * largest min(read_ahead_kb, fault-around) of the
+					 * pack's devices (a cached page: fault-around's) */
+	uint64_t evicted_files;		/* files of the replaced pack evicted before the run */
+	uint64_t cached_demanded_bytes;	/* demanded bytes that were cached before the trace
+					 * (a warm start: seen to fault-around's resolution) */
 	int exit_status;		/* command mode: the command's status as the shell reports it */
 };
 

@@ -8,6 +8,7 @@
 #include "cli-trace.h"
 #include "cli-exit-codes.h"
 #include "learn-run.h"
+#include "sys-kernel-mm.h"
 #include "util-log.h"
 #include "trace-merge.h"
 #include "trace-run.h"
@@ -45,6 +46,11 @@ static void print_summary(FILE *f, const struct trace_summary *s, bool json)
 		json_key_u64(&j, "access_log", s->access_records);
 		json_key_bool(&j, "access_log_truncated", s->access_truncated);
 		json_key_double(&j, "seconds", s->seconds, 3);
+		json_key_u64(&j, "device_reads", s->device_reads);
+		json_key_u64(&j, "added_bytes", s->added_pages * 4096);
+		json_key_u64(&j, "resolution_kb", s->resolution_kb);
+		json_key_u64(&j, "cached_demanded_bytes", s->cached_demanded_bytes);
+		json_key_u64(&j, "evicted_files", s->evicted_files);
 		json_object_end(&j);
 		json_end(&j);
 		return;
@@ -55,6 +61,21 @@ static void print_summary(FILE *f, const struct trace_summary *s, bool json)
 		(double)s->bytes / MIB, (double)s->demanded_bytes / MIB,
 		(double)s->speculative_bytes / MIB, (double)s->meta_bytes / MIB, s->lost_events,
 		s->unresolved_inodes, s->seconds);
+	if (!s->resolution_kb)
+		return;
+	fprintf(f, "%s: the run took %.2f s and %" PRIu64 " device reads; it added %.1f MiB to the "
+		"page cache and used %.1f MiB (of it and of what was cached), seen to %u KiB\n",
+		program_invocation_short_name, s->seconds, s->device_reads,
+		(double)(s->added_pages * 4096) / MIB, (double)s->demanded_bytes / MIB,
+		s->resolution_kb);
+	if (s->cached_demanded_bytes * 5 > s->demanded_bytes)
+		fprintf(f, "%s: %.1f MiB (%.0f%%) of what the run used was cached before it: a warm "
+			"start, seen only to fault-around's %u KiB, so the pack may hold more than "
+			"the start needs; trace the same command to the same pack again, and its "
+			"files are evicted first (or use --cold)\n", program_invocation_short_name,
+			(double)s->cached_demanded_bytes / MIB,
+			100.0 * (double)s->cached_demanded_bytes / (double)s->demanded_bytes,
+			KERNEL_FAULT_AROUND_PAGES * 4);
 }
 
 /* What --merge did, in one line or as JSON. */

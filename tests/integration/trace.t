@@ -16,7 +16,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 50
+plan 57
 
 # --- a read: exactly the file's pages ---
 head -c $((100 * 4096 + 123)) /dev/urandom >"$M/read.bin"
@@ -69,12 +69,70 @@ ok "trace an mmap touching pages 100, 500, 900 (devices' readahead kept)" \
 	"$HELPERS/touch-pages" "$M/map.bin" 100 500 900
 pack_ranges "$T/map.pack" "$M/map.bin" >"$T/map.ranges"
 ok "touched pages demanded, readahead neighbours speculative" touched_demanded "$T/map.ranges"
-# by default a command is traced at read_ahead_kb 4: the pack holds the touched pages, demanded
+# --exact: a command traced at read_ahead_kb 4, the pack holds the touched pages, demanded
 "$HELPERS/evict" "$M/map.bin"
-ok "trace the same mmap with the defaults" \
-	trace "$T/map4.pack" "$HELPERS/touch-pages" "$M/map.bin" 100 500 900
-ok "by default the pack holds just the touched pages, all demanded" \
+ok "trace the same mmap with --exact" \
+	timeout 60 "$URA_TRACE" -q --exact --pack "$T/map4.pack" -- \
+	"$HELPERS/touch-pages" "$M/map.bin" 100 500 900
+ok "with --exact the pack holds just the touched pages, all demanded" \
 	test "$(pack_ranges "$T/map4.pack" "$M/map.bin" | tr '\n' ' ')" = "100 1 1 500 1 1 900 1 1 "
+
+# --- a program that maps a file and touches every fourth page (the trace issue's test) ---
+# RANGES RES TOUCHED...: every touched page demanded; every demanded page within RES pages
+# of a touched one (the resolution ura-trace reported); and with RES 0, at most 1.2 times
+# as many pages as touched in all
+within_resolution() {
+	python3 -c '
+import sys
+ranges, res = sys.argv[1], int(sys.argv[2])
+touched = set(map(int, sys.argv[3:]))
+dem = set(); allp = set()
+for line in open(ranges):
+    first, count, d = map(int, line.split())
+    allp.update(range(first, first + count))
+    if d: dem.update(range(first, first + count))
+ok = touched <= dem
+if res:
+    ok = ok and all(min(abs(p - t) for t in touched) < res for p in dem)
+else:
+    ok = ok and len(allp) <= 1.2 * len(touched)
+sys.exit(0 if ok else (print("res", res, "demanded", len(dem), "listed", len(allp), "touched", len(touched)), 1)[1])
+' "$@"
+}
+head -c $((256 * 4096)) /dev/urandom >"$M/quarter.bin"
+QUARTER=$(seq 0 4 255)
+# shellcheck disable=SC2086
+for how in cold warm; do
+	"$HELPERS/evict" "$M/quarter.bin"
+	rm -f "$T/q-exact.pack"
+	if [ "$how" = warm ]; then
+		# the pack of a first trace exists: a trace again evicts its files first
+		timeout 60 "$URA_TRACE" -q --exact --pack "$T/q-exact.pack" -- \
+			"$HELPERS/touch-pages" "$M/quarter.bin" $QUARTER
+		"$HELPERS/touch-pages" "$M/quarter.bin" $(seq 0 255)
+	fi
+	ok "--exact, $how: trace a program touching every fourth page" \
+		timeout 60 "$URA_TRACE" -q --exact --pack "$T/q-exact.pack" -- \
+		"$HELPERS/touch-pages" "$M/quarter.bin" $QUARTER
+	pack_ranges "$T/q-exact.pack" "$M/quarter.bin" >"$T/q-exact.ranges"
+	ok "--exact, $how: the pack holds every page touched and at most 1.2 times as many" \
+		within_resolution "$T/q-exact.ranges" 0 $QUARTER
+done
+"$HELPERS/evict" "$M/quarter.bin"
+ok "default options: trace the same program, cold" sh -c '
+	timeout 60 "$1" -q --json --pack "$2" -- "$3" "$4" $5 >"$6"' - "$URA_TRACE" \
+	"$T/q-default.pack" "$HELPERS/touch-pages" "$M/quarter.bin" "$QUARTER" "$T/q-default.json"
+QRES=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["resolution_kb"] // 4)' \
+	"$T/q-default.json")
+pack_ranges "$T/q-default.pack" "$M/quarter.bin" >"$T/q-default.ranges"
+ok "default options: every page touched, none further from one than the resolution reported ($QRES pages)" \
+	within_resolution "$T/q-default.ranges" "$QRES" $QUARTER
+# a warm start with --no-evict: coarser, and ura-trace says so
+"$HELPERS/touch-pages" "$M/quarter.bin" $(seq 0 255)
+ok "a warm start traced without eviction is said to be coarser" sh -c '
+	timeout 60 "$1" --no-evict --pack "$2" -- "$3" "$4" $5 2>&1 >/dev/null |
+	grep -F "was cached before it: a warm start"' - "$URA_TRACE" "$T/q-default.pack" \
+	"$HELPERS/touch-pages" "$M/quarter.bin" "$QUARTER"
 
 # --- --events add: additions only, every page demanded, and the pack says so ---
 "$HELPERS/evict" "$M/map.bin"

@@ -35,7 +35,7 @@ START_TEST(test_command_mode)
 	ck_assert_str_eq(o.argv[2], "/etc/x");
 	ck_assert_ptr_null(o.argv[3]);
 	ck_assert(!o.system && !o.cold && !o.json && !o.input && !o.root);
-	ck_assert_int_eq(o.read_ahead_kb, 4);	/* a command is traced at one page */
+	ck_assert_uint_eq(o.read_ahead_kb, TRACE_RA_AUTO);	/* per device, from its model */
 	ck_assert_int_eq(o.buffer_kb, 0);
 	ck_assert_int_eq(o.verbosity, 0);
 	trace_options_free(&o);
@@ -120,7 +120,13 @@ START_TEST(test_cold_and_read_ahead)
 
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-c", "true"), 1);
 	ck_assert(o.cold);
-	ck_assert_uint_eq(o.read_ahead_kb, 4);	/* a cold trace turns readahead off */
+	ck_assert_uint_eq(o.read_ahead_kb, TRACE_RA_AUTO);	/* a cold trace too */
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--exact", "true"), 1);
+	ck_assert_uint_eq(o.read_ahead_kb, TRACE_RA_EXACT);	/* a page at a time */
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-x", "--cold", "true"), 1);
+	ck_assert_uint_eq(o.read_ahead_kb, 4);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-r", "auto", "true"), 1);
+	ck_assert_uint_eq(o.read_ahead_kb, TRACE_RA_AUTO);
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "--cold", "true"), 1);
 	ck_assert(o.cold);
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "--cold", "-r", "keep", "true"), 1);
@@ -281,7 +287,7 @@ START_TEST(test_usage_said)
 	unit_stderr_begin();
 	ck_assert_int_eq(PARSE(&o, "--pack", "x", "--read-ahead-kb=2", "true"), -EINVAL);
 	unit_assert_usage_said(unit_stderr_end(), "invalid value '2' for --read-ahead-kb: "
-			       "expected 'keep' or 4 to 1048576");
+			       "expected 'auto', 'keep' or 4 to 1048576");
 	unit_stderr_begin();
 	ck_assert_int_eq(PARSE(&o, "--pack", "", "true"), -EINVAL);
 	unit_assert_usage_said(unit_stderr_end(), "invalid value '' for --pack: expected a file name");

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dev-model.h"
 #include "sys-mountinfo.h"
 #include "trace-rakb.h"
 #include "unit.h"
@@ -174,6 +175,74 @@ START_TEST(test_force_and_restore)
 }
 END_TEST
 
+/* 8:1 gets 8, 8:16 is left alone, the rest 64 */
+static unsigned pick_some(unsigned major, unsigned minor, unsigned now_kb, void *arg)
+{
+	(void)major;
+	(*(int *)arg)++;
+	ck_assert_uint_eq(now_kb, minor == 1 ? 128 : minor == 2 ? 256 : 512);
+	return minor == 1 ? 8 : minor == 16 ? 0 : 64;
+}
+
+START_TEST(test_force_each)
+{
+	struct rakb_state st = { 0 };
+	char *path = state_path(getpid());
+	int calls = 0;
+
+	ck_assert_int_eq(rakb_force_each(&st, &env, pick_some, &calls, &mt, NULL), 0);
+	ck_assert_int_ge(calls, 3);
+	ck_assert_uint_eq(kb_of(8, 1), 8);
+	ck_assert_uint_eq(kb_of(8, 2), 64);
+	ck_assert_uint_eq(kb_of(8, 16), 512);
+	ck_assert_str_eq(read_text(path), "8:1 128\n8:2 256\n");
+	/* what each ran at, for the pack's filesystem records */
+	ck_assert_uint_eq(rakb_during_trace(&st, 8, 1), 8);
+	ck_assert_uint_eq(rakb_during_trace(&st, 8, 2), 64);
+	ck_assert_uint_eq(rakb_during_trace(&st, 8, 16), 512);
+	rakb_free(&st);
+	ck_assert_uint_eq(kb_of(8, 1), 128);
+	ck_assert_uint_eq(kb_of(8, 2), 256);
+	free(path);
+}
+END_TEST
+
+/* A model of two budgets, the testbed's throttle: @bps bytes and @iops reads a second. */
+static struct devmodel budgets(uint64_t iops, uint64_t bps)
+{
+	struct devmodel m;
+
+	dev_model_from_costs(&m, 1000000000ull / iops, bps, false, DEVMODEL_PROBE);
+	m.combine = DEVMODEL_BUDGETS;
+	m.bps = bps;
+	m.iops = iops;
+	return m;
+}
+
+START_TEST(test_for_model)
+{
+	struct devmodel m;
+
+	/* the power of two at or below the balance size: reads cost their bytes */
+	m = budgets(150, 120000000);		/* a disk: 800 KB */
+	ck_assert_uint_eq(rakb_for_model(&m, 2560), 512);
+	ck_assert_uint_eq(rakb_for_model(&m, 128), 128);	/* never above the device's own */
+	m = budgets(1500, 150000000);		/* eMMC: 100 KB */
+	ck_assert_uint_eq(rakb_for_model(&m, 2560), 64);
+	m = budgets(2000, 20000000);		/* an SD card: 10 KB, bytes are dear */
+	ck_assert_uint_eq(rakb_for_model(&m, 2560), 8);
+	m = budgets(20000, 500000000);		/* an SSD: 25 KB */
+	ck_assert_uint_eq(rakb_for_model(&m, 2560), 16);
+	/* additive costs: the request's cost times the bandwidth (8 ms at 120 MiB/s) */
+	dev_model_from_costs(&m, 8000000, 120u << 20, true, DEVMODEL_OPTIONS);
+	ck_assert_uint_eq(rakb_for_model(&m, 0), 512);
+	/* a device faster per request than a page's bytes: a page at a time */
+	dev_model_from_costs(&m, 1000, 100u << 20, false, DEVMODEL_OPTIONS);
+	ck_assert_uint_eq(rakb_for_model(&m, 128), 4);
+	ck_assert_uint_eq(rakb_for_model(&(struct devmodel){ 0 }, 128), 4);
+}
+END_TEST
+
 START_TEST(test_root_limits_devices)
 {
 	struct rakb_state st = { 0 };
@@ -295,6 +364,8 @@ static Suite *rakb_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_force_and_restore);
+	tcase_add_test(tc, test_force_each);
+	tcase_add_test(tc, test_for_model);
 	tcase_add_test(tc, test_root_limits_devices);
 	tcase_add_test(tc, test_nothing_to_change_writes_nothing);
 	tcase_add_test(tc, test_cannot_set);
