@@ -8,7 +8,9 @@ For each workload and profile, interleaved run by run:
                  through slowrun (the tracer shares the program's device budget), timed
                  from start to exit of ura-trace (what the user waits for)
   trace-exact    the same with --exact (a page at a time: the exact pack)
-  trace-warm     the default trace of a warm start (the program ran just before)
+  trace-warm     the default trace of a warm start (the program ran just before), the
+                 first trace to its pack
+  trace-warm-again  the same, to a pack that exists (ura-trace evicts its files first)
 Then the packs of the first round are replayed with the program (ura-replay P started
 with it, same cgroup), interleaved with cold and warm runs: the share of the
 cold-to-warm gap each closes, and the ratio to what the exact pack closes.
@@ -22,6 +24,7 @@ Run as root with the testbed up (bench/testbed/up.sh), after `make all bench`:
 """
 import argparse
 import json
+import shutil
 import os
 import statistics
 import subprocess
@@ -36,7 +39,7 @@ _spec = importlib.util.spec_from_file_location(
 e2e = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(e2e)
 
-TRACES = {"trace": [], "trace-exact": ["--exact"], "trace-warm": []}
+TRACES = {"trace": [], "trace-exact": ["--exact"], "trace-warm": [], "trace-warm-again": []}
 
 
 def med(xs):
@@ -47,7 +50,9 @@ class TraceBench(e2e.Bench):
     def trace_timed(self, profile, name, kind, pack):
         """One traced run, timed as the user sees it; returns (seconds, ura-trace's JSON)."""
         prog = ["chroot", self.mnt] + e2e.WORKLOADS[name]
-        if kind == "trace-warm":
+        if kind != "trace-warm-again" and os.path.exists(pack):
+            os.unlink(pack)
+        if kind.startswith("trace-warm"):
             subprocess.run(self.slow(profile, e2e.WORKLOADS[name], chroot=True),
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         else:
@@ -75,7 +80,17 @@ def main():
                     help="timed runs of the exact trace (slow where requests are dear)")
     ap.add_argument("--workdir", default="/var/tmp/ura-bench-trace")
     ap.add_argument("--out")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME=OPTIONS",
+                    help="another trace to time and replay, e.g. r32='--read-ahead-kb 32'")
+    ap.add_argument("--only", help="the traces to run, comma-separated (default all)")
     args = ap.parse_args()
+    for v in args.variant:
+        k, _, opts = v.partition("=")
+        TRACES[k] = opts.split()
+    if args.only:
+        for k in list(TRACES):
+            if k not in args.only.split(","):
+                del TRACES[k]
     args.retrace = True
     args.trace_args = args.replay_args = ""
     args.profile_costs = False
@@ -85,7 +100,7 @@ def main():
         b.trace_timed(profile, "python", "trace", os.path.join(b.packs, "probe.pack"))
         for name in args.workloads.split(","):
             res = {"workload": name, "profile": profile, "runs": {}, "summary": {}}
-            samples = {k: [] for k in ["cold", "trace", "trace-exact", "trace-warm"]}
+            samples = {k: [] for k in ["cold"] + list(TRACES)}
             reads = {k: [] for k in samples}
             for i in range(args.runs):
                 e2e.drop_caches()
@@ -95,9 +110,12 @@ def main():
                 for kind in TRACES:
                     if kind == "trace-exact" and i >= args.exact_runs:
                         continue
-                    pack = os.path.join(b.packs, f"{name}-{profile}-{kind}.pack")
-                    t, n, summ = b.trace_timed(profile, name, kind,
-                                               pack if i == 0 else pack + ".again")
+                    pack = os.path.join(b.packs, f"{name}-{profile}-{kind}-{i}.pack")
+                    if kind == "trace-warm-again":
+                        # a copy of this round's first warm trace: the pack exists
+                        shutil.copy(os.path.join(b.packs, f"{name}-{profile}-trace-warm-{i}.pack"),
+                                    pack)
+                    t, n, summ = b.trace_timed(profile, name, kind, pack)
                     samples[kind].append(t)
                     reads[kind].append(n)
                     if i == 0:
@@ -121,7 +139,7 @@ def main():
                         e2e.drop_caches()
                         rep[k].append(b.timed(prog))
                         continue
-                    pack = os.path.join(b.packs, f"{name}-{profile}-{k}.pack")
+                    pack = os.path.join(b.packs, f"{name}-{profile}-{k}-0.pack")
                     e2e.drop_caches()
                     ura = [b.replay, "-q", "--root", b.mnt, pack]
                     rep[k].append(b.concurrent(profile, ura, e2e.WORKLOADS[name]))
@@ -130,7 +148,7 @@ def main():
             for k in TRACES:
                 m = statistics.median(rep[k])
                 res["replay"][k]["gap"] = (cold - m) / (cold - warm) if cold > warm else 0
-            ex = res["replay"]["trace-exact"]["gap"]
+            ex = res["replay"].get("trace-exact", res["replay"].get("trace", {})).get("gap", 0)
             for k in TRACES:
                 res["replay"][k]["vs_exact"] = res["replay"][k]["gap"] / ex if ex > 0 else None
             c = res["runs"]["cold"]["median"]

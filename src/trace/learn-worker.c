@@ -26,6 +26,7 @@
 #include "sys-view.h"
 #include "trace-assemble.h"
 #include "trace-summary.h"
+#include "sys-kernel-mm.h"
 #include "util-log.h"
 #include "util.h"
 #include "key.h"
@@ -226,11 +227,17 @@ static void write_pack(struct learn_worker *wk, struct job *j, size_t n, const c
 		if (!j[i].sum.files && !j[i].sum.meta_bytes && !j[i].sum.bytes)
 			continue;
 		wk->st.merged++;
+		/* the machine's own read_ahead_kb: a run's resolution is what its start allowed */
 		log_info("learned '%s': %" PRIu64 " pages (%" PRIu64 " demanded) in %" PRIu64
-			 " files, metadata %" PRIu64 " pages, %.1f s window, '%s'", j[i].w.exe,
-			 j[i].sum.bytes / URA_PACK_PAGE_SIZE,
+			 " files, metadata %" PRIu64 " pages, %.1f s window, seen to %u KiB, "
+			 "%" PRIu64 "%% of the demand cached before (seen to %u KiB), '%s'",
+			 j[i].w.exe, j[i].sum.bytes / URA_PACK_PAGE_SIZE,
 			 j[i].sum.demanded_bytes / URA_PACK_PAGE_SIZE, j[i].sum.files,
-			 j[i].sum.meta_bytes / URA_PACK_PAGE_SIZE, (double)j[i].duration_ns / 1e9, path);
+			 j[i].sum.meta_bytes / URA_PACK_PAGE_SIZE, (double)j[i].duration_ns / 1e9,
+			 j[i].sum.resolution_kb,
+			 j[i].sum.demanded_bytes ?
+			 j[i].sum.cached_demanded_bytes * 100 / j[i].sum.demanded_bytes : 0,
+			 KERNEL_FAULT_AROUND_PAGES * 4, path);
 	}
 	nruns = 0;
 	bound(wk, j->name);

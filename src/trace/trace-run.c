@@ -16,6 +16,7 @@
 #include "trace-measure.h"
 #include "trace-root.h"
 #include "trace-run.h"
+#include "trace-tracer.h"
 #include "trace-session.h"
 
 /* What the kernel says of fault-around (debugfs; the default when it is not there). */
@@ -148,6 +149,7 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 	if (!o->input && sum->pack_written && o->probe >= 0)
 		trace_measure_devices((const unsigned (*)[2])devs.dev, devs.n, o->probe > 0);
 out:
+	tracer_wait_freed();
 	rakb_free(&ra);
 	if (blocked)
 		sigprocmask(SIG_SETMASK, &orig, NULL);

@@ -471,8 +471,8 @@ int session_trace(const struct trace_options *o, const char *root,
 	if (r < 0)
 		goto out;
 
-	/* the instance goes as soon as the trace is read; naming files takes a while */
-	tracer_free(t);
+	/* the instance goes as soon as the trace is read, while the files are named */
+	tracer_free_async(t);
 	t = NULL;
 	rakb_restore(ra);
 	if (sum->lost_events)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* ura-trace's own tracefs instance: page-cache events, PID filters, binary reads, lost events */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -473,6 +474,34 @@ void tracer_free(struct tracer *t)
 	if (t->tep)
 		tep_free(t->tep);
 	free(t);
+}
+
+/* The one teardown in flight (tracer_free_async()), joined by tracer_wait_freed(). */
+static pthread_t freeing;
+static bool freeing_started;
+
+static void *free_thread(void *arg)
+{
+	tracer_free(arg);
+	return NULL;
+}
+
+void tracer_free_async(struct tracer *t)
+{
+	if (!t)
+		return;
+	tracer_wait_freed();
+	if (pthread_create(&freeing, NULL, free_thread, t) == 0)
+		freeing_started = true;
+	else
+		tracer_free(t);
+}
+
+void tracer_wait_freed(void)
+{
+	if (freeing_started)
+		pthread_join(freeing, NULL);
+	freeing_started = false;
 }
 
 const char *tracer_instance_name(const struct tracer *t)

@@ -60,6 +60,15 @@ int tracer_new(const struct tracer_opts *o, struct tracer **ret);
 /** tracer_free() - destroy the instance and release everything; NULL is allowed */
 void tracer_free(struct tracer *t);
 
+/*
+ * tracer_free_async() - tracer_free() on a thread of its own: removing a
+ *	tracefs instance takes the kernel a while (0.12 s on the VM of
+ *	bench/README.md), which a trace's assembly can use; stop it first
+ * tracer_wait_freed() - wait until that is done (before exiting)
+ */
+void tracer_free_async(struct tracer *t);
+void tracer_wait_freed(void);
+
 /** tracer_instance_name() - "ura-<pid>" */
 const char *tracer_instance_name(const struct tracer *t);
 
