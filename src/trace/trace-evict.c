@@ -32,10 +32,16 @@ int trace_evict_pack_files(const char *pack_path, const char *root, struct trace
 {
 	struct ura_pack *pack = NULL;
 	size_t nfs, nfiles;
+	struct stat st;
 	int *dirs = NULL;
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
+	/* only a pack of ours says which files to drop (a planted one could name any) */
+	if (lstat(pack_path, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		return -EPERM;
 	r = ura_pack_open(pack_path, &pack);
 	if (r < 0)
 		return r;

@@ -22,7 +22,8 @@ struct trace_evicted {
  * clean pages that no process maps: a library every program maps stays, and
  * nothing is lost but a read.
  *
- * Return: 0, or -errno of reading the pack (-ENOENT: there is none).
+ * Return: 0, -EPERM when the pack is not a regular file of our user's, or
+ * -errno of reading the pack (-ENOENT: there is none).
  */
 int trace_evict_pack_files(const char *pack_path, const char *root, struct trace_evicted *ret);
 
