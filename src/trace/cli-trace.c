@@ -169,7 +169,8 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 	o->min_confidence = MERGE_DEFAULT_CONFIDENCE;
 	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:xR:I:b:e:P:JmC:k:w:W:o:vqhV", longopts,
 				NULL)) != -1) {
-		if ((c > 0 && c < 256 && strchr("sdicrRIbeP", c)) || c == OPT_NO_ACCESS_LOG)
+		if ((c > 0 && c < 256 && strchr("sdicrxRIbeP", c)) || c == OPT_NO_ACCESS_LOG ||
+		    c == OPT_NO_EVICT)
 			live_opts = true;	/* options of a trace, not of --merge */
 		switch (c) {
 		case 'p':
@@ -415,9 +416,13 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		cli_usage_error("--duration and --until-idle need --system");
 		goto usage;
 	}
-	if (o->input && (o->cold || o->read_ahead_kb || o->buffer_kb)) {
-		cli_usage_error("--cold, --read-ahead-kb and --buffer-size need a live trace, not "
-				"--input");
+	if (o->input && (o->cold || o->read_ahead_kb || o->buffer_kb || o->no_evict)) {
+		cli_usage_error("--cold, --read-ahead-kb, --exact, --no-evict and --buffer-size need "
+				"a live trace, not --input");
+		goto usage;
+	}
+	if (o->system && o->no_evict) {
+		cli_usage_error("--no-evict needs a COMMAND");
 		goto usage;
 	}
 	if (!ra_given && (o->cold || (!o->input && !o->system && !o->watch_dir && !o->merge))) {

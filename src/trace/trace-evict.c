@@ -5,62 +5,105 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
+#include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <ura/pack.h>
 
+#include "sys-mountinfo.h"
 #include "sys-safeopen.h"
 #include "trace-evict.h"
-#include "util-log.h"
-#include "util.h"
 
-/* The directory of filesystem @fs of the pack, as seen from @root (NULL: /). */
-static int open_fs_dir(const struct ura_pack_fs *fs, const char *root)
+/* Is a filesystem of the pack mounted here as a local disk filesystem (not FUSE)? */
+static bool local_disk_fs(const struct mount_table *mt, const struct ura_pack_fs *fs)
 {
-	char *dir = path_join(root ? root : "/", fs->mount_point);
-	int fd;
+	if (fs->major == 0)
+		return false;
+	for (size_t i = 0; i < mt->count; i++) {
+		const struct mount_entry *e = &mt->entries[i];
 
-	if (!dir)
-		return -ENOMEM;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	free(dir);
-	return fd < 0 ? -errno : fd;
+		if (e->major == fs->major && e->minor == fs->minor)
+			return !mountinfo_is_pseudo_fs(e->fstype) && strncmp(e->fstype, "fuse", 4);
+	}
+	return false;
 }
 
-int trace_evict_pack_files(const char *pack_path, const char *root, struct trace_evicted *ret)
+/*
+ * The directory of filesystem @fs of the pack, as seen from @rootfd (--root) or
+ * from /: O_PATH (nothing of the filesystem's is called to open it), no
+ * symlink followed, and on the device the pack names.
+ */
+static int open_fs_dir(const struct ura_pack_fs *fs, int rootfd)
+{
+	struct stat st;
+	int fd;
+
+	if (rootfd >= 0)
+		fd = safeopen_in_root(rootfd, fs->mount_point, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	else
+		fd = safeopen_openat2(AT_FDCWD, fs->mount_point, O_PATH | O_DIRECTORY | O_CLOEXEC,
+				      RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd == -ENOSYS) {
+		fd = open(fs->mount_point, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		fd = fd < 0 ? -errno : fd;
+	}
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || st.st_dev != makedev(fs->major, fs->minor)) {
+		close(fd);
+		return -EXDEV;
+	}
+	return fd;
+}
+
+int trace_evict_pack_files(const char *pack_path, const char *root, const struct mount_table *mt,
+			   struct trace_evicted *ret)
 {
 	struct ura_pack *pack = NULL;
 	size_t nfs, nfiles;
-	struct stat st;
 	int *dirs = NULL;
-	int r;
+	int fd, rootfd = -1, r;
+	struct stat st;
 
 	memset(ret, 0, sizeof(*ret));
 	/* only a pack of ours says which files to drop (a planted one could name any) */
-	if (lstat(pack_path, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
+	fd = ura_pack_open_file(pack_path);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
+		close(fd);
 		return -EPERM;
-	r = ura_pack_open(pack_path, &pack);
+	}
+	r = ura_pack_open_fd(fd, &pack);
+	close(fd);
 	if (r < 0)
 		return r;
+	if (root) {
+		rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (rootfd < 0) {
+			ura_pack_free(pack);
+			return -errno;
+		}
+	}
 	nfs = ura_pack_fs_count(pack);
 	nfiles = ura_pack_file_count(pack);
 	dirs = malloc((nfs ? nfs : 1) * sizeof(*dirs));
 	if (!dirs) {
-		ura_pack_free(pack);
-		return -ENOMEM;
+		r = -ENOMEM;
+		goto out;
 	}
 	for (size_t i = 0; i < nfs; i++) {
 		struct ura_pack_fs fs;
 
-		dirs[i] = ura_pack_get_fs(pack, i, &fs) < 0 ? -EBADMSG : open_fs_dir(&fs, root);
+		dirs[i] = ura_pack_get_fs(pack, i, &fs) < 0 ? -EBADMSG :
+			  !local_disk_fs(mt, &fs) ? -EXDEV : open_fs_dir(&fs, rootfd);
 	}
 	for (size_t i = 0; i < nfiles; i++) {
 		struct ura_pack_file f;
 		struct statx stx;
-		int fd;
 
 		if (ura_pack_get_file(pack, i, &f) < 0 || f.fs_index >= nfs || dirs[f.fs_index] < 0)
 			continue;
@@ -75,7 +118,11 @@ int trace_evict_pack_files(const char *pack_path, const char *root, struct trace
 	for (size_t i = 0; i < nfs; i++)
 		if (dirs[i] >= 0)
 			close(dirs[i]);
+	r = 0;
+out:
 	free(dirs);
+	if (rootfd >= 0)
+		close(rootfd);
 	ura_pack_free(pack);
-	return 0;
+	return r;
 }

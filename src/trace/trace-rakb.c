@@ -249,6 +249,7 @@ int rakb_force_each(struct rakb_state *st, const struct rakb_env *env, rakb_pick
 {
 	struct rakb_saved *live = NULL;
 	struct rakb_dev *devs = NULL;
+	unsigned *picks = NULL;
 	size_t nlive = 0, ndevs = 0;
 	struct rakb_saved *n;
 	size_t forced;
@@ -260,20 +261,40 @@ int rakb_force_each(struct rakb_state *st, const struct rakb_env *env, rakb_pick
 	r = other_states(env, true, &live, &nlive, NULL, NULL);
 	if (r >= 0)
 		r = rakb_traced_devices(mt, root, &devs, &ndevs);
+	if (r >= 0 && !(picks = calloc(ndevs ? ndevs : 1, sizeof(*picks))))
+		r = -ENOMEM;
+	if (r < 0)
+		goto out;
+	/* what each device gets: a pick may take seconds (measuring a device) */
+	for (size_t i = 0; i < ndevs; i++) {
+		const struct rakb_saved *other = find_saved(live, nlive, devs[i].major,
+							    devs[i].minor);
+		unsigned now;
+
+		picks[i] = 0;
+		if (env->get_kb(devs[i].major, devs[i].minor, &now) < 0)
+			continue;
+		/* the device's own value, not what another run forced */
+		picks[i] = pick(devs[i].major, devs[i].minor, other ? other->old_kb : now, arg);
+	}
+	/* the runs going on now, read again after the picks */
+	free(live);
+	live = NULL;
+	nlive = 0;
+	r = other_states(env, true, &live, &nlive, NULL, NULL);
 	if (r < 0)
 		goto out;
 	for (size_t i = 0; i < ndevs; i++) {
 		const struct rakb_saved *other;
 		unsigned major = devs[i].major, minor = devs[i].minor;
-		unsigned old, now, kb;
+		unsigned old, now, kb = picks[i];
 
-		if (env->get_kb(major, minor, &now) < 0)
+		if (kb == 0 || env->get_kb(major, minor, &now) < 0)
 			continue;
 		/* forced by a run still going: its value from before is the one to restore */
 		other = find_saved(live, nlive, major, minor);
 		old = other ? other->old_kb : now;
-		kb = pick(major, minor, now, arg);
-		if (kb == 0 || (old == kb && now == kb))
+		if (old == kb && now == kb)
 			continue;
 		n = realloc(st->devs, (st->n + 1) * sizeof(*n));
 		if (!n) {
@@ -317,6 +338,7 @@ int rakb_force_each(struct rakb_state *st, const struct rakb_env *env, rakb_pick
 	}
 	r = 0;
 out:
+	free(picks);
 	free(devs);
 	free(live);
 	return r;

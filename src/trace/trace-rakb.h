@@ -70,13 +70,17 @@ int rakb_force(struct rakb_state *st, const struct rakb_env *env, unsigned kb,
 	       const struct mount_table *mt, const char *root);
 
 /*
- * The value to force on device MAJ:MIN, whose read_ahead_kb is @now_kb; 0 leaves
- * the device as it is.
+ * The value to force on device MAJ:MIN, whose own read_ahead_kb is @own_kb (the
+ * value from before any run forced it); 0 leaves the device as it is.
  */
-typedef unsigned rakb_pick_fn(unsigned major, unsigned minor, unsigned now_kb, void *arg);
+typedef unsigned rakb_pick_fn(unsigned major, unsigned minor, unsigned own_kb, void *arg);
 
 /**
  * rakb_force_each() - rakb_force() with a value chosen per device by @pick(@arg)
+ *
+ * Every device is picked for first (a pick may take seconds), then the runs
+ * going on are read again, so that one that forced a device meanwhile keeps
+ * its value from before to restore.
  */
 int rakb_force_each(struct rakb_state *st, const struct rakb_env *env, rakb_pick_fn *pick,
 		    void *arg, const struct mount_table *mt, const char *root);

@@ -141,6 +141,7 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 		log_warn("the access log stopped at %zu accesses (its limit, or out of memory): "
 			 "the pack holds the first", access_count(log));
 	if (blocked) {		/* the pack is written: a signal may stop the probe */
+		tracer_wait_freed();	/* not with the instance half removed */
 		sigprocmask(SIG_SETMASK, &orig, NULL);
 		blocked = false;
 	}

@@ -10,6 +10,8 @@
 #include <sys/pidfd.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,6 +35,7 @@
 
 #define POLL_MS			100
 #define READER_NICE		10	/* nice value while reading the trace */
+#define READS_DEVICES		64	/* devices whose reads the summary counts, at most */
 
 static int drop_caches(void)
 {
@@ -268,39 +271,58 @@ void session_signals(sigset_t *ret)
 	sigaddset(ret, SIGHUP);
 }
 
+/* What --read-ahead-kb auto needs to pick a device's value. */
+struct pick_ctx {
+	const struct trace_options *o;
+	dev_t root_dev;		/* the device of / (or --root): measured if need be */
+};
+
 /*
  * --read-ahead-kb auto: each device at the value its cost model gives
- * (rakb_for_model()); a device measured for the first time is measured now,
- * before the trace (O_DIRECT: the page cache is left as it is). A device with
- * no model (not measurable, --probe never) is traced exactly, a page at a time.
+ * (rakb_for_model()). The device of the root directory, measured for the first
+ * time, is measured now, before the trace (O_DIRECT: the page cache is left as
+ * it is); another device with no model kept is left as it is (the trace
+ * measures the pack's devices afterwards, for the next one); a device with no
+ * model and none to be had (--probe never) is traced exactly, a page at a time.
  */
-static unsigned pick_by_model(unsigned major, unsigned minor, unsigned now_kb, void *arg)
+static unsigned pick_by_model(unsigned major, unsigned minor, unsigned own_kb, void *arg)
 {
-	const struct trace_options *o = arg;
+	const struct pick_ctx *c = arg;
+	bool root_dev = makedev(major, minor) == c->root_dev;
 	struct devmodel m;
 	int r;
 
-	r = dev_cache_get(major, minor, o->probe < 0 ? DEVCACHE_LOAD : DEVCACHE_AUTO, &m);
+	r = dev_cache_get(major, minor, c->o->probe < 0 || !root_dev ? DEVCACHE_LOAD :
+				       DEVCACHE_AUTO, &m);
+	if (r < 0 && !root_dev)
+		return 0;
 	if (r < 0) {
 		log_info("no cost model of device %u:%u (%s): tracing it a page at a time", major,
 			 minor, strerror(-r));
 		return TRACE_RA_EXACT;
 	}
-	return rakb_for_model(&m, now_kb);
+	return rakb_for_model(&m, own_kb);
 }
 
-/* Reads completed so far on the devices a trace concerns (rakb_traced_devices()). */
-static uint64_t devices_reads(const struct mount_table *mt, const char *root)
+/*
+ * Reads completed so far on each device a trace concerns (rakb_traced_devices()),
+ * into @reads (UINT64_MAX where unknown); with @before, the reads since then.
+ */
+static uint64_t devices_reads(const struct mount_table *mt, const char *root, uint64_t *reads,
+			      size_t max, const uint64_t *before)
 {
 	struct rakb_dev *devs = NULL;
-	uint64_t total = 0, reads;
+	uint64_t total = 0;
 	size_t n = 0;
 
 	if (rakb_traced_devices(mt, root, &devs, &n) < 0)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (dev_block_reads(devs[i].major, devs[i].minor, &reads) == 0)
-			total += reads;
+	for (size_t i = 0; i < n && i < max; i++) {
+		if (dev_block_reads(devs[i].major, devs[i].minor, &reads[i]) < 0)
+			reads[i] = UINT64_MAX;
+		else if (before && before[i] != UINT64_MAX && reads[i] >= before[i])
+			total += reads[i] - before[i];
+	}
 	free(devs);
 	return total;
 }
@@ -323,7 +345,7 @@ int session_trace(const struct trace_options *o, const char *root,
 	struct tracer *t = NULL;
 	sigset_t mask;
 	unsigned info_flags = 0;
-	uint64_t end_ns = 0, reads0 = 0;
+	uint64_t end_ns = 0, reads0[READS_DEVICES], reads1[READS_DEVICES];
 	bool access;
 	int r;
 
@@ -370,9 +392,24 @@ int session_trace(const struct trace_options *o, const char *root,
 	if (o->system)
 		info_flags |= URA_PACK_INFO_SYSTEM;
 
+	if (!o->system && !o->cold && !o->no_evict) {
+		struct trace_evicted ev;
+
+		/* a trace again of a command: its files as a cold start finds them */
+		if (trace_evict_pack_files(o->pack, root, mt, &ev) == 0) {
+			sum->evicted_files = ev.files;
+			log_info("%" PRIu64 " files of '%s' out of the page cache first", ev.files,
+				 o->pack);
+		}
+	}
 	if (o->read_ahead_kb) {
+		struct pick_ctx pc = { .o = o };
+		struct stat st;
+
+		if (stat(root ? root : "/", &st) == 0)
+			pc.root_dev = st.st_dev;
 		r = o->read_ahead_kb == TRACE_RA_AUTO ?
-		    rakb_force_each(ra, &rakb_system, pick_by_model, (void *)o, mt, root) :
+		    rakb_force_each(ra, &rakb_system, pick_by_model, &pc, mt, root) :
 		    rakb_force(ra, &rakb_system, o->read_ahead_kb, mt, root);
 		if (r < 0 && o->read_ahead_kb_default) {
 			/* a read-only /sys (a container): the devices' own values, and the
@@ -395,14 +432,16 @@ int session_trace(const struct trace_options *o, const char *root,
 		}
 	}
 
-	if (!o->system && !o->cold && !o->no_evict) {
-		struct trace_evicted ev;
+	/* a signal before the command started (measuring a device takes seconds) */
+	{
+		struct signalfd_siginfo si;
 
-		/* a trace again of a command: its files as a cold start finds them */
-		if (trace_evict_pack_files(o->pack, root, &ev) == 0) {
-			sum->evicted_files = ev.files;
-			log_info("%" PRIu64 " files of '%s' out of the page cache first", ev.files,
-				 o->pack);
+		if (read(ls.sigfd, &si, sizeof(si)) == sizeof(si)) {
+			log_info("stopped by signal %u before the command started, no pack written",
+				 si.ssi_signo);
+			sum->exit_status = 128 + (int)si.ssi_signo;
+			r = -EINTR;
+			goto out;
 		}
 	}
 	if (!o->system) {
@@ -419,7 +458,7 @@ int session_trace(const struct trace_options *o, const char *root,
 		}
 	}
 	d->t0 = now_monotonic_ns();
-	reads0 = devices_reads(mt, root);
+	devices_reads(mt, root, reads0, READS_DEVICES, NULL);
 	r = tracer_start(t);
 	if (r < 0) {
 		log_err("cannot start tracing: %s", strerror(-r));
@@ -449,7 +488,7 @@ int session_trace(const struct trace_options *o, const char *root,
 	ls.t = t;
 	r = trace_loop(&ls);
 	end_ns = now_monotonic_ns();
-	sum->device_reads = devices_reads(mt, root) - reads0;
+	sum->device_reads = devices_reads(mt, root, reads1, READS_DEVICES, reads0);
 	tracer_stop(t);
 	if (r == 0 || r == -EINTR) {
 		int e = drain(&ls);

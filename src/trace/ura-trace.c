@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli-trace.h"
 #include "cli-exit-codes.h"
@@ -47,7 +48,7 @@ static void print_summary(FILE *f, const struct trace_summary *s, bool json)
 		json_key_bool(&j, "access_log_truncated", s->access_truncated);
 		json_key_double(&j, "seconds", s->seconds, 3);
 		json_key_u64(&j, "device_reads", s->device_reads);
-		json_key_u64(&j, "added_bytes", s->added_pages * 4096);
+		json_key_u64(&j, "added_bytes", s->added_pages * (uint64_t)getpagesize());
 		json_key_u64(&j, "resolution_kb", s->resolution_kb);
 		json_key_u64(&j, "cached_demanded_bytes", s->cached_demanded_bytes);
 		json_key_u64(&j, "evicted_files", s->evicted_files);
@@ -66,14 +67,16 @@ static void print_summary(FILE *f, const struct trace_summary *s, bool json)
 	fprintf(f, "%s: the run took %.2f s and %" PRIu64 " device reads; it added %.1f MiB to the "
 		"page cache and used %.1f MiB (of it and of what was cached), seen to %u KiB\n",
 		program_invocation_short_name, s->seconds, s->device_reads,
-		(double)(s->added_pages * 4096) / MIB, (double)s->demanded_bytes / MIB,
+		(double)(s->added_pages * (uint64_t)getpagesize()) / MIB,
+		(double)s->demanded_bytes / MIB,
 		s->resolution_kb);
-	if (s->cached_demanded_bytes * 5 > s->demanded_bytes)
+	if (s->cached_demanded_bytes * 5 > s->demanded_bytes && s->demanded_bytes)
 		fprintf(f, "%s: %.1f MiB (%.0f%%) of what the run used was cached before it: a warm "
 			"start, seen only to fault-around's %u KiB, so the pack may hold more than "
 			"the start needs; trace the same command to the same pack again, and its "
 			"files are evicted first (or use --cold)\n", program_invocation_short_name,
 			(double)s->cached_demanded_bytes / MIB,
+			s->cached_demanded_bytes >= s->demanded_bytes ? 100.0 :
 			100.0 * (double)s->cached_demanded_bytes / (double)s->demanded_bytes,
 			KERNEL_FAULT_AROUND_PAGES * 4);
 }

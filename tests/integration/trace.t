@@ -16,7 +16,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 57
+plan 58
 
 # --- a read: exactly the file's pages ---
 head -c $((100 * 4096 + 123)) /dev/urandom >"$M/read.bin"
@@ -131,6 +131,13 @@ ok "default options: every page touched, none further from one than the resoluti
 "$HELPERS/touch-pages" "$M/quarter.bin" $(seq 0 255)
 ok "a warm start traced without eviction is said to be coarser" sh -c '
 	timeout 60 "$1" --no-evict --pack "$2" -- "$3" "$4" $5 2>&1 >/dev/null |
+	grep -F "was cached before it: a warm start"' - "$URA_TRACE" "$T/q-default.pack" \
+	"$HELPERS/touch-pages" "$M/quarter.bin" "$QUARTER"
+# only a pack of root's own names files to evict: another user's is not followed
+"$HELPERS/touch-pages" "$M/quarter.bin" $(seq 0 255)
+chown nobody "$T/q-default.pack"
+ok "another user's pack at --pack evicts nothing" sh -c '
+	timeout 60 "$1" --pack "$2" -- "$3" "$4" $5 2>&1 >/dev/null |
 	grep -F "was cached before it: a warm start"' - "$URA_TRACE" "$T/q-default.pack" \
 	"$HELPERS/touch-pages" "$M/quarter.bin" "$QUARTER"
 

@@ -198,6 +198,9 @@ START_TEST(test_root_input_buffer)
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-I", "t.dat", "true"), -EINVAL);	/* both */
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-I", "t.dat", "-c"), -EINVAL);	/* live only */
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-I", "t.dat", "-r", "8"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-I", "t.dat", "--exact"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-I", "t.dat", "--no-evict"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-s", "--no-evict"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-b", "1", "true"), -EINVAL);	/* too small */
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-b", "x", "true"), -EINVAL);
 }
@@ -336,6 +339,9 @@ START_TEST(test_merge)
 	ck_assert_int_eq(PARSE(&o, "--merge", "--cold", "--pack", "o", "a"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--merge", "--no-access-log", "--pack", "o", "a"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--watch", "d", "--no-access-log"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--watch", "d", "--exact"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--watch", "d", "--no-evict"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--merge", "-x", "--pack", "o", "a"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--merge", "-I", "x", "--pack", "o", "a"), -EINVAL);
 	for (size_t i = 0; i < 6; i++) {
 		static const char *const bad[] = { "0", "-0.5", "1.01", "x", "0.5x", "" };
