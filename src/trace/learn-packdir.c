@@ -193,3 +193,42 @@ out:
 	closedir(d);
 	return r;
 }
+
+int packdir_each_runs(const char *dir, packdir_runs_fn *fn, void *ctx)
+{
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while (r >= 0 && (de = readdir(d))) {
+		int64_t runs[URA_PACK_MAX_RUNS];
+		size_t len = strlen(de->d_name), n;
+		struct ura_pack *p = NULL;
+		struct stat st;
+		int fd;
+
+		if (len <= 5 || strcmp(de->d_name + len - 5, ".pack") != 0)
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* the daemon's own packs only: regular, and root's (or ours) */
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+		    (st.st_uid != 0 && st.st_uid != geteuid()) || ura_pack_open_fd(fd, &p) < 0) {
+			close(fd);
+			continue;
+		}
+		close(fd);
+		n = ura_pack_runs(p);
+		for (size_t i = 0; i < n && i < URA_PACK_MAX_RUNS; i++)
+			if (ura_pack_get_run(p, i, &runs[i], NULL) < 0)
+				runs[i] = 0;
+		ura_pack_free(p);
+		r = fn(ctx, de->d_name, runs, n < URA_PACK_MAX_RUNS ? n : URA_PACK_MAX_RUNS);
+	}
+	closedir(d);
+	return r < 0 ? r : 0;
+}

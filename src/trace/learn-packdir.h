@@ -4,6 +4,7 @@
 #define URA_LEARN_PACKDIR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -36,6 +37,15 @@ int packdir_make(const char *dir);
  */
 #define PACKDIR_LOCK_POLL_MS	10
 int packdir_lock(const char *dir, bool (*give_up)(void *ctx), void *ctx, int *ret_fd);
+
+/*
+ * packdir_each_runs() - for each pack of @dir (regular, root's), @fn with its file
+ * name and the wall-clock times (ns) of the runs it was learned from; a pack that
+ * cannot be read is passed over. The daemon's budgets at its start come from these.
+ * Return: 0, -errno of opening @dir (none is 0), or @fn's -errno, which stops it.
+ */
+typedef int packdir_runs_fn(void *ctx, const char *name, int64_t *runs_ns, size_t n);
+int packdir_each_runs(const char *dir, packdir_runs_fn *fn, void *ctx);
 
 /**
  * packdir_of() - the directory of the file @path ("." for a bare name), malloc()ed, or NULL

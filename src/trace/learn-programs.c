@@ -14,8 +14,7 @@
 
 struct program {
 	struct program *next;
-	uint64_t root_id;
-	char *path;
+	char *name;		/* the program's pack name (key_pack_name()) */
 	double tokens;		/* runs it may have learned now */
 	uint64_t tokens_ns;	/* when @tokens was brought up to date */
 };
@@ -26,12 +25,12 @@ struct programs {
 	unsigned long n;
 };
 
-static size_t key_hash(uint64_t root_id, const char *path)
+static size_t key_hash(const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325ULL ^ (root_id * 0x9e3779b97f4a7c15ULL);
+	uint64_t h = 0xcbf29ce484222325ULL;
 
-	for (; *path; path++)
-		h = (h ^ (unsigned char)*path) * 0x100000001b3ULL;
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 0x100000001b3ULL;
 	return (size_t)(h ^ (h >> 31)) & (BUCKETS - 1);
 }
 
@@ -53,7 +52,7 @@ void programs_free(struct programs *p)
 	for (size_t i = 0; i < BUCKETS; i++)
 		for (struct program *e = p->b[i], *next; e; e = next) {
 			next = e->next;
-			free(e->path);
+			free(e->name);
 			free(e);
 		}
 	free(p);
@@ -81,7 +80,7 @@ static void forget_oldest(struct programs *p)
 		for (struct program **pp = &p->b[i], *e; (e = *pp);) {
 			if (e->tokens_ns <= cut) {
 				*pp = e->next;
-				free(e->path);
+				free(e->name);
 				free(e);
 				p->n--;
 			} else {
@@ -90,38 +89,48 @@ static void forget_oldest(struct programs *p)
 		}
 }
 
-bool programs_start(struct programs *p, uint64_t root_id, const char *path, uint64_t now_ns,
-		    uint64_t *ret_wait_ns)
+/* The entry of @name, made with a full budget at @now_ns if new; NULL without memory. */
+static struct program *find_or_add(struct programs *p, const char *name, uint64_t now_ns)
 {
-	size_t h = key_hash(root_id, path);
+	size_t h = key_hash(name);
+	struct program *e;
+
+	for (e = p->b[h]; e; e = e->next)
+		if (strcmp(e->name, name) == 0)
+			return e;
+	if (p->n >= PROGRAMS_MAX)
+		forget_oldest(p);
+	e = calloc(1, sizeof(*e));
+	if (!e || !(e->name = strdup(name))) {
+		free(e);
+		return NULL;
+	}
+	e->tokens = LEARN_BURST;
+	e->tokens_ns = now_ns;
+	e->next = p->b[h];
+	p->b[h] = e;
+	p->n++;
+	return e;
+}
+
+/* @tokens brought up to @dt_ns later, at most a full burst. */
+static double refill(double tokens, uint64_t dt_ns, uint64_t interval_ns)
+{
+	tokens += (double)dt_ns / (double)interval_ns;
+	return tokens > LEARN_BURST ? LEARN_BURST : tokens;
+}
+
+bool programs_start(struct programs *p, const char *name, uint64_t now_ns, uint64_t *ret_wait_ns)
+{
 	struct program *e;
 
 	if (!p->interval_ns)
 		return true;
-	for (e = p->b[h]; e; e = e->next)
-		if (e->root_id == root_id && strcmp(e->path, path) == 0)
-			break;
-	if (!e) {
-		if (p->n >= PROGRAMS_MAX) {
-			forget_oldest(p);
-			h = key_hash(root_id, path);
-		}
-		e = calloc(1, sizeof(*e));
-		if (!e || !(e->path = strdup(path))) {
-			free(e);
-			return true;
-		}
-		e->root_id = root_id;
-		e->tokens = LEARN_BURST;
-		e->tokens_ns = now_ns;
-		e->next = p->b[h];
-		p->b[h] = e;
-		p->n++;
-	}
+	e = find_or_add(p, name, now_ns);
+	if (!e)
+		return true;
 	if (now_ns > e->tokens_ns) {
-		e->tokens += (double)(now_ns - e->tokens_ns) / (double)p->interval_ns;
-		if (e->tokens > LEARN_BURST)
-			e->tokens = LEARN_BURST;
+		e->tokens = refill(e->tokens, now_ns - e->tokens_ns, p->interval_ns);
 		e->tokens_ns = now_ns;
 	}
 	if (e->tokens < 1) {
@@ -131,6 +140,39 @@ bool programs_start(struct programs *p, uint64_t root_id, const char *path, uint
 	}
 	e->tokens -= 1;
 	return true;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int programs_seed(struct programs *p, const char *name, int64_t *runs_ns, size_t n,
+		  int64_t now_real_ns, uint64_t now_ns)
+{
+	struct program *e;
+	double tokens = LEARN_BURST;
+
+	if (!p->interval_ns || !n)
+		return 0;
+	/* the bucket as it went, run by run, oldest first, then up to now */
+	qsort(runs_ns, n, sizeof(*runs_ns), cmp_i64);
+	for (size_t i = 0; i < n; i++) {
+		if (i && runs_ns[i] > runs_ns[i - 1])
+			tokens = refill(tokens, (uint64_t)(runs_ns[i] - runs_ns[i - 1]),
+					p->interval_ns);
+		tokens = tokens >= 1 ? tokens - 1 : 0;
+	}
+	if (now_real_ns > runs_ns[n - 1])
+		tokens = refill(tokens, (uint64_t)(now_real_ns - runs_ns[n - 1]), p->interval_ns);
+	e = find_or_add(p, name, now_ns);
+	if (!e)
+		return -ENOMEM;
+	e->tokens = tokens;
+	e->tokens_ns = now_ns;
+	return 0;
 }
 
 unsigned long programs_count(const struct programs *p)

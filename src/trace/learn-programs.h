@@ -4,6 +4,7 @@
 #define URA_LEARN_PROGRAMS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -30,14 +31,26 @@ int programs_new(uint64_t interval_ns, struct programs **ret);
 void programs_free(struct programs *p);
 
 /**
- * programs_start() - program @path (of root @root_id) started at @now_ns (monotonic):
- * may a run of it be learned? A yes takes one run of its budget.
+ * programs_start() - the program of pack name @name (key_pack_name()) started at
+ * @now_ns (monotonic): may a run of it be learned? A yes takes one run of its budget.
  * @ret_wait_ns: when it says no, how long until it would say yes (may be NULL)
  *
  * Without memory for a new program, it says yes (unbudgeted).
  */
-bool programs_start(struct programs *p, uint64_t root_id, const char *path, uint64_t now_ns,
-		    uint64_t *ret_wait_ns);
+bool programs_start(struct programs *p, const char *name, uint64_t now_ns, uint64_t *ret_wait_ns);
+
+/**
+ * programs_seed() - a program's budget as its pack tells it, at the daemon's start
+ * @runs_ns: the wall-clock times of the runs its pack was learned from (sorted here)
+ * @now_real_ns: the wall clock now; @now_ns: the monotonic clock now
+ *
+ * The budget is played again over those runs, oldest first, then brought up to
+ * now: a restarted daemon learns no more of a program than one that kept
+ * running would (its pack remembers its newest runs, --keep-runs of them).
+ * Return: 0 or -ENOMEM.
+ */
+int programs_seed(struct programs *p, const char *name, int64_t *runs_ns, size_t n,
+		  int64_t now_real_ns, uint64_t now_ns);
 
 /** programs_count() - programs in the table */
 unsigned long programs_count(const struct programs *p);

@@ -441,10 +441,19 @@ static bool program_private(struct learner *l, const struct exec_program *prog, 
 	       private_path(l->priv, prog->root.path, host);
 }
 
+static int seed_program(void *ctx, const char *name, int64_t *runs_ns, size_t n)
+{
+	struct learner *l = ctx;
+
+	/* the pack's file name is the key programs_start() is asked by */
+	return programs_seed(l->programs, name, runs_ns, n, now_realtime_ns(), now_monotonic_ns());
+}
+
 static void on_exec(struct learner *l, const struct exec_seen *x)
 {
 	const struct exec_program *prog = &x->prog;
 	struct learn_window *w = NULL, *outer;
+	char name[NAME_MAX + 1];
 	uint64_t now = now_monotonic_ns(), wait_ns = 0;
 	bool traced;
 	int err;
@@ -482,7 +491,11 @@ static void on_exec(struct learner *l, const struct exec_seen *x)
 			  x->pid, (unsigned)prog->uid, MAX_PER_USER);
 		return;
 	}
-	if (!programs_start(l->programs, prog->root.id, prog->path, now, &wait_ns)) {
+	if (key_pack_name(prog->root.id, prog->path, name, sizeof(name)) < 0) {
+		log_debug("not learning '%s' (pid %d): no pack name", prog->path, x->pid);
+		return;
+	}
+	if (!programs_start(l->programs, name, now, &wait_ns)) {
 		l->skipped_rate++;
 		log_debug("not learning '%s' (pid %d): learned lately, next run in %.0f s",
 			  prog->path, x->pid, (double)wait_ns / 1e9);
@@ -792,6 +805,11 @@ static int setup(struct learner *l)
 	r = programs_new(o->learn_interval_ns, &l->programs);
 	if (r < 0)
 		return r;
+	/* the budgets a daemon before this one left, from the runs each pack holds */
+	r = packdir_each_runs(o->watch_dir, seed_program, l);
+	if (r < 0)
+		log_warn("cannot read the runs of the packs in '%s': %s, budgets start full",
+			 o->watch_dir, strerror(-r));
 	/* one view of the system, the loop's, handed to the worker with each run */
 	r = sys_view_read(SYS_VIEW_WATCH, &l->view);
 	if (r == 0 && !sys_view_mounts(l->view))

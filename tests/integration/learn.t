@@ -22,7 +22,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 29
+plan 30
 
 # the programs, on the scratch filesystem, each reading data files of its own
 mkdir -p "$M/bin" "$M/data" "$M/pub" "$M/tmp"
@@ -273,6 +273,25 @@ ok "within 2 s, with a run waiting for DIR's lock: dropped, and the log says so"
 	"$t0" "$t1" "$T/daemon.log"
 ok "no tracefs instance left, tracefs as found" tracefs_unchanged
 ok "no temporary file left in the pack directory" sh -c '[ "$(ls "$1" | grep -v "\.pack$" | wc -l)" = 0 ]' - "$PACKS"
+
+# restarted, the daemon keeps the budget of a program it learned: "often" spent its burst
+timeout 60 "$URA_TRACE" --watch "$PACKS" --window 2 --only "$M/bin/often" -v 2>"$T/daemon3.log" &
+DAEMON=$!
+for _ in $(seq 300); do
+	grep -F "learning" "$T/daemon3.log" >/dev/null && break
+	sleep 0.1
+done
+for _ in 1 2 3; do
+	"$M/bin/often"
+	sleep 0.05
+done
+sleep 2.5	# longer than a window
+kill -TERM "$DAEMON"
+wait "$DAEMON"
+DAEMON=
+ok "a restarted daemon keeps a program's run budget: none of 3 more starts learned" sh -c '
+	! grep -F "learned '"'"'$1'"'"'" "$2" && grep -F "learned lately" "$2" >/dev/null' - \
+	"$M/bin/often" "$T/daemon3.log"
 
 # bounds: a daemon started with --max-packs 3 removes the pack of a program deleted, then
 # the packs of the programs started least lately

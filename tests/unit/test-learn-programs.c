@@ -17,21 +17,21 @@ START_TEST(test_budget)
 	ck_assert_int_eq(programs_new(600 * S, &p), 0);
 	/* a build: cc1 started 5000 times in an hour, 0.72 s apart */
 	for (unsigned i = 0; i < 5000; i++, t += 720000000ull)
-		learned += programs_start(p, 0, "/usr/libexec/gcc/cc1", t, NULL);
+		learned += programs_start(p, "usr-libexec-gcc-cc1.pack", t, NULL);
 	/* the burst, then one per 10 minutes: 16 + 6 */
 	ck_assert_uint_le(learned, LEARN_BURST + 6);
 	ck_assert_uint_ge(learned, LEARN_BURST + 5);
-	ck_assert(!programs_start(p, 0, "/usr/libexec/gcc/cc1", t, &wait));
+	ck_assert(!programs_start(p, "usr-libexec-gcc-cc1.pack", t, &wait));
 	ck_assert_uint_gt(wait, 0);
 	ck_assert_uint_le(wait, 600 * S);
 	/* another program, or the same path in another root, has its own budget */
-	ck_assert(programs_start(p, 0, "/usr/bin/as", t, NULL));
-	ck_assert(programs_start(p, 7, "/usr/libexec/gcc/cc1", t, NULL));
+	ck_assert(programs_start(p, "usr-bin-as.pack", t, NULL));
+	ck_assert(programs_start(p, "@0000000000000007-usr-libexec-gcc-cc1.pack", t, NULL));
 	/* after a quiet while the burst is back, and no more */
 	t += 10000 * 600 * S;
 	learned = 0;
 	for (unsigned i = 0; i < 100; i++)
-		learned += programs_start(p, 0, "/usr/libexec/gcc/cc1", t, NULL);
+		learned += programs_start(p, "usr-libexec-gcc-cc1.pack", t, NULL);
 	ck_assert_uint_eq(learned, LEARN_BURST);
 	ck_assert_uint_eq(programs_count(p), 3);
 	programs_free(p);
@@ -39,7 +39,7 @@ START_TEST(test_budget)
 	/* no interval: no limit */
 	ck_assert_int_eq(programs_new(0, &p), 0);
 	for (unsigned i = 0; i < 1000; i++)
-		ck_assert(programs_start(p, 0, "/bin/true", t, NULL));
+		ck_assert(programs_start(p, "bin-true.pack", t, NULL));
 	programs_free(p);
 	programs_free(NULL);
 }
@@ -54,9 +54,50 @@ START_TEST(test_table_bounded)
 	ck_assert_int_eq(programs_new(600 * S, &p), 0);
 	for (unsigned i = 0; i < 3 * PROGRAMS_MAX; i++) {
 		snprintf(path, sizeof(path), "/tmp/build/t%u", i);
-		ck_assert(programs_start(p, 0, path, (uint64_t)i * S, NULL));
+		ck_assert(programs_start(p, path, (uint64_t)i * S, NULL));
 		ck_assert_uint_le(programs_count(p), PROGRAMS_MAX);
 	}
+	programs_free(p);
+}
+END_TEST
+
+/* A restarted daemon: the budget played again from the runs a pack remembers. */
+START_TEST(test_seed)
+{
+	struct programs *p = NULL;
+	int64_t now = 1800000000 * (int64_t)S, runs[20];
+	uint64_t mono = 5 * S, wait = 0;
+	unsigned learned = 0;
+
+	ck_assert_int_eq(programs_new(600 * S, &p), 0);
+	/* 16 runs in the last minute: the burst is spent */
+	for (int i = 0; i < 16; i++)
+		runs[i] = now - 60 * (int64_t)S + i * (int64_t)S;
+	ck_assert_int_eq(programs_seed(p, "usr-bin-often.pack", runs, 16, now, mono), 0);
+	ck_assert(!programs_start(p, "usr-bin-often.pack", mono, &wait));
+	/* about one interval less the minute since the first run refilled */
+	ck_assert_uint_gt(wait, 400 * S);
+	ck_assert_uint_le(wait, 600 * S);
+	/* 4 runs a day ago: a full burst again */
+	for (int i = 0; i < 4; i++)
+		runs[i] = now - 86400 * (int64_t)S + i * (int64_t)S;
+	ck_assert_int_eq(programs_seed(p, "usr-bin-rare.pack", runs, 4, now, mono), 0);
+	for (int i = 0; i < 40; i++)
+		learned += programs_start(p, "usr-bin-rare.pack", mono, NULL);
+	ck_assert_uint_eq(learned, LEARN_BURST);
+	/* 8 recent runs, out of order (a pack lists the newest first): 8 left */
+	for (int i = 0; i < 8; i++)
+		runs[i] = now - (int64_t)i * S;
+	ck_assert_int_eq(programs_seed(p, "usr-bin-half.pack", runs, 8, now, mono), 0);
+	learned = 0;
+	for (int i = 0; i < 40; i++)
+		learned += programs_start(p, "usr-bin-half.pack", mono, NULL);
+	ck_assert_uint_eq(learned, LEARN_BURST - 8);
+	/* a clock set back: runs "in the future" refill nothing, and spend no more than all */
+	for (int i = 0; i < 20; i++)
+		runs[i] = now + 3600 * (int64_t)S + i;
+	ck_assert_int_eq(programs_seed(p, "usr-bin-future.pack", runs, 20, now, mono), 0);
+	ck_assert(!programs_start(p, "usr-bin-future.pack", mono, NULL));
 	programs_free(p);
 }
 END_TEST
@@ -68,6 +109,7 @@ static Suite *learn_programs_suite(void)
 
 	tcase_add_test(tc, test_budget);
 	tcase_add_test(tc, test_table_bounded);
+	tcase_add_test(tc, test_seed);
 	suite_add_tcase(s, tc);
 	return s;
 }
