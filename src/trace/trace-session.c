@@ -274,31 +274,58 @@ void session_signals(sigset_t *ret)
 /* What --read-ahead-kb auto needs to pick a device's value. */
 struct pick_ctx {
 	const struct trace_options *o;
-	dev_t root_dev;		/* the device of / (or --root): measured if need be */
+	dev_t measure[3];	/* the devices of / (or --root), the command and the working
+				 * directory: measured if need be (0: none) */
 };
+
+/* The file execvp() would run for @cmd: a path, or the first match in $PATH. */
+static int command_dev(const char *cmd, dev_t *ret)
+{
+	const char *path = getenv("PATH"), *p;
+	char buf[PATH_MAX];
+	struct stat st;
+
+	if (strchr(cmd, '/'))
+		return stat(cmd, &st) == 0 ? (*ret = st.st_dev, 0) : -errno;
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+		size_t len = strcspn(p, ":");
+
+		if (len && len + strlen(cmd) + 2 <= sizeof(buf)) {
+			snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, cmd);
+			if (stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+				*ret = st.st_dev;
+				return 0;
+			}
+		}
+		p += len + (p[len] == ':');
+	}
+	return -ENOENT;
+}
 
 /*
  * --read-ahead-kb auto: each device at the value its cost model gives
- * (rakb_for_model()). The device of the root directory, measured for the first
- * time, is measured now, before the trace (O_DIRECT: the page cache is left as
- * it is); another device with no model kept is left as it is (the trace
- * measures the pack's devices afterwards, for the next one); a device with no
- * model and none to be had (--probe never) is traced exactly, a page at a time.
+ * (rakb_for_model()). The devices of the root directory, of the command and of
+ * the working directory, seen for the first time, are measured now, before the
+ * trace (O_DIRECT: the page cache is left as it is); other mounted devices are
+ * not (there may be many, and slow: USB disks, images), and like a device with
+ * no model to be had (--probe never) they are traced exactly, a page at a time,
+ * until a trace with files on them measures them after it.
  */
 static unsigned pick_by_model(unsigned major, unsigned minor, unsigned own_kb, void *arg)
 {
 	const struct pick_ctx *c = arg;
-	bool root_dev = makedev(major, minor) == c->root_dev;
+	bool measure = false;
 	struct devmodel m;
 	int r;
 
-	r = dev_cache_get(major, minor, c->o->probe < 0 || !root_dev ? DEVCACHE_LOAD :
+	for (size_t i = 0; i < sizeof(c->measure) / sizeof(c->measure[0]); i++)
+		measure |= c->measure[i] && c->measure[i] == makedev(major, minor);
+	r = dev_cache_get(major, minor, c->o->probe < 0 || !measure ? DEVCACHE_LOAD :
 				       DEVCACHE_AUTO, &m);
-	if (r < 0 && !root_dev)
-		return 0;
 	if (r < 0) {
-		log_info("no cost model of device %u:%u (%s): tracing it a page at a time", major,
-			 minor, strerror(-r));
+		if (measure)
+			log_info("no cost model of device %u:%u (%s): tracing it a page at a time",
+				 major, minor, strerror(-r));
 		return TRACE_RA_EXACT;
 	}
 	return rakb_for_model(&m, own_kb);
@@ -407,7 +434,11 @@ int session_trace(const struct trace_options *o, const char *root,
 		struct stat st;
 
 		if (stat(root ? root : "/", &st) == 0)
-			pc.root_dev = st.st_dev;
+			pc.measure[0] = st.st_dev;
+		if (o->argv && command_dev(o->argv[0], &pc.measure[1]) < 0)
+			pc.measure[1] = 0;
+		if (stat(".", &st) == 0)
+			pc.measure[2] = st.st_dev;
 		r = o->read_ahead_kb == TRACE_RA_AUTO ?
 		    rakb_force_each(ra, &rakb_system, pick_by_model, &pc, mt, root) :
 		    rakb_force(ra, &rakb_system, o->read_ahead_kb, mt, root);
