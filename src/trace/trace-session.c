@@ -342,6 +342,8 @@ static uint64_t devices_reads(const struct mount_table *mt, const char *root, ui
 	uint64_t total = 0;
 	size_t n = 0;
 
+	for (size_t i = 0; i < max; i++)
+		reads[i] = UINT64_MAX;
 	if (rakb_traced_devices(mt, root, &devs, &n) < 0)
 		return 0;
 	for (size_t i = 0; i < n && i < max; i++) {
@@ -435,7 +437,7 @@ int session_trace(const struct trace_options *o, const char *root,
 
 		if (stat(root ? root : "/", &st) == 0)
 			pc.measure[0] = st.st_dev;
-		if (o->argv && command_dev(o->argv[0], &pc.measure[1]) < 0)
+		if (o->system || command_dev(o->argv[0], &pc.measure[1]) < 0)
 			pc.measure[1] = 0;
 		if (stat(".", &st) == 0)
 			pc.measure[2] = st.st_dev;
