@@ -42,6 +42,7 @@ extern "C" {
 #define URA_PACK_INFO_SYSTEM		(1u << 1)	/* system-wide trace (boot) */
 #define URA_PACK_INFO_COLD		(1u << 2)	/* page cache was dropped before tracing */
 #define URA_PACK_INFO_ACCESS_TRUNCATED	(1u << 3)	/* the access log stopped at its limit */
+#define URA_PACK_INFO_WARM		(1u << 4)	/* most pages used were cached before the trace */
 
 /* struct ura_pack_access.kind */
 #define URA_PACK_ACCESS_READ		1u	/* read(): one filemap_get_pages over first..last */

@@ -421,9 +421,10 @@ static void stats(FILE *f, const struct ura_pack *pack, const char *name)
 	dump_totals(pack, &t);
 	text_header(f, pack, name);
 	fprintf(f, "kernel:       %s\n", *info.kernel_release ? info.kernel_release : "unknown");
-	fprintf(f, "trace:        %.3f s%s%s%s\n", (double)info.duration_ns / 1e9,
+	fprintf(f, "trace:        %.3f s%s%s%s%s\n", (double)info.duration_ns / 1e9,
 		info.flags & URA_PACK_INFO_SYSTEM ? ", system-wide" : "",
 		info.flags & URA_PACK_INFO_COLD ? ", cold" : "",
+		info.flags & URA_PACK_INFO_WARM ? ", warm start (seen in fault-around windows)" : "",
 		info.flags & URA_PACK_INFO_NO_ACCESS_EVENTS ? ", no access events (all demanded)" : "");
 	if (info.read_ahead_kb)
 		fprintf(f, "read-ahead:   %u KiB (forced during the trace)\n", info.read_ahead_kb);
@@ -663,6 +664,7 @@ static int json(FILE *f, const struct ura_pack *pack, const struct by_file *g,
 	json_key_bool(&j, "access_events", !(info.flags & URA_PACK_INFO_NO_ACCESS_EVENTS));
 	json_key_bool(&j, "system", info.flags & URA_PACK_INFO_SYSTEM);
 	json_key_bool(&j, "cold", info.flags & URA_PACK_INFO_COLD);
+	json_key_bool(&j, "warm", info.flags & URA_PACK_INFO_WARM);
 	json_key_bool(&j, "access_log_truncated", info.flags & URA_PACK_INFO_ACCESS_TRUNCATED);
 	json_object_end(&j);
 

@@ -95,6 +95,7 @@ struct ra_emulation {
 	struct pagemap base;		/* PG_USED and PG_INITIAL */
 	uint64_t *mapped;		/* per access: used pages its fault-around mapped in the trace */
 	bool reference;			/* the run now is ra_emulate_reference()'s */
+	bool warm;			/* URA_PACK_INFO_WARM: the pack's pages were cached */
 };
 
 struct run {
@@ -304,6 +305,7 @@ static bool within_budget(const struct ra_emulation *e)
 
 int ra_emulate_new(const struct ura_pack *pack, struct ra_emulation **ret)
 {
+	struct ura_pack_info info;
 	struct ra_emulation *e;
 	int err = 0;
 
@@ -313,6 +315,8 @@ int ra_emulate_new(const struct ura_pack *pack, struct ra_emulation **ret)
 	if (!e)
 		return -ENOMEM;
 	e->pack = pack;
+	ura_pack_get_info(pack, &info);
+	e->warm = info.flags & URA_PACK_INFO_WARM;
 	e->nfiles = ura_pack_file_count(pack);
 	e->naccess = ura_pack_access_count(pack);
 	e->files = calloc(e->nfiles ? e->nfiles : 1, sizeof(*e->files));
@@ -979,6 +983,12 @@ int ra_emulate_reference(struct ra_emulation *e, const struct ra_emulate_opts *o
 	e->reference = true;
 	r = ra_emulate_run(e, o, per_file, ret);
 	e->reference = false;
+	/*
+	 * A warm trace: its run found its pages cached, and the notes above are of
+	 * that run; the counts at its window are of a cold start, like the others.
+	 */
+	if (r == 0 && e->warm)
+		r = ra_emulate_run(e, o, per_file, ret);
 	if (r < 0) {
 		free(e->mapped);
 		e->mapped = NULL;
@@ -999,6 +1009,23 @@ int ra_emulate_run(struct ra_emulation *e, const struct ra_emulate_opts *o,
 	err = pagemap_copy(&e->base, &r.pm);
 	if (err < 0)
 		return err;
+	/* the reference run of a warm trace: the pack's pages as the trace found them */
+	for (size_t i = 0, n = r.reference && e->warm ? ura_pack_range_count(e->pack) : 0;
+	     i < n && !err; i++) {
+		struct ura_pack_range rg;
+
+		if (ura_pack_get_range(e->pack, i, &rg) < 0 || rg.file_index >= e->nfiles)
+			continue;
+		uint64_t end = rg.first_page + span(&e->files[rg.file_index], rg.first_page,
+						    rg.first_page + rg.page_count - 1);
+
+		for (uint64_t p = rg.first_page; p < end && !err; p++)
+			pg_set(&r.pm, rg.file_index, p, PG_CACHED, &err);
+	}
+	if (err < 0) {
+		pagemap_free(&r.pm);
+		return err;
+	}
 	if (per_file)
 		memset(per_file, 0, e->nfiles * sizeof(*per_file));
 	for (size_t i = 0; i < e->naccess && !r.error; i++) {

@@ -92,6 +92,7 @@ struct assembly {
 	struct sys_view *view;		/* the system after the trace: devices are read into it */
 	const struct mount_table *mt;	/* its mounts */
 	const struct rakb_state *ra;	/* read_ahead_kb forced during the trace, or NULL */
+	uint64_t demanded_pages;	/* of the files gathered (note_resolution()) */
 	struct trace_summary *sum;
 	unsigned range_flags;		/* PAGESET_* for ranges */
 	dev_t pack_dev;			/* the pack's old file, left out */
@@ -375,6 +376,7 @@ static void note_resolution(struct assembly *a, const struct found_file *file,
 	for (size_t i = 0; i < file->nranges; i++) {
 		const struct pageset_range *rg = &file->ranges[i];
 
+		a->demanded_pages += rg->demanded ? rg->page_count : 0;
 		for (uint64_t p = rg->first_page; rg->demanded && p < rg->first_page + rg->page_count;
 		     p++)
 			if (!pageset_is_added(a->demand->pages, traced->dev, traced->ino, p, NULL))
@@ -1045,6 +1047,9 @@ static int build(struct assembly *a, struct ura_pack_builder *b)
 	info.unresolved_inodes = sum->unresolved_inodes;
 	info.unresolved_bytes = sum->unresolved_bytes;
 	info.flags = a->o->info_flags | (sum->access_truncated ? URA_PACK_INFO_ACCESS_TRUNCATED : 0);
+	/* most of what the run used was cached before it: ura-dump --ra-advise needs to know */
+	if (sum->cached_demanded_bytes / URA_PACK_PAGE_SIZE * 2 > a->demanded_pages)
+		info.flags |= URA_PACK_INFO_WARM;
 	info.read_ahead_kb = a->o->read_ahead_kb;
 	info.kernel_release = uname(&un) == 0 ? un.release : "";
 	info.command = command;
