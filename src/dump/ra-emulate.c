@@ -276,6 +276,24 @@ static uint64_t span(const struct efile *f, uint64_t first, uint64_t last)
 	return (last < eof_page(f) ? last : eof_page(f)) - first + 1;
 }
 
+/* @set on every page of the pack's ranges in @m, and @demanded too on the demanded ones. */
+static void set_pack_pages(struct ra_emulation *e, struct pagemap *m, unsigned set,
+			   unsigned demanded, int *err)
+{
+	for (size_t i = 0, n = ura_pack_range_count(e->pack); i < n && !*err; i++) {
+		struct ura_pack_range r;
+
+		if (ura_pack_get_range(e->pack, i, &r) < 0 || r.file_index >= e->nfiles)
+			continue;
+		uint64_t end = r.first_page + span(&e->files[r.file_index], r.first_page,
+						   r.first_page + r.page_count - 1);
+
+		for (uint64_t p = r.first_page; p < end && !*err; p++)
+			pg_set(m, r.file_index, p,
+			       set | (r.flags & URA_PACK_RANGE_DEMANDED ? demanded : 0), err);
+	}
+}
+
 /* Whether the pack's ranges and accesses stay within MAX_SPAN_PAGES. */
 static bool within_budget(const struct ra_emulation *e)
 {
@@ -349,18 +367,7 @@ int ra_emulate_new(const struct ura_pack *pack, struct ra_emulation **ret)
 		return -EFBIG;
 	}
 	/* the pages the trace saw added, and which of them the run used */
-	for (size_t i = 0, n = ura_pack_range_count(pack); i < n && !err; i++) {
-		struct ura_pack_range r;
-
-		if (ura_pack_get_range(pack, i, &r) < 0 || r.file_index >= e->nfiles)
-			continue;
-		uint64_t end = r.first_page + span(&e->files[r.file_index], r.first_page,
-						   r.first_page + r.page_count - 1);
-
-		for (uint64_t p = r.first_page; p < end && !err; p++)
-			pg_set(&e->base, r.file_index, p,
-			       PG_ADDED | (r.flags & URA_PACK_RANGE_DEMANDED ? PG_USED : 0), &err);
-	}
+	set_pack_pages(e, &e->base, PG_ADDED, PG_USED, &err);
 	/* pages asked for and never added were cached before the trace */
 	for (size_t i = 0; i < e->naccess && !err; i++) {
 		struct ura_pack_access a;
@@ -1010,18 +1017,8 @@ int ra_emulate_run(struct ra_emulation *e, const struct ra_emulate_opts *o,
 	if (err < 0)
 		return err;
 	/* the reference run of a warm trace: the pack's pages as the trace found them */
-	for (size_t i = 0, n = r.reference && e->warm ? ura_pack_range_count(e->pack) : 0;
-	     i < n && !err; i++) {
-		struct ura_pack_range rg;
-
-		if (ura_pack_get_range(e->pack, i, &rg) < 0 || rg.file_index >= e->nfiles)
-			continue;
-		uint64_t end = rg.first_page + span(&e->files[rg.file_index], rg.first_page,
-						    rg.first_page + rg.page_count - 1);
-
-		for (uint64_t p = rg.first_page; p < end && !err; p++)
-			pg_set(&r.pm, rg.file_index, p, PG_CACHED, &err);
-	}
+	if (r.reference && e->warm)
+		set_pack_pages(e, &r.pm, PG_CACHED, 0, &err);
 	if (err < 0) {
 		pagemap_free(&r.pm);
 		return err;

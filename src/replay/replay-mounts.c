@@ -17,18 +17,12 @@
 #include "sys-view.h"
 #include "util.h"
 
-/* FUSE (fuse, fuse.*, fuseblk): a user's server answers for its files, and may never answer. */
-static bool fuse_type(const char *fstype)
-{
-	return strncmp(fstype, "fuse", 4) == 0;
-}
-
 /* Is device @major:@minor mounted as a FUSE filesystem anywhere in @t? */
 static bool fuse_dev(const struct mount_table *t, unsigned major, unsigned minor)
 {
 	for (size_t i = 0; t && i < t->count; i++)
 		if (t->entries[i].major == major && t->entries[i].minor == minor &&
-		    fuse_type(t->entries[i].fstype))
+		    mountinfo_is_fuse(t->entries[i].fstype))
 			return true;
 	return false;
 }
@@ -40,7 +34,7 @@ static bool under_fuse(const struct mount_table *t, const char *path)
 		const char *mp = t->entries[i].mount_point;
 		size_t n = strlen(mp);
 
-		if (fuse_type(t->entries[i].fstype) && strncmp(path, mp, n) == 0 &&
+		if (mountinfo_is_fuse(t->entries[i].fstype) && strncmp(path, mp, n) == 0 &&
 		    (path[n] == '/' || path[n] == '\0' || (n == 1 && mp[0] == '/')))
 			return true;
 	}
@@ -85,7 +79,7 @@ static int dir_device(int fd, const struct mount_table *t, unsigned *major, unsi
 	if (fuse_dev(t, stx.stx_dev_major, stx.stx_dev_minor))
 		return -EREMOTE;
 	for (size_t i = 0; t && (stx.stx_mask & STATX_MNT_ID) && i < t->count; i++)
-		if (t->entries[i].id == stx.stx_mnt_id && fuse_type(t->entries[i].fstype))
+		if (t->entries[i].id == stx.stx_mnt_id && mountinfo_is_fuse(t->entries[i].fstype))
 			return -EREMOTE;
 	*major = stx.stx_dev_major;
 	*minor = stx.stx_dev_minor;

@@ -39,7 +39,7 @@ static bool exec_less_fs(const char *fstype)
 	 * FUSE: the kernel opens each event's file inside our read(), and a hung
 	 * or hostile user FUSE server would block the daemon there.
 	 */
-	return strncmp(fstype, "fuse", 4) == 0;
+	return mountinfo_is_fuse(fstype);
 }
 
 static int mark_all(struct watch_exec *s, const struct sys_view *view)

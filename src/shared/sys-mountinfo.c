@@ -385,7 +385,12 @@ bool mountinfo_on_fuse(const struct mount_table *t, const char *path)
 			best_len = n;
 		}
 	}
-	return best && strncmp(best->fstype, "fuse", 4) == 0;
+	return best && mountinfo_is_fuse(best->fstype);
+}
+
+bool mountinfo_is_fuse(const char *fstype)
+{
+	return strncmp(fstype, "fuse", 4) == 0;
 }
 
 bool mountinfo_is_pseudo_fs(const char *fstype)

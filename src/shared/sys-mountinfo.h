@@ -70,6 +70,12 @@ const struct mount_entry *mountinfo_find_dev_at(const struct mount_table *t, uns
  */
 bool mountinfo_on_fuse(const struct mount_table *t, const char *path);
 
+/*
+ * A FUSE filesystem (fuse, fuse.*, fuseblk)? A user's server answers for its
+ * files, and may never answer.
+ */
+bool mountinfo_is_fuse(const char *fstype);
+
 /* Pseudo and memory filesystems whose pages are not worth recording (proc, tmpfs, ...). */
 bool mountinfo_is_pseudo_fs(const char *fstype);
 

@@ -26,7 +26,7 @@ static bool local_disk_fs(const struct mount_table *mt, const struct ura_pack_fs
 		const struct mount_entry *e = &mt->entries[i];
 
 		if (e->major == fs->major && e->minor == fs->minor)
-			return !mountinfo_is_pseudo_fs(e->fstype) && strncmp(e->fstype, "fuse", 4) != 0;
+			return !mountinfo_is_pseudo_fs(e->fstype) && !mountinfo_is_fuse(e->fstype);
 	}
 	return false;
 }
