@@ -85,7 +85,8 @@ if [ "$n_after" -gt $((n_cold / 10)) ]; then
 	# (12 reads, cold 28; not understood yet): once more, and say so
 	diag "after the replay the program read $n_after times: replaying once more"
 	cold
-	(echo $$ >"$CG/cgroup.procs"; exec timeout 60 "$URA_REPLAY" -q --wait "$T/prog.pack")
+	sh -c 'echo $$ >"$1/cgroup.procs"; exec timeout 60 "$2" -q --wait "$3"' - "$CG" \
+		"$URA_REPLAY" "$T/prog.pack"
 	n_after=$(reads "$M/prog.sh" "$M" "$HELPERS/touch-pages")
 fi
 ok "after the replay the program reads (nearly) nothing itself ($n_after reads, cold $n_cold)" \
