@@ -9,9 +9,37 @@
 
 #include "sys-proc.h"
 
-/* /proc/@pid/@what into @buf (64 bytes hold any pid and the entries named here) */
-static const char *entry(pid_t pid, const char *what, char buf[static 64])
+/* the process held by this thread (proc_hold()): its /proc/PID directory, open */
+static __thread pid_t held_pid;
+static __thread int held_fd = -1;
+
+void proc_hold(pid_t pid)
 {
+	if (held_fd >= 0)
+		close(held_fd);
+	held_fd = -1;
+	held_pid = 0;
+	if (pid > 0) {
+		char dir[32];
+
+		snprintf(dir, sizeof(dir), "/proc/%d", (int)pid);
+		held_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (held_fd >= 0)
+			held_pid = pid;
+	}
+}
+
+/*
+ * /proc/@pid/@what into @buf (64 bytes hold any pid and the entries named
+ * here), relative to *@dirfd: the held directory when @pid is held.
+ */
+static const char *entry(pid_t pid, const char *what, char buf[static 64], int *dirfd)
+{
+	if (held_fd >= 0 && pid == held_pid) {
+		*dirfd = held_fd;
+		return what;
+	}
+	*dirfd = AT_FDCWD;
 	snprintf(buf, 64, "/proc/%d/%s", (int)pid, what);
 	return buf;
 }
@@ -25,8 +53,10 @@ int proc_readlink(pid_t pid, const char *what, char *buf, size_t size)
 {
 	char link[64];
 	ssize_t n;
+	int dir;
+	const char *path = entry(pid, what, link, &dir);
 
-	n = readlink(entry(pid, what, link), buf, size);
+	n = readlinkat(dir, path, buf, size);
 	if (n < 0)
 		return gone(errno);
 	if ((size_t)n >= size)
@@ -39,11 +69,12 @@ long proc_read(pid_t pid, const char *what, char *buf, size_t size)
 {
 	char file[64];
 	ssize_t n;
-	int fd;
+	int fd, dir;
+	const char *path = entry(pid, what, file, &dir);
 
 	if (size == 0)
 		return -EINVAL;
-	fd = open(entry(pid, what, file), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = openat(dir, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return gone(errno);
 	n = read(fd, buf, size - 1);
@@ -59,8 +90,10 @@ long proc_read(pid_t pid, const char *what, char *buf, size_t size)
 int proc_statx(pid_t pid, const char *what, unsigned int mask, struct statx *ret)
 {
 	char link[64];
+	int dir;
+	const char *path = entry(pid, what, link, &dir);
 
-	if (statx(AT_FDCWD, entry(pid, what, link), AT_STATX_DONT_SYNC, mask, ret) < 0)
+	if (statx(dir, path, AT_STATX_DONT_SYNC, mask, ret) < 0)
 		return gone(errno);
 	return 0;
 }

@@ -15,6 +15,15 @@
  * make a daemon wait.
  */
 
+/**
+ * proc_hold() - keep /proc/@pid open for this thread's next lookups of @pid
+ * (each then walks one name, not /proc's too); proc_hold(0) closes it. The
+ * directory is the process's, not the pid's: if the process is gone and its
+ * pid reused meanwhile, the lookups say -ESRCH, as they must for the one held.
+ * Without it (or if it cannot be opened) each lookup walks its whole path.
+ */
+void proc_hold(pid_t pid);
+
 /** proc_readlink() - readlink() of /proc/@pid/@what into @buf; 0, -ESRCH, -ENAMETOOLONG, -errno */
 int proc_readlink(pid_t pid, const char *what, char *buf, size_t size);
 

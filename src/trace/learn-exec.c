@@ -19,8 +19,8 @@ static const char *base_of(const char *p)
 	return s ? s + 1 : p;
 }
 
-int exec_program_of(pid_t pid, const char *filename, const struct key_self *self,
-		    struct exec_program *ret)
+static int program_of(pid_t pid, const char *filename, const struct key_self *self,
+		      struct exec_program *ret)
 {
 	struct exec_program p;
 	struct key_file exe;
@@ -81,4 +81,15 @@ int exec_program_of(pid_t pid, const char *filename, const struct key_self *self
 		p.uid = (uid_t)-1;
 	*ret = p;
 	return 0;
+}
+
+int exec_program_of(pid_t pid, const char *filename, const struct key_self *self,
+		    struct exec_program *ret)
+{
+	int r;
+
+	proc_hold(pid);		/* a dozen lookups of one process's entries */
+	r = program_of(pid, filename, self, ret);
+	proc_hold(0);
+	return r;
 }

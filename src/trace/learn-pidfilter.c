@@ -219,11 +219,9 @@ void pidfilter_free(struct pid_filter *pf)
 	free(pf);
 }
 
-unsigned pidfilter_add(struct pid_filter *pf, int pid)
+/* @pid into the next write (locked); without memory it is left out: its window finds out */
+static void pend(struct pid_filter *pf, int pid)
 {
-	unsigned seq;
-
-	pthread_mutex_lock(&pf->lock);
 	if (pf->npending == pf->cap) {
 		size_t cap = pf->cap ? pf->cap * 2 : 32;
 		int *p = realloc(pf->pending, cap * sizeof(*p));
@@ -233,9 +231,16 @@ unsigned pidfilter_add(struct pid_filter *pf, int pid)
 			pf->cap = cap;
 		}
 	}
-	/* without memory the pid is left out: its window will find out it was not traced */
 	if (pf->npending < pf->cap)
 		pf->pending[pf->npending++] = pid;
+}
+
+unsigned pidfilter_add(struct pid_filter *pf, int pid)
+{
+	unsigned seq;
+
+	pthread_mutex_lock(&pf->lock);
+	pend(pf, pid);
 	seq = ++pf->asked;
 	pthread_cond_signal(&pf->cond);
 	pthread_mutex_unlock(&pf->lock);
@@ -254,11 +259,13 @@ unsigned pidfilter_arm(struct pid_filter *pf)
 	return seq;
 }
 
-unsigned pidfilter_rewrite(struct pid_filter *pf)
+unsigned pidfilter_rewrite(struct pid_filter *pf, const int *keep, size_t nkeep)
 {
 	unsigned seq;
 
 	pthread_mutex_lock(&pf->lock);
+	for (size_t i = 0; i < nkeep; i++)
+		pend(pf, keep[i]);
 	pf->rewrite = true;
 	seq = ++pf->asked;
 	pthread_cond_signal(&pf->cond);

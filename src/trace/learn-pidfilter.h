@@ -50,14 +50,15 @@ unsigned pidfilter_add(struct pid_filter *pf, int pid);
 unsigned pidfilter_arm(struct pid_filter *pf);
 
 /**
- * pidfilter_rewrite() - ask for the list to be emptied, then the armed pids and the pids asked
- * for since written: the tasks traced that belong to no window are dropped
+ * pidfilter_rewrite() - ask for the list to be emptied, then @keep (@nkeep pids), the armed
+ * pids and the pids asked for since written: the tasks traced for nothing are dropped
  *
  * While the list is being emptied (the kernel's synchronisation, tens of ms)
- * every task is traced: call it when no window is open.
+ * every task is traced, and a task forked meanwhile is not added with its
+ * parent: the caller keeps its own tasks in @keep and minds their forks then.
  * Return: the number of the request.
  */
-unsigned pidfilter_rewrite(struct pid_filter *pf);
+unsigned pidfilter_rewrite(struct pid_filter *pf, const int *keep, size_t nkeep);
 
 /**
  * pidfilter_done() - whether request @seq is written, and since when its pids are traced

@@ -57,8 +57,17 @@
  * Rounds: a round reads both instances and handles what they hold in time
  * order; rounds are at least ROUND_GAP_NS apart, so that the execs of a
  * burst are read together (one wakeup, one pid filter write for all).
+ * While execs come faster than STORM_EXECS_PER_S and none opens a window (a
+ * build running a compiler learned enough, a loop of one command), each round
+ * doubles the gap up to ROUND_GAP_MAX_NS: an exec costs a wakeup and its /proc
+ * lookups, and a storm of them is read in batches. A window opened, or execs
+ * slower again, bring the gap back down. A program that is gone before its
+ * exec is read is not learned: during a storm, one that lives less than the
+ * longest gap (and so has little a prefetch could gain on).
  */
 #define ROUND_GAP_NS		(1 * MS)
+#define ROUND_GAP_MAX_NS	(64 * MS)
+#define STORM_EXECS_PER_S	200
 /*
  * Records later than this before a round began are left for the next round:
  * a record is written into its CPU's buffer a little after its time, and an
@@ -95,16 +104,26 @@
  */
 #define MAX_FOLLOWED		64
 #define FOLLOW_NS		(60000 * MS)
+/*
+ * A parent followed whose last this many traced children opened no window
+ * (a shell running a program learned enough, over and over) is followed no
+ * more: each of them cost its events in the kernel and here, for nothing.
+ */
+#define FOLLOW_MISSES		8
+/* the parents of the last forks of traced tasks, by child pid (direct-mapped) */
+#define FORK_SLOTS		1024
 /* Arm the pid filter again, after an exec not traced from its fork, at most this often. */
 #define REARM_GAP_NS		(1000 * MS)
 /*
- * Tasks traced but in no window (armed pids, tasks left from closed windows)
- * cost the events they make: once this many were read and no window has been
- * open for a while, the filter is written afresh.
+ * Tasks traced but in no window (armed pids, tasks left from closed windows,
+ * children of parents no longer followed) cost the events they make: once this
+ * many were read and no window is open, the filter is written afresh with
+ * the parents followed, at most once a REWRITE_GAP_NS.
+ * A task that opens a window or forks into one while the list is emptied
+ * (all are traced then) is added again: it may not be in the new list.
  */
 #define EXTRA_EVENTS_MAX	2000
-#define REWRITE_IDLE_NS		(1000 * MS)
-#define REWRITE_GAP_NS		(10000 * MS)
+#define REWRITE_GAP_NS		(1000 * MS)
 /* The answers about directories (is a program a user's?) are kept this long. */
 #define PRIVATE_KEEP_NS		(10000 * MS)
 
@@ -150,6 +169,11 @@ struct pexec {
 struct followed {
 	int pid;
 	uint64_t ns;		/* when it last started a program learned */
+	unsigned misses;	/* traced children since then that opened no window */
+};
+
+struct fork_slot {
+	int child, parent;
 };
 
 struct learner {
@@ -173,16 +197,22 @@ struct learner {
 	struct pexec *pexec;
 	size_t npexec, pexec_cap;
 	uint64_t last_round_ns;
+	uint64_t round_gap_ns;		/* between rounds now (ROUND_GAP_NS...ROUND_GAP_MAX_NS) */
 	uint64_t last_write_ns;		/* when a pid filter write was last asked for */
 	bool untraced;			/* an exec not traced from its fork since then */
 	uint64_t last_open_ns;		/* when a window last opened */
 	uint64_t extra_events;		/* events of traced tasks in no window, since the last rewrite */
 	struct followed followed[MAX_FOLLOWED];
 	size_t nfollowed;
+	struct fork_slot forks[FORK_SLOTS];
+	/* a rewrite: asked for at @rewrite_ns, request @rewrite_seq (0 when done), done by
+	 * @rewrite_done_ns; a task forked meanwhile was not added with its parent */
+	unsigned rewrite_seq;
+	uint64_t rewrite_ns, rewrite_done_ns;
 	uint64_t lost, lost_checked_ns;
 	/* counts, for the log at the end */
 	uint64_t execs, gone, skipped_busy, windows, traced_at_exec, late, lost_runs;
-	uint64_t lost_execs, skipped_rate, skipped_private;
+	uint64_t lost_execs, skipped_rate, skipped_private, unfollowed;
 };
 
 static void *arena_grow(void *p, size_t *cap, size_t need, size_t elem)
@@ -359,6 +389,7 @@ static void follow_parent(struct learner *l, int pid, uint64_t now)
 	for (i = 0; i < l->nfollowed; i++) {
 		if (l->followed[i].pid == ppid) {
 			l->followed[i].ns = now;
+			l->followed[i].misses = 0;
 			return;
 		}
 		if (l->followed[i].ns < l->followed[oldest].ns)
@@ -369,6 +400,30 @@ static void follow_parent(struct learner *l, int pid, uint64_t now)
 	l->followed[oldest] = (struct followed){ .pid = ppid, .ns = now };
 	if (!windows_has_task(&l->ws, ppid))
 		pidfilter_add(l->pf, ppid);
+}
+
+/*
+ * A traced exec of @pid opened no window: if its parent is followed, that
+ * parent's tracing paid for nothing this time (see FOLLOW_MISSES). The parent
+ * is known from the fork records, not /proc: the task may be gone already.
+ */
+static void parent_missed(struct learner *l, int pid)
+{
+	const struct fork_slot *f = &l->forks[(unsigned)pid % FORK_SLOTS];
+
+	if (f->child != pid)
+		return;
+	for (size_t i = 0; i < l->nfollowed; i++) {
+		if (l->followed[i].pid != f->parent)
+			continue;
+		if (++l->followed[i].misses >= FOLLOW_MISSES) {
+			log_debug("pid %d no longer followed: its last %d programs traced were "
+				  "not learned", f->parent, FOLLOW_MISSES);
+			l->followed[i] = l->followed[--l->nfollowed];
+			l->unfollowed++;
+		}
+		return;
+	}
 }
 
 struct pre_exec {
@@ -449,70 +504,83 @@ static int seed_program(void *ctx, const char *name, int64_t *runs_ns, size_t n)
 	return programs_seed(l->programs, name, runs_ns, n, now_realtime_ns(), now_monotonic_ns());
 }
 
-static void on_exec(struct learner *l, const struct exec_seen *x)
+/* Was the list being emptied at @ts (a task traced then may not be in the new list)? */
+static bool rewriting(const struct learner *l, uint64_t ts)
+{
+	return l->rewrite_ns && ts >= l->rewrite_ns && (l->rewrite_seq || ts <= l->rewrite_done_ns);
+}
+
+/*
+ * Open a window for the exec, if its program is to be learned and may be now:
+ * true when one opened. A program refused only for want of room (too many
+ * windows open) sets @l->untraced, so that its next runs are traced from their
+ * fork (pids armed again); other refusals would refuse the next runs too.
+ */
+static bool open_window(struct learner *l, const struct exec_seen *x, bool traced)
 {
 	const struct exec_program *prog = &x->prog;
 	struct learn_window *w = NULL, *outer;
 	char name[NAME_MAX + 1];
 	uint64_t now = now_monotonic_ns(), wait_ns = 0;
-	bool traced;
 	int err;
 
-	l->execs++;
-	traced = exec_traced(l, x->pid, x->ts);
-	l->untraced |= !traced;
 	if (x->err < 0) {
 		l->gone++;
 		log_debug("exec of '%s' by pid %d: %s, not learned", x->filename, x->pid,
 			  strerror(-x->err));
-		return;
+		return false;
 	}
 	if (!wanted(l, prog))
-		return;
+		return false;
 	/* a program that execs itself again ("#!/usr/bin/env python3" runs the script twice) */
 	outer = windows_task_window(&l->ws, x->pid);
 	if (outer && outer->root_id == prog->root.id && strcmp(outer->exe, prog->path) == 0)
-		return;
+		return false;
 	if (!l->o->include_user_files && program_private(l, prog, now)) {
 		l->skipped_private++;
 		log_debug("not learning '%s' (pid %d): run from a user's or a temporary tree",
 			  prog->path, x->pid);
-		return;
+		return false;
 	}
 	if (windows_count_exe(&l->ws, prog->root.id, prog->path) >= MAX_PER_PROGRAM) {
 		l->skipped_busy++;
+		l->untraced |= !traced;
 		log_debug("not learning '%s' (pid %d): %d runs of it are being learned", prog->path,
 			  x->pid, MAX_PER_PROGRAM);
-		return;
+		return false;
 	}
 	if (windows_count_uid(&l->ws, prog->uid) >= MAX_PER_USER) {
 		l->skipped_busy++;
+		l->untraced |= !traced;
 		log_debug("not learning '%s' (pid %d): uid %u has %d windows open", prog->path,
 			  x->pid, (unsigned)prog->uid, MAX_PER_USER);
-		return;
+		return false;
 	}
 	if (key_pack_name(prog->root.id, prog->path, name, sizeof(name)) < 0) {
 		log_debug("not learning '%s' (pid %d): no pack name", prog->path, x->pid);
-		return;
+		return false;
 	}
 	if (!programs_start(l->programs, name, now, &wait_ns)) {
 		l->skipped_rate++;
 		log_debug("not learning '%s' (pid %d): learned lately, next run in %.0f s",
 			  prog->path, x->pid, (double)wait_ns / 1e9);
-		return;
+		return false;
 	}
 	err = windows_open(&l->ws, prog->root.id, prog->root.path, prog->path, x->pid, x->ts,
 			   l->o->window_ns, &w);
 	if (err == -ENOSPC) {
 		l->skipped_busy++;
+		l->untraced |= !traced;
 		log_debug("not learning '%s' (pid %d): too many windows open", prog->path, x->pid);
-		return;
+		return false;
 	}
 	if (err < 0) {
 		l->error = err;
-		return;
+		return false;
 	}
 	w->uid = prog->uid;
+	if (traced && rewriting(l, x->ts))
+		pidfilter_add(l->pf, x->pid);	/* traced now, maybe not in the new list */
 	l->windows++;
 	l->last_open_ns = w->seen_ns = now_monotonic_ns();
 	w->demand.evidence = l->evidence;
@@ -526,7 +594,7 @@ static void on_exec(struct learner *l, const struct exec_seen *x)
 				    x->ts, feed_pre_exec, &pre);
 		if (err < 0) {
 			l->error = err;
-			return;
+			return true;
 		}
 	} else {
 		w->pid_seq = pidfilter_add(l->pf, x->pid);
@@ -535,6 +603,16 @@ static void on_exec(struct learner *l, const struct exec_seen *x)
 		adopt_children(l, x->pid);
 	}
 	follow_parent(l, x->pid, l->last_open_ns);
+	return true;
+}
+
+static void on_exec(struct learner *l, const struct exec_seen *x)
+{
+	bool traced = exec_traced(l, x->pid, x->ts);
+
+	l->execs++;
+	if (!open_window(l, x, traced) && traced)
+		parent_missed(l, x->pid);
 }
 
 /* Handle one record, in time order. */
@@ -555,8 +633,10 @@ static int handle(struct learner *l, const struct rec *r)
 	/* every record of a traced task, for the window its next exec opens */
 	recent_push(l->recent, r->pid, r->ts, r->kind == REC_PEXEC || r->kind == REC_EXIT,
 		    rec.data, r->size);
-	if (r->kind == REC_FORK && learn_events_decode(l->task_dec, &rec, &tev) == 1)
+	if (r->kind == REC_FORK && learn_events_decode(l->task_dec, &rec, &tev) == 1) {
 		recent_push(l->recent, tev.child, r->ts, true, NULL, 0);	/* a new task */
+		l->forks[(unsigned)tev.child % FORK_SLOTS] = (struct fork_slot){ tev.child, tev.pid };
+	}
 	if (r->kind == REC_PEXEC)
 		return 0;	/* seen with the exec instance's record */
 	if (!windows_has_task(&l->ws, r->pid)) {
@@ -566,8 +646,13 @@ static int handle(struct learner *l, const struct rec *r)
 	if (r->kind == REC_FORK || r->kind == REC_EXIT) {
 		if (learn_events_decode(l->task_dec, &rec, &tev) != 1)
 			return 0;
-		if (tev.type == TASK_FORK)
-			return windows_fork(&l->ws, tev.pid, tev.child);
+		if (tev.type == TASK_FORK) {
+			err = windows_fork(&l->ws, tev.pid, tev.child);
+			/* forked while a rewrite emptied the list: not added with its parent */
+			if (err == 0 && rewriting(l, r->ts) && windows_has_task(&l->ws, tev.child))
+				pidfilter_add(l->pf, tev.child);
+			return err;
+		}
 		windows_exit(&l->ws, tev.pid, tev.ts);
 		return 0;
 	}
@@ -738,30 +823,61 @@ static int round_once(struct learner *l, bool *ret_more)
 	return 0;
 }
 
+/*
+ * Tasks traced for no window: the list started again (every task traced
+ * meanwhile) with the windows' tasks and the parents that started learned
+ * programs lately.
+ */
+static void rewrite(struct learner *l, uint64_t now)
+{
+	int *keep = NULL;
+	long n = windows_pids(&l->ws, &keep);
+	int *k;
+
+	if (n < 0)
+		return;
+	k = realloc(keep, ((size_t)n + l->nfollowed + 1) * sizeof(*keep));
+	if (!k) {
+		free(keep);
+		return;
+	}
+	keep = k;
+	for (size_t i = 0; i < l->nfollowed;) {
+		if (now - l->followed[i].ns < FOLLOW_NS && kill(l->followed[i].pid, 0) == 0) {
+			if (!windows_has_task(&l->ws, l->followed[i].pid))
+				keep[n++] = l->followed[i].pid;
+			i++;
+			continue;
+		}
+		l->followed[i] = l->followed[--l->nfollowed];
+	}
+	log_debug("pid filter written afresh: %" PRIu64 " events of tasks in no window, %ld "
+		  "tasks kept", l->extra_events, n);
+	l->rewrite_seq = pidfilter_rewrite(l->pf, keep, (size_t)n);
+	l->rewrite_ns = now;
+	free(keep);
+	l->extra_events = 0;
+	l->last_write_ns = now;
+	l->untraced = false;
+}
+
 /* After a round: windows settled and closed, the pid filter armed again or rewritten. */
 static void after_round(struct learner *l, uint64_t now)
 {
 	settle_pending(l);
 	close_due(l, now);
-	if (l->ws.n == 0 && l->extra_events >= EXTRA_EVENTS_MAX &&
-	    now - l->last_open_ns >= REWRITE_IDLE_NS && now - l->last_write_ns >= REWRITE_GAP_NS &&
-	    pidfilter_idle(l->pf)) {
-		/* tasks traced for no window: start the list again (every task traced meanwhile) */
-		log_debug("pid filter written afresh: %" PRIu64 " events of tasks in no window",
-			  l->extra_events);
-		pidfilter_rewrite(l->pf);
-		/* the parents that started learned programs lately stay traced */
-		for (size_t i = 0; i < l->nfollowed;) {
-			if (now - l->followed[i].ns < FOLLOW_NS && kill(l->followed[i].pid, 0) == 0) {
-				pidfilter_add(l->pf, l->followed[i++].pid);
-				continue;
-			}
-			l->followed[i] = l->followed[--l->nfollowed];
+	if (l->rewrite_seq) {
+		uint64_t since;
+		int err;
+
+		if (pidfilter_done(l->pf, l->rewrite_seq, &since, &err)) {
+			l->rewrite_seq = 0;
+			l->rewrite_done_ns = now_monotonic_ns() + PUBLISH_NS;
 		}
-		l->extra_events = 0;
-		l->last_write_ns = now;
-		l->untraced = false;
 	}
+	if (l->ws.n == 0 && l->extra_events >= EXTRA_EVENTS_MAX &&
+	    now - l->last_write_ns >= REWRITE_GAP_NS && !l->rewrite_seq && pidfilter_idle(l->pf))
+		rewrite(l, now);
 	/*
 	 * Four stats files per read: once a poll period, not on each exec's
 	 * wakeup (an exec-heavy workload wakes us thousands of times a second)
@@ -891,12 +1007,13 @@ static int loop(struct learner *l, int sigfd)
 	int exec_fd = tracer_poll_fd(l->exec_t), pages_fd = tracer_poll_fd(l->pages_t);
 	bool more = false;
 
+	l->round_gap_ns = ROUND_GAP_NS;
 	for (;;) {
 		struct pollfd p[3] = { { .fd = sigfd, .events = POLLIN },
 				       { .fd = exec_fd, .events = POLLIN },
 				       { .fd = pages_fd, .events = POLLIN } };
 		bool busy = l->ws.n || l->recs.n || l->extra_events >= EXTRA_EVENTS_MAX;
-		uint64_t now;
+		uint64_t now, execs, windows, prev_ns;
 		int r;
 
 		if (poll(p, 3, more ? 0 : busy ? POLL_MS : -1) < 0 && errno != EINTR)
@@ -912,12 +1029,23 @@ static int loop(struct learner *l, int sigfd)
 		}
 		/* execs of a burst come together: one round for them all */
 		now = now_monotonic_ns();
-		if (!more && now - l->last_round_ns < ROUND_GAP_NS)
-			sleep_ns(ROUND_GAP_NS - (now - l->last_round_ns));
+		if (!more && now - l->last_round_ns < l->round_gap_ns)
+			sleep_ns(l->round_gap_ns - (now - l->last_round_ns));
+		prev_ns = l->last_round_ns;
 		l->last_round_ns = now_monotonic_ns();
+		execs = l->execs;
+		windows = l->windows;
 		r = round_once(l, &more);
 		if (r < 0)
 			return r;
+		/* the execs since the last round, per second: a storm? */
+		if (l->windows == windows && (l->execs - execs) * 1000000000ull >=
+		    STORM_EXECS_PER_S * (l->last_round_ns - prev_ns)) {
+			if (l->round_gap_ns < ROUND_GAP_MAX_NS)
+				l->round_gap_ns *= 2;
+		} else {
+			l->round_gap_ns = ROUND_GAP_NS;
+		}
 		/* an exec not traced from its fork: the next ones should be */
 		if (l->untraced && now - l->last_write_ns >= REARM_GAP_NS && pidfilter_idle(l->pf)) {
 			pidfilter_arm(l->pf);
@@ -940,11 +1068,12 @@ static void log_counts(struct learner *l)
 	log_info("%" PRIu64 " execs, %" PRIu64 " windows (%" PRIu64 " traced from the exec), %"
 		 PRIu64 " runs merged, %" PRIu64 " dropped (%" PRIu64 " late), %" PRIu64
 		 " not opened (busy), %" PRIu64 " not learned (learned lately), %" PRIu64
-		 " not learned (a user's tree), %" PRIu64 " gone before seen; %" PRIu64
+		 " not learned (a user's tree), %" PRIu64 " gone before seen, %" PRIu64
+		 " parents no longer followed; %" PRIu64
 		 " packs written, %" PRIu64 " removed (caps); %" PRIu64 " pid filter writes, "
 		 "longest %.1f ms", l->execs, l->windows, l->traced_at_exec, ws.merged,
 		 l->lost_runs + ws.dropped, l->late, l->skipped_busy, l->skipped_rate,
-		 l->skipped_private, l->gone, ws.writes, ws.evicted, ps.writes,
+		 l->skipped_private, l->gone, l->unfollowed, ws.writes, ws.evicted, ps.writes,
 		 (double)ps.max_write_ns / 1e6);
 }
 
