@@ -7,15 +7,19 @@
 # first 16 runs: what a new program costs), the next ROUNDS are the steady state
 # of a daemon that knows it; medians and min-max of those, the first apart. The same execs
 # without the daemon, round by round, give their own CPU time.
-# Run as root: bench/learn-cpu.sh [ROUNDS] [EXECS]
+# WHICH=learn (default) measures ura-trace --watch, WHICH=replay ura-replay --watch (the exec
+# daemon, on the packs a learning daemon wrote during a first round of its own), WHICH=both
+# the two together (their CPU summed).
+# Run as root: [WHICH=...] bench/learn-cpu.sh [ROUNDS] [EXECS]
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${1:-5}
 EXECS=${2:-2000}
 D=$(mktemp -d /run/ura-learn-cpu.XXXXXX)
 HZ=$(getconf CLK_TCK)
+WHICH=${WHICH:-learn}
 DAEMON=
-trap '[ -n "$DAEMON" ] && kill "$DAEMON" 2>/dev/null; wait 2>/dev/null; rm -rf "$D"' EXIT
+trap '[ -n "$DAEMON" ] && kill $DAEMON 2>/dev/null; wait 2>/dev/null; rm -rf "$D"' EXIT
 
 # CPU seconds (user + sys) of EXECS execs of /bin/true run by this shell itself (a driver started
 # for it would be a program start the daemon learns, with all it forks): the shell's own time
@@ -31,14 +35,14 @@ execs_cpu() {
 	echo "$t0 $t1 $HZ" | awk '{ print ($2 - $1) / $3 }'
 }
 
-daemon_ns() {	# CPU time of process $1, ns, every thread (schedstat: ns, not clock ticks)
-	cat /proc/"$1"/task/*/schedstat | awk '{ t += $1 } END { printf "%d\n", t }'
+daemon_ns() {	# CPU time of processes $@, ns, every thread (schedstat: ns, not clock ticks)
+	for p in "$@"; do cat /proc/"$p"/task/*/schedstat; done | awk '{ t += $1 } END { printf "%d\n", t }'
 }
 
 threads_ns() {	# the same by thread: tid, name, ns
-	for t in /proc/"$1"/task/*; do
+	for p in "$@"; do for t in /proc/"$p"/task/*; do
 		echo "${t##*/}:$(cat "$t/comm") $(cut -d' ' -f1 "$t/schedstat")"
-	done | sort
+	done; done | sort
 }
 
 stats() {	# median min max of the numbers on stdin
@@ -54,19 +58,28 @@ rm -rf "$D/packs"
 DAEMON=$!
 for _ in $(seq 100); do grep -F learning "$D/log" >/dev/null && break; sleep 0.1; done
 sleep 1
+if [ "$WHICH" != learn ]; then
+	# the packs a daemon learns in a first round, then the exec daemon on them
+	execs_cpu >/dev/null
+	sleep 2
+	[ "$WHICH" = replay ] && { kill -TERM "$DAEMON"; wait "$DAEMON" || true; DAEMON=; }
+	"$TOP/build/ura-replay" --watch "$D/packs" 2>"$D/replay.log" &
+	DAEMON="$DAEMON $!"
+	sleep 1
+fi
 for r in $(seq 0 "$ROUNDS"); do
-	kill -STOP "$DAEMON"	# the execs alone (the daemon stopped, its instances buffer)
+	kill -STOP $DAEMON	# the execs alone (the daemon stopped, its instances buffer)
 	execs_cpu >"$D/c"
 	off=$(cat "$D/c")
-	kill -CONT "$DAEMON"
+	kill -CONT $DAEMON
 	sleep 1
-	threads_ns "$DAEMON" >"$D/t0"
-	t0=$(daemon_ns "$DAEMON")
+	threads_ns $DAEMON >"$D/t0"
+	t0=$(daemon_ns $DAEMON)
 	execs_cpu >"$D/c"
 	c=$(cat "$D/c")
 	sleep 1	# the last windows close, their runs are written
-	t1=$(daemon_ns "$DAEMON")
-	threads_ns "$DAEMON" >"$D/t1"
+	t1=$(daemon_ns $DAEMON)
+	threads_ns $DAEMON >"$D/t1"
 	d=$(echo "$t0 $t1" | awk '{ print ($2 - $1) / 1e9 }')
 	echo "round $r: daemon $d s:" $(join "$D/t0" "$D/t1" 2>/dev/null |
 		awk '{ printf "%s %.1f ms ", $1, ($3 - $2) / 1e6 }')
@@ -80,8 +93,8 @@ for r in $(seq 0 "$ROUNDS"); do
 	echo "$d" >>"$D/daemon"
 	echo "$share" >>"$D/share"
 done
-kill -TERM "$DAEMON"
-wait "$DAEMON" || true
+kill -TERM $DAEMON
+wait $DAEMON || true
 DAEMON=
 grep -E "execs, " "$D/log" | sed "s/^ura-trace: /daemon: /"
 [ -n "${LEARN_LOG:-}" ] && cp "$D/log" "$LEARN_LOG"

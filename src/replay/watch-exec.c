@@ -23,6 +23,10 @@
 #include "sys-view.h"
 #include "watch-exec.h"
 
+#ifndef FAN_MARK_EVICTABLE
+#define FAN_MARK_EVICTABLE	0x00000200	/* Linux 5.19 */
+#endif
+
 /* Filesystems nothing is executed from: not marked. */
 static bool exec_less_fs(const char *fstype)
 {
@@ -141,6 +145,29 @@ static int script_arg(int fd)
 	return p < end ? 2 : 1;
 }
 
+void watch_exec_forget(struct watch_exec *s)
+{
+	if (s->ignoring && fanotify_mark(s->fd, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL) == 0)
+		s->ignoring = 0;	/* inode marks: the filesystems' own stay */
+}
+
+/* The file of event descriptor @fd: its next execs dropped by the kernel. */
+static void ignore(struct watch_exec *s, int fd)
+{
+	if (s->no_ignore)
+		return;
+	if (s->ignoring >= WATCH_EXEC_IGNORE_MAX)
+		watch_exec_forget(s);
+	/* FAN_MARK_IGNORED_MASK, not FAN_MARK_IGNORE: Linux 5.19 has the one, not the other */
+	if (fanotify_mark(s->fd, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK | FAN_MARK_EVICTABLE,
+			  FAN_OPEN_EXEC, fd, NULL) == 0) {
+		s->ignoring++;
+		s->ignored++;
+	} else if (errno == EINVAL) {
+		s->no_ignore = true;	/* before Linux 5.19: a mark would pin the inode */
+	}
+}
+
 int watch_exec_read(struct watch_exec *s, watch_exec_fn fn, void *userdata)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
@@ -188,11 +215,12 @@ int watch_exec_read(struct watch_exec *s, watch_exec_fn fn, void *userdata)
 			} else {
 				k = 0;		/* not reachable from our root */
 			}
+			if (k > 0) {
+				count++;
+				if (fn(&ev, userdata))
+					ignore(s, m->fd);
+			}
 			close(m->fd);
-			if (k <= 0)
-				continue;
-			count++;
-			fn(&ev, userdata);
 		}
 	}
 }

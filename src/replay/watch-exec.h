@@ -13,6 +13,9 @@ struct watch_exec {
 	int fd;			/* the fanotify group, -1 when closed */
 	unsigned marked;	/* filesystems marked at the last look */
 	uint64_t overflows;	/* FAN_Q_OVERFLOW seen: events were lost */
+	bool no_ignore;		/* the kernel cannot ignore a file (no FAN_MARK_EVICTABLE) */
+	unsigned ignoring;	/* files ignored since the last watch_exec_forget() */
+	uint64_t ignored;	/* files ignored in all */
 };
 
 /* A file opened for execution. */
@@ -27,8 +30,14 @@ struct watch_exec_event {
 				 * argv (1, or 2 after the "#!" line's argument); 0: not a script */
 };
 
-/* Called for each file opened for execution. */
-typedef void (*watch_exec_fn)(const struct watch_exec_event *ev, void *userdata);
+/*
+ * Called for each file opened for execution. True: the file's next execs need
+ * not be seen (until watch_exec_forget()): the kernel drops them, at no cost
+ * to the daemon or the exec. An ignore mark is evictable (the kernel forgets
+ * it with the inode: nothing pinned) and goes when the file is modified; a
+ * file replaced (a package upgrade) is a new inode.
+ */
+typedef bool (*watch_exec_fn)(const struct watch_exec_event *ev, void *userdata);
 
 /**
  * watch_exec_open() - start listening to every exec() on the system
@@ -60,6 +69,15 @@ int watch_exec_mounts_changed(struct watch_exec *s, const struct sys_view *view)
  * @s->overflows (and the lost events are gone).
  */
 int watch_exec_read(struct watch_exec *s, watch_exec_fn fn, void *userdata);
+
+/**
+ * watch_exec_forget() - see every file's execs again (the ignore marks
+ * removed): what decided to ignore them changed (a pack was added). Also done
+ * by itself once WATCH_EXEC_IGNORE_MAX files are ignored, so that the group's
+ * marks stay far below the kernel's limit and the filesystems' marks fit.
+ */
+#define WATCH_EXEC_IGNORE_MAX	4096
+void watch_exec_forget(struct watch_exec *s);
 
 /** watch_exec_close() - accepts a closed or zeroed-and-fd=-1 @s */
 void watch_exec_close(struct watch_exec *s);

@@ -146,6 +146,11 @@ static bool has(const struct watch_names *x, uint64_t root_id, const char *path)
 	return x->n && bsearch(&key, x->names, x->n, sizeof(*x->names), name_cmp) != NULL;
 }
 
+void watch_names_refresh(struct watch_names *x, int64_t now_ns)
+{
+	refresh(x, now_ns);
+}
+
 bool watch_names_may_have(struct watch_names *x, uint64_t root_id, const char *path,
 			   int64_t now_ns)
 {
@@ -156,4 +161,25 @@ bool watch_names_may_have(struct watch_names *x, uint64_t root_id, const char *p
 	if (r < 0 || !path || path[0] != '/')
 		return true;
 	return has(x, root_id, path);
+}
+
+bool watch_names_in_other_roots(const struct watch_names *x, const char *path)
+{
+	char name[NAME_MAX + 1];
+	size_t len;
+
+	if (key_pack_name(0, path, name, sizeof(name)) < 0)
+		return false;		/* no pack can have that name, in any root */
+	len = strlen(name);
+	for (size_t i = 0; i < x->n; i++) {
+		const char *n = x->names[i];
+		size_t l = strlen(n);
+
+		if (n[0] != '@')
+			continue;
+		/* "@ROOT-NAME" (ROOT: 16 hex digits), or a long one's digest, of any path */
+		if (strchr(n, '~') || (l == 18 + len && n[17] == '-' && strcmp(n + 18, name) == 0))
+			return true;
+	}
+	return false;
 }

@@ -43,4 +43,13 @@ void watch_names_free(struct watch_names *x);
 bool watch_names_may_have(struct watch_names *x, uint64_t root_id, const char *path,
 			   int64_t now_ns);
 
+/** watch_names_refresh() - read the directory again if it changed (as watch_names_may_have()) */
+void watch_names_refresh(struct watch_names *x, int64_t now_ns);
+
+/**
+ * watch_names_in_other_roots() - may a pack in the directory, as last read, be for the path
+ * @path of a root other than the daemon's (a container or chroot running the same file)?
+ */
+bool watch_names_in_other_roots(const struct watch_names *x, const char *path);
+
 #endif

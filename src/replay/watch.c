@@ -539,7 +539,7 @@ static void poll_pending(struct watch *w)
  * path; its interpreter, if known, then names it by argv too: one replay per
  * start either way.
  */
-static void on_exec(const struct watch_exec_event *ev, void *userdata)
+static bool on_exec(const struct watch_exec_event *ev, void *userdata)
 {
 	struct watch *w = userdata;
 	struct key_root root;
@@ -557,7 +557,7 @@ static void on_exec(const struct watch_exec_event *ev, void *userdata)
 			log_debug("'%s' started (pid %d): %s, skipping", ev->path, ev->pid,
 				  r == -ESRCH ? "it exited before its root could be read" :
 				  r < 0 ? strerror(-r) : "its path is too long");
-		return;
+		return false;
 	}
 	/*
 	 * Only root's interpreters name a script (key_interpreter_trusted()): a
@@ -573,21 +573,25 @@ static void on_exec(const struct watch_exec_event *ev, void *userdata)
 	if (!watch_names_may_have(&w->names, root.id, path, now_realtime_ns())) {
 		if (ev->script) {	/* its interpreter's exec comes next: as when it has no pack */
 			watch_recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, ev->script, now, NULL, NULL);
-			return;
+			return false;
 		}
 		/* an interpreter's pack is the script's its argv names: not known yet */
 		if (!interp &&
 		    !watch_recent_find(w->scripts, SCRIPTS_MAX, ev->pid, 0, now, SCRIPT_NS, false, NULL)) {
 			if (w->chatty)
 				log_debug("'%s' started (pid %d): no pack", path, ev->pid);
-			return;
+			/*
+			 * Its next execs need not be seen until a pack is added: unless a
+			 * pack of another root may be for this file (a container running it).
+			 */
+			return root.id == 0 && !watch_names_in_other_roots(&w->names, path);
 		}
 	}
 	/* a user's mount namespace may show any file at a system path: believe the file */
 	if (key_trusted(ev->pid, &root, path, &file, sys_view_mounts(w->view)) < 0) {
 		log_debug("'%s' started (pid %d): not that file in the daemon's mounts (another "
 			  "mount namespace), skipping", path, ev->pid);
-		return;
+		return false;
 	}
 	if (ev->script) {
 		/*
@@ -601,19 +605,35 @@ static void on_exec(const struct watch_exec_event *ev, void *userdata)
 		spec = consider(w, ev->pid, &root, path, now, true);
 		watch_recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, ev->script, now, spec,
 			   spec ? strdup(path) : NULL);
-		return;
+		return false;
 	}
 	if (watch_recent_find(w->scripts, SCRIPTS_MAX, ev->pid, 0, now, SCRIPT_NS, true, &script)) {
 		pend(w, ev, &root, path, script.arg, script.spec, script.spec_path);
-		return;
+		return false;
 	}
 	if (interp) {
 		/* its own pack meanwhile: right for "python3 -c" and "sh -c", stopped for a script */
 		spec = consider(w, ev->pid, &root, path, now, true);
 		pend(w, ev, &root, path, 0, spec, spec ? strdup(path) : NULL);
-		return;
+		return false;
 	}
 	consider(w, ev->pid, &root, path, now, false);
+	return false;
+}
+
+/*
+ * The files ignored (no pack was for them) are seen again once the directory
+ * was read again: a pack may have been added. It is read again when an exec
+ * looks at it, and every second while files are ignored: a program given a
+ * pack is replayed from its next start, or, if nothing else started in
+ * between, from its first start a second after its pack was written.
+ */
+static void forget_ignored(struct watch *w, struct watch_exec *src, uint64_t *reads)
+{
+	if (w->names.reads != *reads) {
+		watch_exec_forget(src);
+		*reads = w->names.reads;
+	}
 }
 
 static int signals_open(sigset_t *old)
@@ -643,7 +663,7 @@ int watch_run(const struct replay_options *o)
 	struct watch *w = NULL;
 	pthread_t *th = NULL;
 	unsigned started = 0;
-	uint64_t overflows = 0;
+	uint64_t overflows = 0, names_reads = 0;
 	sigset_t old;
 	int sfd = -1, r;
 
@@ -705,7 +725,8 @@ int watch_run(const struct replay_options *o)
 			{ .fd = sys_view_watch_fd(w->view), .events = POLLPRI },
 		};
 
-		if (poll(p, 3, w->npending ? PENDING_POLL_MS : -1) < 0) {
+		/* with files ignored, the directory is looked at every second for a new pack */
+		if (poll(p, 3, w->npending ? PENDING_POLL_MS : src.ignoring ? 1000 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			r = -errno;
@@ -719,6 +740,10 @@ int watch_run(const struct replay_options *o)
 			r = 0;
 			break;
 		}
+		/* a pack added since (the directory read again): the files ignored are seen again */
+		if (src.ignoring)
+			watch_names_refresh(&w->names, now_realtime_ns());
+		forget_ignored(w, &src, &names_reads);
 		if (p[2].revents & (POLLPRI | POLLERR)) {
 			int k = sys_view_refresh(&w->view, true);
 
@@ -730,6 +755,8 @@ int watch_run(const struct replay_options *o)
 		}
 		if (p[1].revents) {
 			int k = watch_exec_read(&src, on_exec, w);
+
+			forget_ignored(w, &src, &names_reads);	/* a pack seen by those execs */
 
 			if (k == -EMFILE || k == -ENFILE || k == -ENOMEM) {
 				/* the kernel could not make an event's descriptor: it comes back */

@@ -98,7 +98,7 @@ stop_daemon() {
 	return $rc
 }
 
-plan 45
+plan 46
 mkpacks
 : >"$T/log"
 ok "the daemon starts and watches execs" start_daemon -v
@@ -118,6 +118,16 @@ ok "started again with everything resident: skipped, and -v says why" \
 	wait_log "'$T/bin/dyn' started: all 64 sampled pages of what its pack would read"
 ok "one replay line in all for the two starts" \
 	test "$(grep -c "'$T/bin/dyn' started: issued" "$T/log")" = 1
+
+# ---- a program with no pack: its execs are dropped by the kernel (an ignore mark) until a
+# pack appears in DIR; then its next start is replayed ----
+cp "$(command -v sleep)" "$T/bin/later"
+head -c $((256 * 4096)) /dev/urandom >"$T/data-later"
+"$T/bin/later" 0; "$T/bin/later" 0; sleep 0.3; "$T/bin/later" 0
+"$MKPACK" "$(name "$T/bin/later")" "$T/data-later" >/dev/null
+evict "$T/data-later"
+ok "a program started with no pack, then given one: its next start is replayed" \
+	bash -c '"$1" 1.5 && "$2" --resident "$3" | mostly' - "$T/bin/later" "$MKPACK" "$T/data-later"
 
 # ---- scripts: the script's pack, once per start ----
 evict "$T/data"

@@ -80,6 +80,10 @@ START_TEST(test_other_roots)
 	ck_assert(!watch_names_may_have(&x, 0, "/usr/bin/python3.11", LATER));
 	ck_assert(!watch_names_may_have(&x, 0x1234abce, "/usr/bin/python3.11", LATER));
 	ck_assert(!watch_names_may_have(&x, 0x1234abcd, "/usr/bin/python3.12", LATER));
+	/* the host's file of that path may be the one the root runs (a bind mount): not ignored */
+	ck_assert(watch_names_in_other_roots(&x, "/usr/bin/python3.11"));
+	ck_assert(!watch_names_in_other_roots(&x, "/usr/bin/python3.12"));
+	ck_assert(!watch_names_in_other_roots(&x, "/bin/python3.11"));
 	/* long names end in a digest of the whole name, root included */
 	{
 		char longpath[400];
@@ -90,6 +94,8 @@ START_TEST(test_other_roots)
 		touch_pack(0x1234abcd, longpath);
 		ck_assert(watch_names_may_have(&x, 0x1234abcd, longpath, LATER));
 		ck_assert(!watch_names_may_have(&x, 0, longpath, LATER));
+		/* a digest may be of any path */
+		ck_assert(watch_names_in_other_roots(&x, "/usr/bin/python3.12"));
 	}
 	watch_names_free(&x);
 }
