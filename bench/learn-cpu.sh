@@ -36,7 +36,7 @@ execs_cpu() {
 }
 
 daemon_ns() {	# CPU time of processes $@, ns, every thread (schedstat: ns, not clock ticks)
-	for p in "$@"; do cat /proc/"$p"/task/*/schedstat; done | awk '{ t += $1 } END { printf "%d\n", t }'
+	for p in "$@"; do cat /proc/"$p"/task/*/schedstat; done | awk '{ t += $1 } END { printf "%.0f\n", t }'
 }
 
 threads_ns() {	# the same by thread: tid, name, ns
