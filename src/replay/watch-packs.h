@@ -34,6 +34,7 @@ struct watch_pack {
 	int64_t mtime_ns, ctime_ns;
 	unsigned refs;			/* atomic: the cache's and each replay's */
 	bool busy;			/* atomic: a replay of it is queued or running */
+	uint64_t resident_ns;		/* atomic: when a check last found its data resident */
 	uint64_t last_used;		/* lookup count at the last use, for eviction */
 	struct replay_sample *samples;	/* by file, then page: one file opened once per check */
 	uint32_t nsamples;

@@ -46,6 +46,15 @@
 #define SCRIPT_NS	1000000000ull
 #define STARTS_MAX	64	/* replays queued lately, by process and pack: one per start */
 #define START_NS	2000000000ull
+/*
+ * A program whose pack's data a check found resident is not looked at again
+ * for this long: its execs meanwhile are skipped, and the kernel drops them
+ * (an ignore mark on its file, all such marks removed RESIDENT_HOLD_NS after
+ * the first). A loop or a build starting it over and over costs one check a
+ * second; its data evicted in between, a start can go unprefetched for up to
+ * twice this long.
+ */
+#define RESIDENT_HOLD_NS	1000000000ull
 
 /* A replay to run; shared (refcounted) by the queue, a worker, and a pending exec. */
 struct job {
@@ -102,6 +111,7 @@ struct watch {
 	size_t npending;
 	struct watch_recent scripts[SCRIPTS_MAX];
 	struct watch_recent starts[STARTS_MAX];
+	uint64_t held_ns;		/* when the first ignore mark for resident data was set, 0 */
 };
 
 static struct job *job_get(struct job *j)
@@ -178,6 +188,7 @@ static void run_job(struct watch *w, struct job *j)
 	/* the decision is on the exec's path: stop at the first page that is not resident */
 	r = watch_pack_check(j->pack, j->view, true, &ck, &fs);
 	if (r == 0 && ck.sampled && ck.resident == ck.sampled) {
+		__atomic_store_n(&j->pack->resident_ns, now_monotonic_ns(), __ATOMIC_RELEASE);
 		log_debug("'%s%s%s' started: all %u sampled pages of what its pack would read "
 			  "(%.1f MiB%s) are resident (looked at in %.2f ms), skipping", j->exe, rs, rp,
 			  ck.sampled, (double)j->pack->sampled_bytes / (1 << 20),
@@ -301,7 +312,7 @@ static void watch_recent_add(struct watch_recent *r, size_t n, pid_t pid, uint64
  * @want_job, else NULL.
  */
 static struct job *consider(struct watch *w, pid_t pid, const struct key_root *root,
-			    const char *path, uint64_t since, bool want_job)
+			    const char *path, uint64_t since, bool want_job, bool *ret_held)
 {
 	const char *rs = in_root(root->id ? root->path : NULL);
 	const char *rp = root_name(root->id ? root->path : NULL);
@@ -319,6 +330,14 @@ static struct job *consider(struct watch *w, pid_t pid, const struct key_root *r
 		else if (r != -ENOENT)
 			log_debug("'%s%s%s' started (pid %d): its pack '%s' cannot be read, skipping",
 				  path, rs, rp, pid, name);
+		return NULL;
+	}
+	if (ret_held && now - __atomic_load_n(&p->resident_ns, __ATOMIC_ACQUIRE) < RESIDENT_HOLD_NS) {
+		if (w->chatty)
+			log_debug("'%s%s%s' started (pid %d): its data was resident less than %.0f s "
+				  "ago, skipping", path, rs, rp, pid, RESIDENT_HOLD_NS / 1e9);
+		*ret_held = true;
+		watch_pack_put(p);
 		return NULL;
 	}
 	/* one replay per start: a process that execs the program again (env, a wrapper) */
@@ -452,7 +471,7 @@ static void settle(struct watch *w, struct pending *q, const char *key)
 	}
 	if (q->spec)
 		job_cancel(q->spec, key);
-	consider(w, q->pid, q->root, key, q->since, false);
+	consider(w, q->pid, q->root, key, q->since, false, NULL);
 }
 
 static void resolve(struct watch *w, struct pending *q, char *args, size_t len)
@@ -548,7 +567,7 @@ static bool on_exec(const struct watch_exec_event *ev, void *userdata)
 	char path[PATH_MAX];
 	uint64_t now = now_monotonic_ns();
 	struct key_file file = { .dev = ev->dev, .ino = ev->ino, .uid = ev->uid, .mode = ev->mode };
-	bool interp;
+	bool interp, held = false;
 	int r;
 
 	r = key_root_of(ev->pid, &w->self, &root);
@@ -602,7 +621,7 @@ static bool on_exec(const struct watch_exec_event *ev, void *userdata)
 		if (w->chatty)
 			log_debug("'%s' started (pid %d): a script, named once its interpreter runs",
 				  path, ev->pid);
-		spec = consider(w, ev->pid, &root, path, now, true);
+		spec = consider(w, ev->pid, &root, path, now, true, NULL);
 		watch_recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, ev->script, now, spec,
 			   spec ? strdup(path) : NULL);
 		return false;
@@ -613,12 +632,16 @@ static bool on_exec(const struct watch_exec_event *ev, void *userdata)
 	}
 	if (interp) {
 		/* its own pack meanwhile: right for "python3 -c" and "sh -c", stopped for a script */
-		spec = consider(w, ev->pid, &root, path, now, true);
+		spec = consider(w, ev->pid, &root, path, now, true, NULL);
 		pend(w, ev, &root, path, 0, spec, spec ? strdup(path) : NULL);
 		return false;
 	}
-	consider(w, ev->pid, &root, path, now, false);
-	return false;
+	consider(w, ev->pid, &root, path, now, false, &held);
+	if (!held || root.id != 0 || watch_names_in_other_roots(&w->names, path))
+		return false;
+	if (!w->held_ns)
+		w->held_ns = now_monotonic_ns();
+	return true;	/* dropped by the kernel until the marks go (RESIDENT_HOLD_NS) */
 }
 
 /*
@@ -744,6 +767,10 @@ int watch_run(const struct replay_options *o)
 		if (src.ignoring)
 			watch_names_refresh(&w->names, now_realtime_ns());
 		forget_ignored(w, &src, &names_reads);
+		if (w->held_ns && now_monotonic_ns() - w->held_ns >= RESIDENT_HOLD_NS) {
+			watch_exec_forget(&src);	/* the resident programs looked at again */
+			w->held_ns = 0;
+		}
 		if (p[2].revents & (POLLPRI | POLLERR)) {
 			int k = sys_view_refresh(&w->view, true);
 

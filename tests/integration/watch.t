@@ -98,7 +98,7 @@ stop_daemon() {
 	return $rc
 }
 
-plan 46
+plan 47
 mkpacks
 : >"$T/log"
 ok "the daemon starts and watches execs" start_daemon -v
@@ -118,6 +118,13 @@ ok "started again with everything resident: skipped, and -v says why" \
 	wait_log "'$T/bin/dyn' started: all 64 sampled pages of what its pack would read"
 ok "one replay line in all for the two starts" \
 	test "$(grep -c "'$T/bin/dyn' started: issued" "$T/log")" = 1
+# started over and over with its data resident: looked at once a second, its other execs
+# dropped by the kernel; once its data is evicted, a start 2 s later is replayed again
+for _ in $(seq 20); do "$T/bin/dyn" 0; done
+sleep 2.2
+evict "$T/data"
+ok "started 20 times resident, then evicted: its next start 2 s later is replayed" \
+	bash -c '"$1" 1.5 && "$2" --resident "$3" | mostly' - "$T/bin/dyn" "$MKPACK" "$T/data"
 
 # ---- a program with no pack: its execs are dropped by the kernel (an ignore mark) until a
 # pack appears in DIR; then its next start is replayed ----
