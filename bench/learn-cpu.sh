@@ -10,7 +10,10 @@
 # WHICH=learn (default) measures ura-trace --watch, WHICH=replay ura-replay --watch (the exec
 # daemon, on the packs a learning daemon wrote during a first round of its own), WHICH=both
 # the two together (their CPU summed).
-# Run as root: [WHICH=...] bench/learn-cpu.sh [ROUNDS] [EXECS]
+# WORKLOAD=distinct: each round runs `CMD --version` of 100 distinct commands of /usr/bin (the
+# first 100 that answer within 0.5 s, exit 0 and read no stdin) instead of /bin/true; EXECS
+# is then ignored (100 execs a round).
+# Run as root: [WHICH=...] [WORKLOAD=...] bench/learn-cpu.sh [ROUNDS] [EXECS]
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${1:-5}
@@ -18,6 +21,19 @@ EXECS=${2:-2000}
 D=$(mktemp -d /run/ura-learn-cpu.XXXXXX)
 HZ=$(getconf CLK_TCK)
 WHICH=${WHICH:-learn}
+WORKLOAD=${WORKLOAD:-true}
+if [ "$WORKLOAD" = distinct ]; then
+	PROGS=()
+	for f in /usr/bin/*; do
+		[ -f "$f" ] && [ -x "$f" ] && [ ! -u "$f" ] || continue
+		case "${f##*/}" in *reboot*|*shutdown*|*halt*|*poweroff*|ura-*|*kill*) continue ;; esac
+		timeout 0.5 "$f" --version </dev/null >/dev/null 2>&1 || continue
+		PROGS+=("$f")
+		[ ${#PROGS[@]} -ge 100 ] && break
+	done
+	EXECS=${#PROGS[@]}
+	echo "workload: --version of ${#PROGS[@]} commands, one pass a round"
+fi
 DAEMON=
 trap '[ -n "$DAEMON" ] && kill $DAEMON 2>/dev/null; wait 2>/dev/null; rm -rf "$D"' EXIT
 
@@ -27,10 +43,14 @@ trap '[ -n "$DAEMON" ] && kill $DAEMON 2>/dev/null; wait 2>/dev/null; rm -rf "$D
 execs_cpu() {
 	local t0 t1 i=0 me=$BASHPID
 	t0=$(awk '{ sub(/.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$me/stat")
-	while [ $i -lt "$EXECS" ]; do
-		/bin/true
-		i=$((i + 1))
-	done
+	if [ "$WORKLOAD" = distinct ]; then
+		for p in "${PROGS[@]}"; do "$p" --version </dev/null >/dev/null 2>&1; done
+	else
+		while [ $i -lt "$EXECS" ]; do
+			/bin/true
+			i=$((i + 1))
+		done
+	fi
 	t1=$(awk '{ sub(/.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$me/stat")
 	echo "$t0 $t1 $HZ" | awk '{ print ($2 - $1) / $3 }'
 }
