@@ -5,20 +5,23 @@
 The two daemons run as their units in systemd/ start them (ExecStart, Nice and I/O class
 read from the unit files; default options; the packs' directory moved to WORKDIR):
 
-  learn   ura-trace-watch.service's command runs while the program starts cold three
-          times (caches dropped before each start), then is stopped; or, with --learn hand,
+  learn   ura-trace-watch.service's command runs while the program starts three times,
+          as --learn-starts says (default cold,warm,warm: caches dropped before the first
+          only, as a daemon mostly sees starts), then is stopped; or, with --learn hand,
           three `ura-trace --pack` runs merged with `ura-trace --merge` into the pack named
           by the program's key (bench/../tests/integration/helpers/packname): what to do
-          while the learning daemon does not name packs by that key yet
+          while the learning daemon does not name packs by that key yet. Before it,
+          `ura-trace --pack` (default options) of one cold start: the one-shot pack
   measure for each device profile, RUNS rounds of, interleaved:
             cold   caches dropped, the program alone
             watch  ura-replay-watch.service's command running (started, caches dropped,
                    the program started, the daemon stopped: it replays on the exec)
             hand   caches dropped, `ura-replay PACK` (default options) started with the
                    program, the same learned pack
+            oneshot  the same with the one-shot pack
             warm   the program run once, then timed
-          medians, min-max, the share of the cold->warm gap closed, and watch's share of
-          what hand closes (the target: 95% or more)
+          medians, min-max, the share of the cold->warm gap closed, watch's share of
+          what hand closes and hand's of what oneshot closes (the targets: 95% or more)
 
 Everything the program and the prefetchers read from the testbed's device goes through
 slowrun (one cgroup, one device budget); the daemons themselves are started through it too.
@@ -54,8 +57,9 @@ WORKLOADS = {
     # not in bench/e2e.py: a perl script ("#!/usr/bin/perl") loading Module::CoreList (1 MB)
     "corelist": ["/usr/bin/corelist", "-a", "Data::Dumper"],
 }
-if "clang" in e2e.WORKLOADS:
-    WORKLOADS["clang"] = e2e.WORKLOADS["clang"]
+for big in ("clang", "rustc"):
+    if big in e2e.WORKLOADS:
+        WORKLOADS[big] = e2e.WORKLOADS[big]
 
 
 def unit_command(unit, packs):
@@ -136,20 +140,32 @@ class Bench:
                              capture_output=True, text=True).stdout.strip()
         return path, os.path.join(self.packs, out)
 
+    def oneshot_of(self, name):
+        return os.path.join(self.args.workdir, f"{name}-oneshot.pack")
+
     def learn(self, name, profile):
-        """Three cold starts learned; returns the pack's path."""
+        """The one-shot pack of a cold start, then the learned pack; returns its path."""
         path, pack = self.pack_of(name)
-        if os.path.exists(pack) and not self.args.relearn:
+        oneshot = self.oneshot_of(name)
+        if os.path.exists(pack) and os.path.exists(oneshot) and not self.args.relearn:
             return path, pack
-        if os.path.exists(pack):
-            os.unlink(pack)
+        for f in (pack, oneshot):
+            if os.path.exists(f):
+                os.unlink(f)
         prog = self.slow(profile, WORKLOADS[name], chroot=True)
+        e2e.drop_caches()
+        # the tracer in the program's cgroup, as the user's shell is: its device model, its
+        # read_ahead_kb; files named as the host sees them, as the daemon names them
+        subprocess.run(self.slow(profile, [os.path.join(BUILD, "ura-trace"), "-q", "--pack",
+                                           oneshot, "--", "chroot", self.mnt] + WORKLOADS[name]),
+                       check=True, stdout=subprocess.DEVNULL)
         if self.args.learn == "daemon":
             log = open(os.path.join(self.logs, f"learn-{name}.log"), "w")
             d = subprocess.Popen(self.learn_cmd, stdout=log, stderr=subprocess.STDOUT)
             time.sleep(2)
-            for _ in range(3):
-                e2e.drop_caches()
+            for start in self.args.learn_starts.split(","):
+                if start == "cold":
+                    e2e.drop_caches()
                 subprocess.run(prog, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 time.sleep(self.args.window + 3)     # its window closes, the run is merged
             d.send_signal(signal.SIGTERM)
@@ -201,9 +217,10 @@ class Bench:
         e2e.drop_caches()
         if strategy == "cold":
             return self.timed(prog)
-        if strategy == "hand":
+        if strategy in ("hand", "oneshot"):
+            which = pack if strategy == "hand" else self.oneshot_of(name)
             p = subprocess.Popen(self.slow(profile, [os.path.join(BUILD, "ura-replay"), "-q",
-                                                     pack]),
+                                                     which]),
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             t = self.timed(prog)
             p.wait()
@@ -236,6 +253,8 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--learn", choices=("daemon", "hand"), default="daemon")
     ap.add_argument("--learn-profile", default="emmc", help="the device profile learned on")
+    ap.add_argument("--learn-starts", default="cold,warm,warm",
+                    help="the starts the daemon learns from: cold (caches dropped) or warm")
     ap.add_argument("--window", type=float, default=10, help="the learning unit's --window")
     ap.add_argument("--relearn", action="store_true", help="learn again though a pack exists")
     ap.add_argument("--workdir", default="/var/tmp/ura-watch-bench")
@@ -253,7 +272,7 @@ def main():
                "date": time.strftime("%Y-%m-%d"), "args": vars(args),
                "learn_unit": b.learn_cmd, "watch_unit": b.watch_cmd,
                "damon": "on" if e2e.damon_running() else "none", "workloads": {}}
-    strategies = ["cold", "watch", "hand", "warm"]
+    strategies = ["cold", "watch", "hand", "oneshot", "warm"]
     for name in args.workloads.split(","):
         with locked(args.lock):
             path, pack = b.learn(name, args.learn_profile)
@@ -278,6 +297,8 @@ def main():
                     if cold > warm else None
             hand = res["hand"]["gap_closed"]
             res["watch_of_hand"] = res["watch"]["gap_closed"] / hand if hand else None
+            one = res["oneshot"]["gap_closed"]
+            res["hand_of_oneshot"] = hand / one if hand is not None and one else None
             lines = open(log).read().splitlines()
             res["watch_log"] = [line for line in lines if "started" in line][:40]
             results["workloads"][name]["profiles"][profile] = res
@@ -286,7 +307,9 @@ def main():
                 (f" ({res[s]['gap_closed'] * 100:.0f}%)" if res[s]["gap_closed"] is not None
                  else "") for s in strategies) +
                 (f"; watch/hand {res['watch_of_hand'] * 100:.0f}%"
-                 if res["watch_of_hand"] is not None else ""), flush=True)
+                 if res["watch_of_hand"] is not None else "") +
+                (f"; hand/oneshot {res['hand_of_oneshot'] * 100:.0f}%"
+                 if res["hand_of_oneshot"] is not None else ""), flush=True)
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         with open(args.out, "w") as f:
