@@ -112,9 +112,11 @@
 #define MAX_FOLLOWED		64
 #define FOLLOW_NS		(60000 * MS)
 /*
- * A parent followed whose last this many traced children opened no window
- * (a shell running a program learned enough, over and over) is followed no
- * more: each of them cost its events in the kernel and here, for nothing.
+ * A parent followed whose traced children mostly open no window (a shell
+ * running programs learned enough, over and over) is followed no more: each
+ * of them cost its events in the kernel and here, for nothing. A child not
+ * learned counts one miss, a child learned takes two away; this many misses
+ * and the parent is dropped (fewer than one child in three learned).
  */
 #define FOLLOW_MISSES		8
 /* the parents of the last forks of traced tasks, by child pid (direct-mapped) */
@@ -396,7 +398,8 @@ static void follow_parent(struct learner *l, int pid, uint64_t now)
 	for (i = 0; i < l->nfollowed; i++) {
 		if (l->followed[i].pid == ppid) {
 			l->followed[i].ns = now;
-			l->followed[i].misses = 0;
+			/* a child learned pays for two that were not */
+			l->followed[i].misses -= l->followed[i].misses < 2 ? l->followed[i].misses : 2;
 			return;
 		}
 		if (l->followed[i].ns < l->followed[oldest].ns)
@@ -591,6 +594,15 @@ static bool open_window(struct learner *l, const struct exec_seen *x, bool trace
 	l->windows++;
 	l->last_open_ns = w->seen_ns = now_monotonic_ns();
 	w->demand.evidence = l->evidence;
+	/*
+	 * Every page a fault-around window mapped with a touched one counts as
+	 * demanded, as in a command's trace: the pack then holds every page the
+	 * run used, to the resolution its starts allowed (measured on python,
+	 * emmc: with only the pages near the touched one, the pack of a cold and
+	 * two warm starts held 12.3 MB demanded against the one-shot trace's 16.8,
+	 * and closed 35% of the gap against its 66%).
+	 */
+	w->demand.near_pages = -1;
 	if (traced) {
 		struct pre_exec pre = { .l = l, .w = w };
 
