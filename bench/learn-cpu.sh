@@ -32,6 +32,8 @@ if [ "$WORKLOAD" = distinct ]; then
 		[ ${#PROGS[@]} -ge 100 ] && break
 	done
 	EXECS=${#PROGS[@]}
+	mkdir -p "$D/cwd"
+	cd "$D/cwd"	# some leave files behind (gzexe's gz$$)
 	echo "workload: --version of ${#PROGS[@]} commands, one pass a round"
 fi
 DAEMON=

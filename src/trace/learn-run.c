@@ -27,6 +27,7 @@
 #include "learn-packdir.h"
 #include "learn-events.h"
 #include "learn-exec.h"
+#include "learn-follow.h"
 #include "learn-pidfilter.h"
 #include "learn-private.h"
 #include "learn-programs.h"
@@ -103,24 +104,6 @@
  * what its program did first, and would count as a run that did not do it.
  */
 #define LATE_NS			(5 * MS)
-/*
- * The parent of a program learned is traced too (what it forks from then on
- * is traced from its fork: the next programs a shell or a launcher starts);
- * this many parents at most, kept through rewrites while they started a
- * learned program in the last FOLLOW_NS.
- */
-#define MAX_FOLLOWED		64
-#define FOLLOW_NS		(60000 * MS)
-/*
- * A parent followed whose traced children mostly open no window (a shell
- * running programs learned enough, over and over) is followed no more: each
- * of them cost its events in the kernel and here, for nothing. A child not
- * learned counts one miss, a child learned takes two away; this many misses
- * and the parent is dropped (fewer than one child in three learned).
- */
-#define FOLLOW_MISSES		8
-/* the parents of the last forks of traced tasks, by child pid (direct-mapped) */
-#define FORK_SLOTS		1024
 /* Arm the pid filter again, after an exec not traced from its fork, at most this often. */
 #define REARM_GAP_NS		(1000 * MS)
 /*
@@ -174,16 +157,6 @@ struct pexec {
 	uint64_t ts;
 };
 
-/* A parent of learned programs, traced so that its next children are traced from their fork. */
-struct followed {
-	int pid;
-	uint64_t ns;		/* when it last started a program learned */
-	unsigned misses;	/* traced children since then that opened no window */
-};
-
-struct fork_slot {
-	int child, parent;
-};
 
 struct learner {
 	const struct trace_options *o;
@@ -211,9 +184,7 @@ struct learner {
 	bool untraced;			/* an exec not traced from its fork since then */
 	uint64_t last_open_ns;		/* when a window last opened */
 	uint64_t extra_events;		/* events of traced tasks in no window, since the last rewrite */
-	struct followed followed[MAX_FOLLOWED];
-	size_t nfollowed;
-	struct fork_slot forks[FORK_SLOTS];
+	struct follow follow;		/* parents whose next children are traced from their fork */
 	/* a rewrite: asked for at @rewrite_ns, request @rewrite_seq (0 when done), done by
 	 * @rewrite_done_ns; a task forked meanwhile was not added with its parent */
 	unsigned rewrite_seq;
@@ -221,7 +192,7 @@ struct learner {
 	uint64_t lost, lost_checked_ns;
 	/* counts, for the log at the end */
 	uint64_t execs, gone, skipped_busy, windows, traced_at_exec, late, lost_runs;
-	uint64_t lost_execs, skipped_rate, skipped_private, unfollowed;
+	uint64_t lost_execs, skipped_rate, skipped_private;
 };
 
 static void *arena_grow(void *p, size_t *cap, size_t need, size_t elem)
@@ -387,53 +358,18 @@ static void adopt_children(struct learner *l, int pid)
 	}
 }
 
-/* Trace @pid's parent from now on (see MAX_FOLLOWED), unless it is already. */
+/* Trace @pid's parent from now on (learn-follow.h), unless it is already. */
 static void follow_parent(struct learner *l, int pid, uint64_t now)
 {
 	int ppid = proc_parent(pid);
-	size_t i, oldest = 0;
 
-	if (ppid <= 0)
-		return;
-	for (i = 0; i < l->nfollowed; i++) {
-		if (l->followed[i].pid == ppid) {
-			l->followed[i].ns = now;
-			/* a child learned pays for two that were not */
-			l->followed[i].misses -= l->followed[i].misses < 2 ? l->followed[i].misses : 2;
-			return;
-		}
-		if (l->followed[i].ns < l->followed[oldest].ns)
-			oldest = i;
-	}
-	if (l->nfollowed < MAX_FOLLOWED)
-		oldest = l->nfollowed++;
-	l->followed[oldest] = (struct followed){ .pid = ppid, .ns = now };
-	if (!windows_has_task(&l->ws, ppid))
+	if (ppid > 0 && follow_hit(&l->follow, ppid, now) && !windows_has_task(&l->ws, ppid))
 		pidfilter_add(l->pf, ppid);
 }
 
-/*
- * A traced exec of @pid opened no window: if its parent is followed, that
- * parent's tracing paid for nothing this time (see FOLLOW_MISSES). The parent
- * is known from the fork records, not /proc: the task may be gone already.
- */
-static void parent_missed(struct learner *l, int pid)
+static bool alive(int pid)
 {
-	const struct fork_slot *f = &l->forks[(unsigned)pid % FORK_SLOTS];
-
-	if (f->child != pid)
-		return;
-	for (size_t i = 0; i < l->nfollowed; i++) {
-		if (l->followed[i].pid != f->parent)
-			continue;
-		if (++l->followed[i].misses >= FOLLOW_MISSES) {
-			log_debug("pid %d no longer followed: its last %d programs traced were "
-				  "not learned", f->parent, FOLLOW_MISSES);
-			l->followed[i] = l->followed[--l->nfollowed];
-			l->unfollowed++;
-		}
-		return;
-	}
+	return kill(pid, 0) == 0;
 }
 
 struct pre_exec {
@@ -630,8 +566,13 @@ static void on_exec(struct learner *l, const struct exec_seen *x)
 	bool traced = exec_traced(l, x->pid, x->ts);
 
 	l->execs++;
-	if (!open_window(l, x, traced) && traced)
-		parent_missed(l, x->pid);
+	if (!open_window(l, x, traced) && traced) {
+		int parent = follow_miss(&l->follow, x->pid);
+
+		if (parent)
+			log_debug("pid %d no longer followed: too few of the programs it started "
+				  "were learned", parent);
+	}
 }
 
 /* Handle one record, in time order. */
@@ -654,7 +595,7 @@ static int handle(struct learner *l, const struct rec *r)
 		    rec.data, r->size);
 	if (r->kind == REC_FORK && learn_events_decode(l->task_dec, &rec, &tev) == 1) {
 		recent_push(l->recent, tev.child, r->ts, true, NULL, 0);	/* a new task */
-		l->forks[(unsigned)tev.child % FORK_SLOTS] = (struct fork_slot){ tev.child, tev.pid };
+		follow_fork(&l->follow, tev.pid, tev.child);
 	}
 	if (r->kind == REC_PEXEC)
 		return 0;	/* seen with the exec instance's record */
@@ -852,24 +793,21 @@ static void rewrite(struct learner *l, uint64_t now)
 	int *keep = NULL;
 	long n = windows_pids(&l->ws, &keep);
 	int *k;
+	int parents[FOLLOW_MAX];
+	size_t np;
 
 	if (n < 0)
 		return;
-	k = realloc(keep, ((size_t)n + l->nfollowed + 1) * sizeof(*keep));
+	k = realloc(keep, ((size_t)n + FOLLOW_MAX + 1) * sizeof(*keep));
 	if (!k) {
 		free(keep);
 		return;
 	}
 	keep = k;
-	for (size_t i = 0; i < l->nfollowed;) {
-		if (now - l->followed[i].ns < FOLLOW_NS && kill(l->followed[i].pid, 0) == 0) {
-			if (!windows_has_task(&l->ws, l->followed[i].pid))
-				keep[n++] = l->followed[i].pid;
-			i++;
-			continue;
-		}
-		l->followed[i] = l->followed[--l->nfollowed];
-	}
+	np = follow_keep(&l->follow, now, alive, parents);
+	for (size_t i = 0; i < np; i++)
+		if (!windows_has_task(&l->ws, parents[i]))
+			keep[n++] = parents[i];
 	log_debug("pid filter written afresh: %" PRIu64 " events of tasks in no window, %ld "
 		  "tasks kept", l->extra_events, n);
 	l->rewrite_seq = pidfilter_rewrite(l->pf, keep, (size_t)n);
@@ -1095,7 +1033,7 @@ static void log_counts(struct learner *l)
 		 " packs written, %" PRIu64 " removed (caps); %" PRIu64 " pid filter writes, "
 		 "longest %.1f ms", l->execs, l->windows, l->traced_at_exec, ws.merged,
 		 l->lost_runs + ws.dropped, l->late, l->skipped_busy, l->skipped_rate,
-		 l->skipped_private, l->gone, l->unfollowed, ws.writes, ws.evicted, ps.writes,
+		 l->skipped_private, l->gone, l->follow.dropped, ws.writes, ws.evicted, ps.writes,
 		 (double)ps.max_write_ns / 1e6);
 }
 
