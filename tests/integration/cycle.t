@@ -91,6 +91,14 @@ if [ "$n_after" -gt $((n_cold / 10)) ]; then
 fi
 ok "after the replay the program reads (nearly) nothing itself ($n_after reads, cold $n_cold)" \
 	test "$n_after" -le $((n_cold / 10))
+if [ "$n_after" -gt $((n_cold / 10)) ]; then
+	# what the pack holds of the files read again, and what the replay plans: for the next look
+	"$URA_DUMP" "$T/prog.pack" 2>&1 | grep -A1 -E "/(f[0-9]+|g[0-9]+|big) " | while read -r l; do
+		diag "pack: $l" >&2
+	done
+	sh -c 'echo $$ >"$1/cgroup.procs"; exec "$2" --dry-run --json "$3"' - "$CG" "$URA_REPLAY" \
+		"$T/prog.pack" 2>&1 | head -c 4000 | while read -r l; do diag "plan: $l" >&2; done
+fi
 
 # and the files really came from the replay: the same cycle without it reads again
 cold
