@@ -546,6 +546,16 @@ static void poll_pending(struct watch *w)
 }
 
 /*
+ * May the kernel drop the next execs of this file (an ignore mark on its inode,
+ * whatever root runs it)? Only in the daemon's own root, and only when no pack
+ * of another root may be for the path (a container running the same file).
+ */
+static bool ignorable(struct watch *w, const struct key_root *root, const char *path)
+{
+	return root->id == 0 && !watch_names_in_other_roots(&w->names, path);
+}
+
+/*
  * An exec (fanotify FAN_OPEN_EXEC: the exec is under way, the process still
  * runs its old image). Its key, as the learning daemon makes it: the process's
  * root and the program's path there; for a script, the script's path as
@@ -599,11 +609,7 @@ static bool on_exec(const struct watch_exec_event *ev, void *userdata)
 		    !watch_recent_find(w->scripts, SCRIPTS_MAX, ev->pid, 0, now, SCRIPT_NS, false, NULL)) {
 			if (w->chatty)
 				log_debug("'%s' started (pid %d): no pack", path, ev->pid);
-			/*
-			 * Its next execs need not be seen until a pack is added: unless a
-			 * pack of another root may be for this file (a container running it).
-			 */
-			return root.id == 0 && !watch_names_in_other_roots(&w->names, path);
+			return ignorable(w, &root, path);	/* until a pack is added */
 		}
 	}
 	/* a user's mount namespace may show any file at a system path: believe the file */
@@ -637,7 +643,7 @@ static bool on_exec(const struct watch_exec_event *ev, void *userdata)
 		return false;
 	}
 	consider(w, ev->pid, &root, path, now, false, &held);
-	if (!held || root.id != 0 || watch_names_in_other_roots(&w->names, path))
+	if (!held || !ignorable(w, &root, path))
 		return false;
 	if (!w->held_ns)
 		w->held_ns = now_monotonic_ns();

@@ -157,7 +157,6 @@ struct pexec {
 	uint64_t ts;
 };
 
-
 struct learner {
 	const struct trace_options *o;
 	struct tracer *exec_t, *pages_t;
@@ -784,35 +783,19 @@ static int round_once(struct learner *l, bool *ret_more)
 }
 
 /*
- * Tasks traced for no window: the list started again (every task traced
- * meanwhile) with the windows' tasks and the parents that started learned
+ * Tasks traced for no window, and no window open: the list started again
+ * (every task traced meanwhile) with the parents that started learned
  * programs lately.
  */
 static void rewrite(struct learner *l, uint64_t now)
 {
-	int *keep = NULL;
-	long n = windows_pids(&l->ws, &keep);
-	int *k;
-	int parents[FOLLOW_MAX];
-	size_t np;
+	int keep[FOLLOW_MAX];
+	size_t n = follow_keep(&l->follow, now, alive, keep);
 
-	if (n < 0)
-		return;
-	k = realloc(keep, ((size_t)n + FOLLOW_MAX + 1) * sizeof(*keep));
-	if (!k) {
-		free(keep);
-		return;
-	}
-	keep = k;
-	np = follow_keep(&l->follow, now, alive, parents);
-	for (size_t i = 0; i < np; i++)
-		if (!windows_has_task(&l->ws, parents[i]))
-			keep[n++] = parents[i];
-	log_debug("pid filter written afresh: %" PRIu64 " events of tasks in no window, %ld "
-		  "tasks kept", l->extra_events, n);
-	l->rewrite_seq = pidfilter_rewrite(l->pf, keep, (size_t)n);
+	log_debug("pid filter written afresh: %" PRIu64 " events of tasks in no window, %zu "
+		  "parents kept", l->extra_events, n);
+	l->rewrite_seq = pidfilter_rewrite(l->pf, keep, n);
 	l->rewrite_ns = now;
-	free(keep);
 	l->extra_events = 0;
 	l->last_write_ns = now;
 	l->untraced = false;
