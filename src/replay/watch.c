@@ -547,12 +547,17 @@ static void poll_pending(struct watch *w)
 
 /*
  * May the kernel drop the next execs of this file (an ignore mark on its inode,
- * whatever root runs it)? Only in the daemon's own root, and only when no pack
- * of another root may be for the path (a container running the same file).
+ * whatever root or path runs it)? Only in the daemon's own root, only when the
+ * path is the very file as the daemon sees it (a user's mount namespace could
+ * show a program with a pack at a path without one, and so silence its
+ * replays), and only when no pack of another root may be for the path (a
+ * container running the same file).
  */
-static bool ignorable(struct watch *w, const struct key_root *root, const char *path)
+static bool ignorable(struct watch *w, pid_t pid, const struct key_root *root, const char *path,
+		      const struct key_file *file)
 {
-	return root->id == 0 && !watch_names_in_other_roots(&w->names, path);
+	return root->id == 0 && !watch_names_in_other_roots(&w->names, path) &&
+	       key_trusted(pid, root, path, file, sys_view_mounts(w->view)) == 0;
 }
 
 /*
@@ -609,7 +614,7 @@ static bool on_exec(const struct watch_exec_event *ev, void *userdata)
 		    !watch_recent_find(w->scripts, SCRIPTS_MAX, ev->pid, 0, now, SCRIPT_NS, false, NULL)) {
 			if (w->chatty)
 				log_debug("'%s' started (pid %d): no pack", path, ev->pid);
-			return ignorable(w, &root, path);	/* until a pack is added */
+			return ignorable(w, ev->pid, &root, path, &file);	/* until a pack is added */
 		}
 	}
 	/* a user's mount namespace may show any file at a system path: believe the file */
@@ -643,7 +648,7 @@ static bool on_exec(const struct watch_exec_event *ev, void *userdata)
 		return false;
 	}
 	consider(w, ev->pid, &root, path, now, false, &held);
-	if (!held || !ignorable(w, &root, path))
+	if (!held || !ignorable(w, ev->pid, &root, path, &file))
 		return false;
 	if (!w->held_ns)
 		w->held_ns = now_monotonic_ns();

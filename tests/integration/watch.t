@@ -98,7 +98,7 @@ stop_daemon() {
 	return $rc
 }
 
-plan 47
+plan 48
 mkpacks
 : >"$T/log"
 ok "the daemon starts and watches execs" start_daemon -v
@@ -168,6 +168,18 @@ timeout 0.5 "$T/u/python3" -f "$T/bin/dyn" >/dev/null 2>&1
 ok "a user's program named python3 naming a program: not believed" \
 	wait_log "an interpreter's name, not root's: its argv is not believed"
 ok "neither read the program's data" resident_is hardly "$T/data"
+# a program with a pack shown at a path without one, in a user's mount namespace: its file is
+# not ignored for that (the daemon's own path of it has a pack), so its next start is replayed
+mkdir -p "$T/nopack"
+: >"$T/nopack/dyn"
+chmod 755 "$T/nopack/dyn"
+for _ in 1 2 3; do
+	unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && exec "$2" 0' - \
+		"$T/bin/dyn" "$T/nopack/dyn"
+done
+evict "$T/data"
+ok "run at a path without a pack in another mount namespace: its next start still replayed" \
+	bash -c '"$1" 1.5 && "$2" --resident "$3" | mostly' - "$T/bin/dyn" "$MKPACK" "$T/data"
 
 PY=/usr/bin/python3
 if [ -x "$PY" ]; then
