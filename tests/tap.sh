@@ -44,7 +44,7 @@ diag() {
 }
 
 # tap_result STATUS DESCRIPTION [FILE...]: one result (0 passes); on failure the FILEs become
-# diagnostics
+# diagnostics, on stderr so that prove shows them (the CI log is all there is of a rare failure)
 tap_result() {
 	local status=$1 desc=$2 f
 	shift 2
@@ -55,7 +55,7 @@ tap_result() {
 	fi
 	echo "not ok $_tap_n - $desc"
 	for f in "$@"; do
-		[ -s "$f" ] && tail -n 20 "$f" | sed 's/^/# /'
+		[ -s "$f" ] && tail -n 20 "$f" | sed 's/^/# /' >&2
 	done
 	_tap_failed=$((_tap_failed + 1))
 	return 1

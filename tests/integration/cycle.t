@@ -50,7 +50,11 @@ EOF
 chmod +x "$M/prog.sh"
 sync
 
-cold() { umount "$M" && mount "$SCRATCH_LOOP" "$M"; }
+cold() {
+	umount "$M" && mount "$SCRATCH_LOOP" "$M" && return 0
+	echo "# cannot make $M cold (umount, mount)" >&2
+	exit 1
+}
 # reads: READS of the device the cgroup's tasks issued while running CMD...
 reads() {
 	local before after
@@ -62,6 +66,7 @@ reads() {
 prog() { "$M/prog.sh" "$M" "$HELPERS/touch-pages"; }
 
 cold
+fincore --bytes --noheadings "$M"/lib/a/b/f* >"$T/resident.before" 2>&1
 ok "trace the program cold, at read_ahead_kb 4" timeout 60 "$URA_TRACE" -q --read-ahead-kb 4 \
 	--pack "$T/prog.pack" -- "$M/prog.sh" "$M" "$HELPERS/touch-pages"
 ok "the pack has metadata of the device" sh -c '
@@ -93,6 +98,7 @@ ok "after the replay the program reads (nearly) nothing itself ($n_after reads, 
 	test "$n_after" -le $((n_cold / 10))
 if [ "$n_after" -gt $((n_cold / 10)) ]; then
 	# what the pack holds of the files read again, and what the replay plans: for the next look
+	while read -r l; do diag "resident before the trace: $l" >&2; done <"$T/resident.before"
 	"$URA_DUMP" "$T/prog.pack" 2>&1 | grep -A1 -E "/(f[0-9]+|g[0-9]+|big) " | while read -r l; do
 		diag "pack: $l" >&2
 	done
