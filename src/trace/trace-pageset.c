@@ -17,6 +17,23 @@
 #define CHUNK_PAGES	(1u << CHUNK_SHIFT)
 #define NO_TS		UINT64_MAX
 
+/*
+ * An access of more pages than this is kept as a span (file, first, last, time)
+ * and becomes pages only in pageset_file_ranges(), cut at the file's size: a
+ * read event names the pages asked for, not those the file has (any program
+ * can ask 2 GiB of a one-byte file), and chunks for all of them would let a
+ * traced program take the tracer's memory (8 MiB per such read).
+ */
+#define SPAN_PAGES	(2 * CHUNK_PAGES)
+
+struct span {
+	uint64_t ino;
+	uint64_t first, last;		/* pages, inclusive */
+	uint64_t ts;
+	uint32_t dev;
+	bool weak;
+};
+
 struct chunk {
 	uint64_t ino;
 	uint64_t cno;			/* first page >> CHUNK_SHIFT */
@@ -34,6 +51,8 @@ struct pageset {
 	uint32_t *table;		/* chunk index + 1, 0 = empty */
 	size_t table_size;		/* power of two */
 	size_t last;			/* chunk index of the last hit + 1, 0 = none */
+	struct span *spans;		/* long accesses, in event order until pageset_files() */
+	size_t nspans, cap_spans;
 };
 
 static uint64_t hash_key(uint32_t dev, uint64_t ino, uint64_t cno)
@@ -99,6 +118,7 @@ void pageset_free(struct pageset *ps)
 		return;
 	free(ps->chunks);
 	free(ps->table);
+	free(ps->spans);
 	free(ps);
 }
 
@@ -163,36 +183,68 @@ static uint64_t bit_span(unsigned lo, unsigned hi)
 	return upto & ~((1ull << lo) - 1);
 }
 
+/* What an event says of pages lo..hi of one chunk. */
+enum mark_what { MARK_ADDED, MARK_STRONG, MARK_WEAK };
+
+static void mark_chunk(struct chunk *c, unsigned lo, unsigned hi, uint64_t ts, enum mark_what what)
+{
+	uint64_t *times = what == MARK_ADDED ? c->add_ts : c->use_ts;
+	uint64_t *bits = what == MARK_ADDED ? &c->added : what == MARK_STRONG ? &c->strong : &c->weak;
+
+	*bits |= bit_span(lo, hi);
+	for (unsigned i = lo; i <= hi; i++)
+		if (ts < times[i])
+			times[i] = ts;
+}
+
+/* Chunk @cno's part of pages @first..@last: *lo..*hi. */
+static void chunk_part(uint64_t cno, uint64_t first, uint64_t last, unsigned *lo, unsigned *hi)
+{
+	uint64_t base = cno << CHUNK_SHIFT;
+
+	*lo = first > base ? (unsigned)(first - base) : 0;
+	*hi = last - base < CHUNK_PAGES ? (unsigned)(last - base) : CHUNK_PAGES - 1;
+}
+
 static int mark(struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t first, uint64_t last,
-		uint64_t ts, int what)
+		uint64_t ts, enum mark_what what)
 {
 	for (uint64_t cno = first >> CHUNK_SHIFT; cno <= last >> CHUNK_SHIFT; cno++) {
-		uint64_t base = cno << CHUNK_SHIFT;
-		unsigned lo = first > base ? (unsigned)(first - base) : 0;
-		unsigned hi = last - base < CHUNK_PAGES ? (unsigned)(last - base) : CHUNK_PAGES - 1;
 		struct chunk *c = get_chunk(ps, dev, ino, cno);
-		uint64_t *times;
+		unsigned lo, hi;
 
 		if (!c)
 			return -ENOMEM;
-		switch (what) {
-		case 0:
-			c->added |= bit_span(lo, hi);
-			times = c->add_ts;
-			break;
-		case 1:
-			c->strong |= bit_span(lo, hi);
-			times = c->use_ts;
-			break;
-		default:
-			c->weak |= bit_span(lo, hi);
-			times = c->use_ts;
-			break;
-		}
-		for (unsigned i = lo; i <= hi; i++)
-			if (ts < times[i])
-				times[i] = ts;
+		chunk_part(cno, first, last, &lo, &hi);
+		mark_chunk(c, lo, hi, ts, what);
 	}
+	return 0;
+}
+
+/* A long access: one more span, or the last one grown when it continues it. */
+static int add_span(struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t first, uint64_t last,
+		    uint64_t ts, bool weak)
+{
+	struct span *sp = ps->nspans ? &ps->spans[ps->nspans - 1] : NULL;
+
+	if (sp && sp->dev == dev && sp->ino == ino && sp->weak == weak &&
+	    first <= sp->last + 1 && last + 1 >= sp->first) {
+		sp->first = first < sp->first ? first : sp->first;
+		sp->last = last > sp->last ? last : sp->last;
+		sp->ts = ts < sp->ts ? ts : sp->ts;
+		return 0;
+	}
+	if (ps->nspans == ps->cap_spans) {
+		size_t cap = ps->cap_spans ? ps->cap_spans * 2 : 16;
+		struct span *n = realloc(ps->spans, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		ps->spans = n;
+		ps->cap_spans = cap;
+	}
+	ps->spans[ps->nspans++] = (struct span){ .dev = dev, .ino = ino, .first = first,
+						 .last = last, .ts = ts, .weak = weak };
 	return 0;
 }
 
@@ -201,7 +253,7 @@ int pageset_add(struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t index, 
 {
 	if (nr == 0 || nr > (1ull << 32) || index > UINT64_MAX - nr)
 		return -EINVAL;
-	return mark(ps, dev, ino, index, index + nr - 1, ts, 0);
+	return mark(ps, dev, ino, index, index + nr - 1, ts, MARK_ADDED);
 }
 
 int pageset_access(struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t first, uint64_t last,
@@ -209,7 +261,15 @@ int pageset_access(struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t firs
 {
 	if (last < first || last - first >= (1ull << 32))
 		return -EINVAL;
-	return mark(ps, dev, ino, first, last, ts, ev == PAGESET_STRONG ? 1 : 2);
+	if (last - first >= SPAN_PAGES)
+		return add_span(ps, dev, ino, first, last, ts, ev != PAGESET_STRONG);
+	return mark(ps, dev, ino, first, last, ts, ev == PAGESET_STRONG ? MARK_STRONG : MARK_WEAK);
+}
+
+size_t pageset_bytes(const struct pageset *ps)
+{
+	return sizeof(*ps) + ps->cap_chunks * sizeof(*ps->chunks) +
+	       ps->table_size * sizeof(*ps->table) + ps->cap_spans * sizeof(*ps->spans);
 }
 
 bool pageset_is_added(const struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t index,
@@ -229,7 +289,22 @@ bool pageset_is_used(const struct pageset *ps, uint32_t dev, uint64_t ino, uint6
 {
 	const struct chunk *c = lookup(ps, dev, ino, index >> CHUNK_SHIFT);
 
-	return c && (c->strong & (1ull << (index & (CHUNK_PAGES - 1))));
+	if (c && (c->strong & (1ull << (index & (CHUNK_PAGES - 1)))))
+		return true;
+	/* a linear look: tests and diagnostics ask this, not the trace's own path */
+	for (size_t i = 0; i < ps->nspans; i++) {
+		const struct span *sp = &ps->spans[i];
+
+		if (sp->dev == dev && sp->ino == ino && !sp->weak && sp->first <= index &&
+		    index <= sp->last)
+			return true;
+	}
+	return false;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
 }
 
 static int chunk_cmp(const void *a, const void *b)
@@ -245,41 +320,75 @@ static int chunk_cmp(const void *a, const void *b)
 	return 0;
 }
 
+static int span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return 0;
+}
+
+/* Whether file (@dev, @ino) sorts before (@dev2, @ino2). */
+static bool file_before(uint32_t dev, uint64_t ino, uint32_t dev2, uint64_t ino2)
+{
+	return dev != dev2 ? dev < dev2 : ino < ino2;
+}
+
+/* Chunk @c's pages and first time into @f. */
+static void count_chunk(struct pageset_file *f, const struct chunk *c)
+{
+	f->nchunks++;
+	f->added_pages += (uint64_t)__builtin_popcountll(c->added);
+	f->used_pages += (uint64_t)__builtin_popcountll(c->strong);
+	for (unsigned i = 0; i < CHUNK_PAGES; i++)
+		f->first_ns = min_u64(f->first_ns, min_u64(c->add_ts[i], c->use_ts[i]));
+}
+
 int pageset_files(struct pageset *ps, struct pageset_file **ret, size_t *ret_n)
 {
 	struct pageset_file *files = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0, k = 0, s = 0;
 	int r;
 
 	if (ps->nchunks)
 		qsort(ps->chunks, ps->nchunks, sizeof(*ps->chunks), chunk_cmp);
+	if (ps->nspans)
+		qsort(ps->spans, ps->nspans, sizeof(*ps->spans), span_cmp);
 	r = rehash(ps, ps->table_size);
 	if (r < 0)
 		return r;
-	for (size_t k = 0; k < ps->nchunks; k++) {
-		const struct chunk *c = &ps->chunks[k];
+	/* the files of the chunks and of the spans, both sorted by file */
+	while (k < ps->nchunks || s < ps->nspans) {
+		const struct chunk *c = k < ps->nchunks ? &ps->chunks[k] : NULL;
+		const struct span *sp = s < ps->nspans ? &ps->spans[s] : NULL;
+		bool from_chunk = c && (!sp || !file_before(sp->dev, sp->ino, c->dev, c->ino));
 		struct pageset_file *f;
 
-		if (!n || files[n - 1].dev != c->dev || files[n - 1].ino != c->ino) {
-			f = realloc(files, (n + 1) * sizeof(*files));
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			f = realloc(files, cap * sizeof(*files));
 			if (!f) {
 				free(files);
 				return -ENOMEM;
 			}
 			files = f;
-			f = &files[n++];
-			*f = (struct pageset_file){ .dev = c->dev, .ino = c->ino, .first_chunk = k,
-						    .first_ns = NO_TS };
 		}
-		f = &files[n - 1];
-		f->nchunks++;
-		f->added_pages += (uint64_t)__builtin_popcountll(c->added);
-		f->used_pages += (uint64_t)__builtin_popcountll(c->strong);
-		for (unsigned i = 0; i < CHUNK_PAGES; i++) {
-			if (c->add_ts[i] < f->first_ns)
-				f->first_ns = c->add_ts[i];
-			if (c->use_ts[i] < f->first_ns)
-				f->first_ns = c->use_ts[i];
+		f = &files[n++];
+		*f = (struct pageset_file){ .dev = from_chunk ? c->dev : sp->dev,
+					    .ino = from_chunk ? c->ino : sp->ino, .first_chunk = k,
+					    .first_span = s, .first_ns = NO_TS };
+		for (; k < ps->nchunks && ps->chunks[k].dev == f->dev && ps->chunks[k].ino == f->ino;
+		     k++)
+			count_chunk(f, &ps->chunks[k]);
+		for (; s < ps->nspans && ps->spans[s].dev == f->dev && ps->spans[s].ino == f->ino;
+		     s++) {
+			f->nspans++;
+			f->first_ns = min_u64(f->first_ns, ps->spans[s].ts);
 		}
 	}
 	*ret = files;
@@ -287,25 +396,116 @@ int pageset_files(struct pageset *ps, struct pageset_file **ret, size_t *ret_n)
 	return 0;
 }
 
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
 static uint64_t diff_u64(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : b - a;
+}
+
+static int cno_cmp(const void *a, const void *b)
+{
+	const struct chunk *x = a, *y = b;
+
+	return x->cno < y->cno ? -1 : x->cno > y->cno;
+}
+
+static struct chunk *find_cno(struct chunk *c, size_t n, uint64_t cno)
+{
+	struct chunk key = { .cno = cno };
+
+	return bsearch(&key, c, n, sizeof(*c), cno_cmp);
+}
+
+/*
+ * File @f's chunks with its spans applied, pages from 0 to @max_pages - 1 (a
+ * span's pages past the file's end are never made; with no size known, a span
+ * marks only the chunks the file has): a malloc()ed copy the caller frees.
+ * The spans are sorted by first page (pageset_files()), so the chunks made
+ * for them are at most the file's size in chunks.
+ */
+static int apply_spans(const struct pageset *ps, const struct pageset_file *f, uint64_t max_pages,
+		       struct chunk **ret, size_t *ret_n)
+{
+	const struct chunk *own = &ps->chunks[f->first_chunk];
+	const struct span *spans = &ps->spans[f->first_span];
+	size_t n = f->nchunks, cap = n;
+	uint64_t next = 0;		/* the first chunk number no span looked at yet */
+	struct chunk *w;
+
+	for (size_t i = 0; max_pages != UINT64_MAX && i < f->nspans; i++) {
+		uint64_t lo = spans[i].first >> CHUNK_SHIFT, hi;
+
+		if (spans[i].first >= max_pages)
+			break;
+		hi = min_u64(spans[i].last, max_pages - 1) >> CHUNK_SHIFT;
+		lo = lo > next ? lo : next;
+		if (hi >= lo)
+			cap += hi - lo + 1;
+		next = hi + 1 > next ? hi + 1 : next;
+	}
+	w = malloc((cap ? cap : 1) * sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	memcpy(w, own, n * sizeof(*w));
+	next = 0;
+	for (size_t i = 0; max_pages != UINT64_MAX && i < f->nspans; i++) {
+		uint64_t cno = spans[i].first >> CHUNK_SHIFT, hi;
+
+		if (spans[i].first >= max_pages)
+			break;
+		hi = min_u64(spans[i].last, max_pages - 1) >> CHUNK_SHIFT;
+		for (cno = cno > next ? cno : next; cno <= hi; cno++) {
+			struct chunk key = { .cno = cno };
+			struct chunk *c = &w[n];
+
+			if (bsearch(&key, own, f->nchunks, sizeof(*own), cno_cmp))
+				continue;
+			*c = (struct chunk){ .dev = f->dev, .ino = f->ino, .cno = cno };
+			for (unsigned k = 0; k < CHUNK_PAGES; k++)
+				c->add_ts[k] = c->use_ts[k] = NO_TS;
+			n++;
+		}
+		next = hi + 1 > next ? hi + 1 : next;
+	}
+	qsort(w, n, sizeof(*w), cno_cmp);
+	for (size_t i = 0; i < f->nspans; i++) {
+		const struct span *sp = &spans[i];
+		uint64_t last = min_u64(sp->last, max_pages - 1);
+
+		if (sp->first > last)
+			continue;
+		for (uint64_t cno = sp->first >> CHUNK_SHIFT; cno <= last >> CHUNK_SHIFT; cno++) {
+			struct chunk *c = find_cno(w, n, cno);
+			unsigned lo, hi;
+
+			if (!c)
+				continue;
+			chunk_part(cno, sp->first, last, &lo, &hi);
+			mark_chunk(c, lo, hi, sp->ts, sp->weak ? MARK_WEAK : MARK_STRONG);
+		}
+	}
+	*ret = w;
+	*ret_n = n;
+	return 0;
 }
 
 int pageset_file_ranges(const struct pageset *ps, const struct pageset_file *f, uint64_t max_pages,
 			unsigned flags, struct pageset_range **ret, size_t *ret_n)
 {
 	struct pageset_range *out = NULL, *cur = NULL;
-	size_t n = 0, cap = 0;
+	const struct chunk *chunks = &ps->chunks[f->first_chunk];
+	struct chunk *applied = NULL;
+	size_t n = 0, cap = 0, nchunks = f->nchunks;
 	uint64_t prev_ts = 0;
 
-	for (size_t k = f->first_chunk; k < f->first_chunk + f->nchunks; k++) {
-		const struct chunk *c = &ps->chunks[k];
+	if (f->nspans) {
+		int r = apply_spans(ps, f, max_pages, &applied, &nchunks);
+
+		if (r < 0)
+			return r;
+		chunks = applied;
+	}
+	for (size_t k = 0; k < nchunks; k++) {
+		const struct chunk *c = &chunks[k];
 		uint64_t demand = c->strong;
 		uint64_t listed;
 
@@ -343,6 +543,7 @@ int pageset_file_ranges(const struct pageset *ps, const struct pageset_file *f, 
 				m = realloc(out, cap * sizeof(*out));
 				if (!m) {
 					free(out);
+					free(applied);
 					return -ENOMEM;
 				}
 				out = m;
@@ -353,6 +554,7 @@ int pageset_file_ranges(const struct pageset *ps, const struct pageset_file *f, 
 			prev_ts = ts;
 		}
 	}
+	free(applied);
 	*ret = out;
 	*ret_n = n;
 	return 0;

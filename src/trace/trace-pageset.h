@@ -32,10 +32,12 @@ struct pageset_file {
 	uint32_t dev;		/* kernel dev_t: major << 20 | minor */
 	uint64_t ino;
 	uint64_t added_pages;	/* pages that entered the page cache */
-	uint64_t used_pages;	/* pages with strong evidence of use */
+	uint64_t used_pages;	/* pages with strong evidence of use (long accesses not counted) */
 	uint64_t first_ns;	/* earliest event on the file */
 	size_t first_chunk;	/* private: where its pages are */
 	size_t nchunks;
+	size_t first_span;	/* private: its long accesses, made pages by pageset_file_ranges() */
+	size_t nspans;
 };
 
 /* A run of pages of one file, all demanded or all speculative. */
@@ -76,12 +78,17 @@ int pageset_add(struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t index, 
  * @ev: how sure the event is (see enum pageset_evidence)
  *
  * Pages need not have been added: a page used while already cached is recorded
- * too, so a trace of a warm run is complete.
+ * too, so a trace of a warm run is complete. A long range (more than 128
+ * pages) is kept as it is and cut at the file's size by pageset_file_ranges():
+ * a read event names what was asked, which may be far past the end.
  *
  * Return: 0, -EINVAL (@last < @first or a range of more than 2^32 pages), -ENOMEM.
  */
 int pageset_access(struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t first, uint64_t last,
 		   uint64_t ts, enum pageset_evidence ev);
+
+/** pageset_bytes() - the memory the set holds (a traced run's cost, to bound it) */
+size_t pageset_bytes(const struct pageset *ps);
 
 /**
  * pageset_is_added() - whether page @index of a file entered the cache during the trace
@@ -109,6 +116,7 @@ int pageset_files(struct pageset *ps, struct pageset_file **ret, size_t *ret_n);
  * pageset_file_ranges() - the pages of one file as ranges, in page order
  * @f: an entry of the last pageset_files() array
  * @max_pages: pages past this are left out (file size in pages); UINT64_MAX for no limit
+ *	(then a long access marks only the pages the file has otherwise)
  * @flags: PAGESET_WEAK_IS_DEMAND, PAGESET_ALL_DEMANDED, PAGESET_UNSEEN_IS_DEMAND
  * @ret: on success a malloc()ed array the caller frees (NULL when empty)
  * @ret_n: its length

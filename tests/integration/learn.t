@@ -22,7 +22,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 30
+plan 33
 
 # the programs, on the scratch filesystem, each reading data files of its own
 mkdir -p "$M/bin" "$M/data" "$M/pub" "$M/tmp"
@@ -60,6 +60,21 @@ printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.5\nexit 0\n' "$M/data/victim" >"
 printf '#!/bin/sh\ncat "%s" "%s" >/dev/null\nsleep 0.2\nexit 0\n' "$M/data/reader" "$M/pub/scratch" >"$M/bin/reader"
 cp "$M/bin/reader" "$M/tmp/reader"
 chmod 755 "$M/bin/"* "$M/tmp/reader"
+# a user's reads of 2 GiB each from 3,000 one-byte files, by a root program (the kernel's read
+# event names the pages asked for, not those the file has)
+mkdir "$M/data/tiny"
+python3 -c 'import sys
+for i in range(3000): open("%s/%d" % (sys.argv[1], i), "w").write("x")' "$M/data/tiny"
+cat >"$M/bin/bigread" <<EOF
+#!/usr/bin/python3
+import mmap, os
+buf = mmap.mmap(-1, 2 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | 0x4000)
+for i in range(3000):
+    fd = os.open("$M/data/tiny/%d" % i, os.O_RDONLY)
+    os.preadv(fd, [buf], 0)
+    os.close(fd)
+EOF
+chmod 755 "$M/bin/bigread"
 # reads a file of a filesystem mounted once the daemon runs
 printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\nexit 0\n' "$M/late/data" >"$M/bin/mounted"
 chmod 755 "$M/bin/mounted"
@@ -69,7 +84,7 @@ pack_of() {
 }
 
 only=()
-for p in app burst launch late third often reader mounted flood1 flood2 flood3 flood4 victim; do
+for p in app burst launch late third often reader mounted bigread flood1 flood2 flood3 flood4 victim; do
 	only+=(--only "$M/bin/$p")
 done
 only+=(--only "$M/tmp/reader")
@@ -253,6 +268,18 @@ ok "another user can neither list the packs nor read one" sh -c '
 	! setpriv --reuid=65534 --regid=65534 --clear-groups ls "$1" >/dev/null 2>&1 &&
 	! setpriv --reuid=65534 --regid=65534 --clear-groups cat "$2" >/dev/null 2>&1' - "$PACKS" \
 	"$(pack_of app)"
+
+setpriv --reuid=65534 --regid=65534 --clear-groups "$M/bin/bigread"
+ok "a user's 3,000 reads of 2 GiB from one-byte files: the run is learned" wait_learned bigread 1
+ok "each file's one page in the pack" sh -c '
+	"$1" --json "$2" | python3 -c "
+import json, sys
+f = [f for f in json.load(sys.stdin)[\"files\"] if \"/tiny/\" in f[\"path\"]]
+n = [sum(r[\"length\"] for r in x[\"ranges\"]) for x in f]
+print(len(f), \"files\", set(n), file=sys.stderr)
+sys.exit(not (len(f) == 3000 and set(n) == {4096}))"' - "$URA_DUMP" "$(pack_of bigread)"
+hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$PID/status")
+ok "and the daemon's peak memory stays under 256 MiB (${hwm} KiB)" test "${hwm:-999999}" -lt 262144
 
 # a stop is quick whatever the worker waits for: here the lock of DIR, held by another (a hand
 # merge that takes long), while a run waits to be written

@@ -234,6 +234,103 @@ START_TEST(test_many_events)
 }
 END_TEST
 
+/*
+ * A read asks for pages past the end (the kernel's get_pages event is not cut
+ * at the file's size): 3,000 reads of 2 GiB from one-byte files keep a few
+ * hundred KiB, not 8 MiB each, and each file lists its one page.
+ */
+START_TEST(test_long_read_cut_at_size)
+{
+	struct pageset_file *files = NULL;
+	size_t n = 0, nr = 0;
+	uint64_t failed = 0;
+
+	for (uint64_t ino = 1; ino <= 3000; ino++)
+		failed += pageset_access(ps, DEV, ino, 0, (2ull << 30) / 4096 - 1, ino,
+					 PAGESET_STRONG) != 0;
+	ck_assert_uint_eq(failed, 0);
+	ck_assert_uint_lt(pageset_bytes(ps), 1u << 20);
+	ck_assert_int_eq(pageset_files(ps, &files, &n), 0);
+	ck_assert_uint_eq(n, 3000);
+	for (size_t i = 0; i < n; i++) {
+		struct pageset_range *r = NULL;
+
+		ck_assert_int_eq(pageset_file_ranges(ps, &files[i], 1, 0, &r, &nr), 0);
+		ck_assert_uint_eq(nr, 1);
+		ck_assert_uint_eq(r[0].first_page, 0);
+		ck_assert_uint_eq(r[0].page_count, 1);
+		ck_assert(r[0].demanded);
+		ck_assert_uint_eq(r[0].first_ns, files[i].ino);
+		free(r);
+	}
+	free(files);
+}
+END_TEST
+
+/* A long read of a cold file: its added pages demanded, each with its own time, to its end. */
+START_TEST(test_long_read_over_added_pages)
+{
+	struct pageset_range *r = NULL;
+
+	ck_assert_int_eq(pageset_add(ps, DEV, 4, 0, 256, 10), 0);
+	ck_assert_int_eq(pageset_add(ps, DEV, 4, 256, 44, 30), 0);
+	ck_assert_int_eq(pageset_access(ps, DEV, 4, 0, 4095, 20, PAGESET_STRONG), 0);
+	ck_assert_int_eq(pageset_access(ps, DEV, 4, 200, 4095, 40, PAGESET_STRONG), 0);
+	/* file of 300 pages: all demanded, nothing past 300 */
+	ck_assert_uint_eq(only_file_ranges(300, 0, &r), 1);
+	ck_assert_uint_eq(r[0].first_page, 0);
+	ck_assert_uint_eq(r[0].page_count, 300);
+	ck_assert(r[0].demanded);
+	ck_assert_uint_eq(r[0].first_ns, 10);
+	free(r);
+	ck_assert(pageset_is_used(ps, DEV, 4, 299));
+}
+END_TEST
+
+/* Without a size, a long access marks only the chunks (64 pages) the file has otherwise. */
+START_TEST(test_long_read_without_size)
+{
+	struct pageset_range *r = NULL;
+
+	ck_assert_int_eq(pageset_add(ps, DEV, 6, 1000, 4, 5), 0);
+	ck_assert_int_eq(pageset_access(ps, DEV, 6, 0, 1u << 20, 7, PAGESET_WEAK), 0);
+	ck_assert_uint_eq(only_file_ranges(UINT64_MAX, PAGESET_WEAK_IS_DEMAND, &r), 1);
+	ck_assert_uint_eq(r[0].first_page, 960);
+	ck_assert_uint_eq(r[0].page_count, 64);
+	ck_assert(r[0].demanded);
+	free(r);
+}
+END_TEST
+
+/* Spans of files read in turn stay apart, and one file's overlapping reads make one span. */
+START_TEST(test_long_reads_interleaved)
+{
+	struct pageset_file *files = NULL;
+	struct pageset_range *r = NULL;
+	size_t n = 0, nr = 0;
+
+	for (uint64_t k = 0; k < 10; k++) {
+		ck_assert_int_eq(pageset_access(ps, DEV, 2, k * 31, 999, 100 + k, PAGESET_STRONG), 0);
+		ck_assert_int_eq(pageset_access(ps, DEV, 3, k * 31, 999, 200 + k, PAGESET_STRONG), 0);
+	}
+	ck_assert_int_eq(pageset_access(ps, DEV, 3, 2000, 2999, 300, PAGESET_STRONG), 0);
+	ck_assert_int_eq(pageset_files(ps, &files, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(pageset_file_ranges(ps, &files[0], 2500, 0, &r, &nr), 0);
+	ck_assert_uint_eq(nr, 1);
+	ck_assert_uint_eq(r[0].page_count, 1000);
+	ck_assert_uint_eq(r[0].first_ns, 100);
+	free(r);
+	ck_assert_int_eq(pageset_file_ranges(ps, &files[1], 2500, 0, &r, &nr), 0);
+	ck_assert_uint_eq(nr, 2);
+	ck_assert_uint_eq(r[1].first_page, 2000);
+	ck_assert_uint_eq(r[1].page_count, 500);
+	ck_assert_uint_eq(r[1].first_ns, 300);
+	free(r);
+	free(files);
+}
+END_TEST
+
 static Suite *pageset_suite(void)
 {
 	Suite *s = suite_create("pageset");
@@ -250,6 +347,10 @@ static Suite *pageset_suite(void)
 	tcase_add_test(tc, test_files_sorted_and_counted);
 	tcase_add_test(tc, test_invalid);
 	tcase_add_test(tc, test_many_events);
+	tcase_add_test(tc, test_long_read_cut_at_size);
+	tcase_add_test(tc, test_long_read_over_added_pages);
+	tcase_add_test(tc, test_long_read_without_size);
+	tcase_add_test(tc, test_long_reads_interleaved);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
