@@ -39,11 +39,22 @@ struct pid_filter {
 	struct done_write hist[HISTORY];
 	size_t nhist, hist_next;
 	int pid_max;
+	int banned[PIDS_BANNED];	/* never armed (the newest PIDS_BANNED, 0 for none) */
+	size_t ban_next;
 	struct pidfilter_stats st;
 };
 
 /* A small integer from a /proc/sys file, or -1. */
-size_t pidfilter_ranges(int last, int pid_max, char *buf, size_t size)
+static bool is_banned(const int *banned, size_t nbanned, long pid)
+{
+	for (size_t i = 0; i < nbanned; i++)
+		if (banned[i] == pid)
+			return true;
+	return false;
+}
+
+size_t pidfilter_ranges(int last, int pid_max, const int *banned, size_t nbanned, char *buf,
+			size_t size)
 {
 	size_t len = 0;
 
@@ -59,7 +70,7 @@ size_t pidfilter_ranges(int last, int pid_max, char *buf, size_t size)
 
 		if (pid < 0)
 			pid += pid_max;
-		if (pid == 0)
+		if (pid == 0 || is_banned(banned, nbanned, pid))
 			continue;
 		n = snprintf(buf + len, size - len, "%s%ld", len ? " " : "", pid);
 		if (n < 0 || (size_t)n >= size - len) {
@@ -72,7 +83,7 @@ size_t pidfilter_ranges(int last, int pid_max, char *buf, size_t size)
 }
 
 /* The text of one write: the pids asked for, then the armed ones. */
-static char *write_text(struct pid_filter *pf, const int *pids, size_t n)
+static char *write_text(struct pid_filter *pf, const int *pids, size_t n, const int *banned)
 {
 	size_t size = (n + PIDS_RECENT + PIDS_AHEAD) * 12 + 2, len = 0;
 	char *buf = malloc(size);
@@ -81,8 +92,8 @@ static char *write_text(struct pid_filter *pf, const int *pids, size_t n)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		len += (size_t)snprintf(buf + len, size - len, "%d ", pids[i]);
-	len += pidfilter_ranges((int)proc_sys_int("kernel/ns_last_pid"), pf->pid_max, buf + len,
-				size - len);
+	len += pidfilter_ranges((int)proc_sys_int("kernel/ns_last_pid"), pf->pid_max, banned,
+				PIDS_BANNED, buf + len, size - len);
 	buf[len] = '\0';
 	return buf;
 }
@@ -90,7 +101,7 @@ static char *write_text(struct pid_filter *pf, const int *pids, size_t n)
 static void *writer(void *arg)
 {
 	struct pid_filter *pf = arg;
-	int *pids = NULL;
+	int *pids = NULL, banned[PIDS_BANNED];
 	size_t npids, cap = 0;
 
 	pthread_mutex_lock(&pf->lock);
@@ -135,9 +146,10 @@ static void *writer(void *arg)
 		pf->npending = 0;
 		d.lo = pf->served + 1;
 		d.hi = pf->asked;
+		memcpy(banned, pf->banned, sizeof(banned));
 		pthread_mutex_unlock(&pf->lock);
 
-		text = write_text(pf, pids, npids);
+		text = write_text(pf, pids, npids, banned);
 		t1 = rewrite ? t0 : now_monotonic_ns();
 		if (r == 0 && !text)
 			r = -ENOMEM;
@@ -257,6 +269,14 @@ unsigned pidfilter_arm(struct pid_filter *pf)
 	pthread_cond_signal(&pf->cond);
 	pthread_mutex_unlock(&pf->lock);
 	return seq;
+}
+
+void pidfilter_ban(struct pid_filter *pf, int pid)
+{
+	pthread_mutex_lock(&pf->lock);
+	pf->banned[pf->ban_next] = pid;
+	pf->ban_next = (pf->ban_next + 1) % PIDS_BANNED;
+	pthread_mutex_unlock(&pf->lock);
 }
 
 unsigned pidfilter_rewrite(struct pid_filter *pf, const int *keep, size_t nkeep)

@@ -27,6 +27,8 @@
 /* pids allocated just before a write, and next after it, that each write adds */
 #define PIDS_RECENT	64
 #define PIDS_AHEAD	64
+/* pids left out of the armed ones (a flood's tasks), the newest this many */
+#define PIDS_BANNED	64
 
 struct pid_filter;
 
@@ -48,6 +50,12 @@ unsigned pidfilter_add(struct pid_filter *pf, int pid);
 
 /** pidfilter_arm() - ask for a write of the armed pids alone; the number of the request */
 unsigned pidfilter_arm(struct pid_filter *pf);
+
+/**
+ * pidfilter_ban() - never arm task @pid again (it flooded a window): the next rewrite drops
+ * it for good, unless asked for or kept
+ */
+void pidfilter_ban(struct pid_filter *pf, int pid);
 
 /**
  * pidfilter_rewrite() - ask for the list to be emptied, then @keep (@nkeep pids), the armed
@@ -82,10 +90,11 @@ void pidfilter_get_stats(struct pid_filter *pf, struct pidfilter_stats *ret);
 
 /**
  * pidfilter_ranges() - the pids each write adds around @last (the newest pid allocated), for
- * a pid space of @pid_max: [@last - PIDS_RECENT + 1, @last + PIDS_AHEAD], wrapped, without 0;
- * written as decimal numbers separated by spaces into @buf
+ * a pid space of @pid_max: [@last - PIDS_RECENT + 1, @last + PIDS_AHEAD], wrapped, without 0
+ * and the @nbanned pids of @banned; written as decimal numbers separated by spaces into @buf
  * Return: the length written (@buf is NUL-terminated), or 0 when @size is too small.
  */
-size_t pidfilter_ranges(int last, int pid_max, char *buf, size_t size);
+size_t pidfilter_ranges(int last, int pid_max, const int *banned, size_t nbanned, char *buf,
+			size_t size);
 
 #endif

@@ -88,6 +88,13 @@
  * after it (a short program is gone in milliseconds) even behind a backlog.
  */
 #define ROUND_MAX_RECORDS	2000
+/*
+ * Records read and not yet handled at most (about 100 bytes each): past it a
+ * record of a task in no window is dropped, any other too once twice as many
+ * wait, and the windows open then are not merged (as when the kernel's
+ * buffers overflow). A window's flood stops before (WINDOW_MAX_EVENTS).
+ */
+#define BACKLOG_MAX		(WINDOW_MAX_EVENTS * 2)
 /* A traced exec is remembered this long, to be matched with the exec instance's record. */
 #define PEXEC_KEEP_NS		(100 * MS)
 /*
@@ -146,7 +153,7 @@ struct rec {
 
 struct recs {
 	struct rec *v;
-	size_t n, cap;
+	size_t head, n, cap;		/* [head, n) not handled yet */
 	char *data;
 	size_t len, data_cap;
 };
@@ -189,9 +196,11 @@ struct learner {
 	unsigned rewrite_seq;
 	uint64_t rewrite_ns, rewrite_done_ns;
 	uint64_t lost, lost_checked_ns;
+	uint64_t dropped;		/* records dropped for the backlog, not yet told */
+	bool flooded;			/* a window closed for its flood: rewrite the pid filter */
 	/* counts, for the log at the end */
 	uint64_t execs, gone, skipped_busy, windows, traced_at_exec, late, lost_runs;
-	uint64_t lost_execs, skipped_rate, skipped_private;
+	uint64_t lost_execs, skipped_rate, skipped_private, floods;
 };
 
 static void *arena_grow(void *p, size_t *cap, size_t need, size_t elem)
@@ -237,7 +246,23 @@ static int collect_pages(struct tep_record *rec, void *ctx)
 		       type == TASK_EXEC ? REC_PEXEC : REC_PAGE;
 
 	int pid = tep_data_pid(tracer_tep(l->pages_t), rec);
+	size_t waiting = l->recs.n - l->recs.head;
 
+	if (kind == REC_PAGE) {
+		/* a window's flood is counted as it is read, and dropped from then on */
+		struct learn_window *w = windows_task_window(&l->ws, pid);
+
+		if (w && (w->lost & WINDOW_LOST_FLOOD))
+			return 0;
+		if (w && ++w->events > WINDOW_MAX_EVENTS) {
+			w->lost |= WINDOW_LOST_FLOOD;
+			return 0;
+		}
+		if (waiting >= BACKLOG_MAX && (!w || waiting >= 2 * BACKLOG_MAX)) {
+			l->dropped++;
+			return 0;
+		}
+	}
 	if (kind == REC_PEXEC) {
 		void *p = arena_grow(l->pexec, &l->pexec_cap, l->npexec + 1, sizeof(*l->pexec));
 
@@ -647,6 +672,8 @@ static void settle_pending(struct learner *l)
 
 static const char *lost_reason(unsigned lost)
 {
+	if (lost & WINDOW_LOST_FLOOD)
+		return "more events than a start makes (closed, its tasks no longer traced)";
 	if (lost & WINDOW_LOST_STOPPED)
 		return "the daemon stopped before its end";
 	if (lost & WINDOW_LOST_EVENTS)
@@ -654,6 +681,20 @@ static const char *lost_reason(unsigned lost)
 	if (lost & WINDOW_LOST_LATE)
 		return "traced too late after its exec";
 	return "a task of it was not traced";
+}
+
+/*
+ * A flooded window's tasks are no longer traced: left out of the next rewrite
+ * (which comes at once) and of the pids armed by every write.
+ */
+static void ban_tasks(struct learner *l, const struct learn_window *w)
+{
+	int *pids = NULL;
+	long n = windows_pids_of(&l->ws, w, &pids);
+
+	for (long i = 0; i < n; i++)
+		pidfilter_ban(l->pf, pids[i]);
+	free(pids);
 }
 
 /* Close the windows that are complete: their runs go to the worker, or are dropped. */
@@ -664,6 +705,8 @@ static void close_due(struct learner *l, uint64_t now)
 	while ((w = windows_due(&l->ws, now, SLACK_NS))) {
 		struct learn_window done;
 
+		if (w->lost & WINDOW_LOST_FLOOD)
+			ban_tasks(l, w);
 		windows_take(&l->ws, w, &done);
 		log_debug("window of '%s' (pid %d) closed: exec read after %.3f ms, traced %.3f ms "
 			  "after the exec, %s", done.exe, done.pid,
@@ -672,6 +715,10 @@ static void close_due(struct learner *l, uint64_t now)
 			  (double)(done.traced_ns - done.start_ns) / 1e6,
 			  done.lost ? lost_reason(done.lost) : "merged");
 		if (done.lost) {
+			if (done.lost & WINDOW_LOST_FLOOD) {
+				l->floods++;
+				l->flooded = true;
+			}
 			l->lost_runs++;
 			l->late += (done.lost & WINDOW_LOST_LATE) != 0;
 			log_info("not learning this run of '%s' (pid %d): %s", done.exe, done.pid,
@@ -692,23 +739,50 @@ static void close_due(struct learner *l, uint64_t now)
 	}
 }
 
-/* Records [0, @old) are sorted (carried from the last round); sort the new ones and merge. */
+/*
+ * The records handled leave the front, their bytes too, once they are half of
+ * what is kept (a backlog handled a round at a time is not moved each round).
+ */
+static void compact(struct recs *r)
+{
+	size_t len = 0, keep = 0;
+
+	if (r->head == r->n) {
+		r->head = r->n = r->len = 0;
+		return;
+	}
+	if (r->head * 2 < r->n)
+		return;
+	for (size_t i = r->head; i < r->n; i++, keep++) {
+		struct rec x = r->v[i];
+
+		memmove(r->data + len, r->data + x.off, x.size);
+		x.off = len;
+		len += x.size;
+		r->v[keep] = x;
+	}
+	r->len = len;
+	r->n = keep;
+	r->head = 0;
+}
+
+/* Records [head, @old) are sorted (carried from the last round); sort the new ones and merge. */
 static int merge_new(struct recs *r, size_t old)
 {
 	struct rec *out;
-	size_t a = 0, b = old, k = 0;
+	size_t a = r->head, b = old, k = 0;
 
 	if (r->n - old > 1)
 		qsort(r->v + old, r->n - old, sizeof(*r->v), cmp_rec);
-	if (old == 0 || old == r->n || cmp_rec(&r->v[old - 1], &r->v[old]) <= 0)
+	if (old == r->head || old == r->n || cmp_rec(&r->v[old - 1], &r->v[old]) <= 0)
 		return 0;
-	out = malloc(r->n * sizeof(*out));
+	out = malloc((r->n - r->head) * sizeof(*out));
 	if (!out)
 		return -ENOMEM;
 	while (a < old || b < r->n)
 		out[k++] = b == r->n || (a < old && cmp_rec(&r->v[a], &r->v[b]) <= 0) ? r->v[a++] :
 										       r->v[b++];
-	memcpy(r->v, out, r->n * sizeof(*out));
+	memcpy(r->v + r->head, out, k * sizeof(*out));
 	free(out);
 	return 0;
 }
@@ -721,7 +795,7 @@ static int merge_new(struct recs *r, size_t old)
 static int round_once(struct learner *l, bool *ret_more)
 {
 	uint64_t cut = now_monotonic_ns() - CUT_NS;
-	size_t keep = 0, old = l->recs.n, done = 0, i;
+	size_t old = l->recs.n, done = 0, i;
 	long n;
 	int err;
 
@@ -733,6 +807,12 @@ static int round_once(struct learner *l, bool *ret_more)
 	if (n < 0) {
 		log_err("cannot read the trace buffers: %s", strerror((int)-n));
 		return (int)n;
+	}
+	if (l->dropped) {
+		log_warn("%" PRIu64 " events dropped: more than %u waiting, runs being learned are "
+			 "dropped", l->dropped, BACKLOG_MAX);
+		windows_lose(&l->ws, WINDOW_LOST_EVENTS);
+		l->dropped = 0;
 	}
 	err = merge_new(&l->recs, old);
 	if (err < 0)
@@ -746,8 +826,8 @@ static int round_once(struct learner *l, bool *ret_more)
 	}
 	if (l->npexec > 1)
 		qsort(l->pexec, l->npexec, sizeof(*l->pexec), cmp_pexec);
-	for (i = 0; i < l->recs.n; i++) {
-		const struct rec *r = &l->recs.v[i];
+	for (i = l->recs.head; i < l->recs.n; i++) {
+		struct rec *r = &l->recs.v[i];
 
 		if (r->ts > cut)
 			break;
@@ -757,28 +837,14 @@ static int round_once(struct learner *l, bool *ret_more)
 		}
 		done += r->kind != REC_EXEC;
 		err = handle(l, r);
+		r->exec = NULL;		/* handle() freed it */
 		if (err < 0) {
 			log_err("cannot learn: %s", strerror(-err));
 			return err;
 		}
 	}
-	/* the records left, and their bytes, to the front */
-	if (i < l->recs.n) {
-		size_t len = 0;
-
-		for (; i < l->recs.n; i++, keep++) {
-			struct rec r = l->recs.v[i];
-
-			memmove(l->recs.data + len, l->recs.data + r.off, r.size);
-			r.off = len;
-			len += r.size;
-			l->recs.v[keep] = r;
-		}
-		l->recs.len = len;
-	} else {
-		l->recs.len = 0;
-	}
-	l->recs.n = keep;
+	l->recs.head = i;
+	compact(&l->recs);
 	return 0;
 }
 
@@ -789,12 +855,25 @@ static int round_once(struct learner *l, bool *ret_more)
  */
 static void rewrite(struct learner *l, uint64_t now)
 {
-	int keep[FOLLOW_MAX];
-	size_t n = follow_keep(&l->follow, now, alive, keep);
+	int *tasks = NULL;
+	long nt = l->ws.n ? windows_pids(&l->ws, &tasks) : 0;
+	int *keep = malloc((FOLLOW_MAX + (size_t)(nt > 0 ? nt : 0)) * sizeof(*keep));
+	size_t n;
 
+	if (nt < 0 || !keep) {
+		free(tasks);
+		free(keep);
+		return;		/* no memory now: the next round tries again */
+	}
+	n = follow_keep(&l->follow, now, alive, keep);
+	if (nt > 0)
+		memcpy(keep + n, tasks, (size_t)nt * sizeof(*keep));
+	free(tasks);
 	log_debug("pid filter written afresh: %" PRIu64 " events of tasks in no window, %zu "
-		  "parents kept", l->extra_events, n);
-	l->rewrite_seq = pidfilter_rewrite(l->pf, keep, n);
+		  "parents kept, %ld tasks of windows", l->extra_events, n, nt);
+	l->rewrite_seq = pidfilter_rewrite(l->pf, keep, n + (size_t)nt);
+	free(keep);
+	l->flooded = false;
 	l->rewrite_ns = now;
 	l->extra_events = 0;
 	l->last_write_ns = now;
@@ -815,8 +894,10 @@ static void after_round(struct learner *l, uint64_t now)
 			l->rewrite_done_ns = now_monotonic_ns() + PUBLISH_NS;
 		}
 	}
-	if (l->ws.n == 0 && l->extra_events >= EXTRA_EVENTS_MAX &&
-	    now - l->last_write_ns >= REWRITE_GAP_NS && !l->rewrite_seq && pidfilter_idle(l->pf))
+	/* a flood's tasks are dropped at once, with the open windows' tasks kept */
+	if (((l->ws.n == 0 && l->extra_events >= EXTRA_EVENTS_MAX &&
+	      now - l->last_write_ns >= REWRITE_GAP_NS) || l->flooded) &&
+	    !l->rewrite_seq && pidfilter_idle(l->pf))
 		rewrite(l, now);
 	/*
 	 * Four stats files per read: once a poll period, not on each exec's
@@ -951,7 +1032,7 @@ static int loop(struct learner *l, int sigfd)
 		struct pollfd p[3] = { { .fd = sigfd, .events = POLLIN },
 				       { .fd = exec_fd, .events = POLLIN },
 				       { .fd = pages_fd, .events = POLLIN } };
-		bool busy = l->ws.n || l->recs.n || l->extra_events >= EXTRA_EVENTS_MAX;
+		bool busy = l->ws.n || l->recs.n > l->recs.head || l->extra_events >= EXTRA_EVENTS_MAX;
 		uint64_t now, execs, windows, prev_ns, since = now_monotonic_ns() - l->last_round_ns;
 		/* the scoped instance's events wake the loop only POLL_MS after a round */
 		bool pages = since >= POLL_MS * MS;
@@ -1009,13 +1090,13 @@ static void log_counts(struct learner *l)
 	if (l->wk)
 		worker_get_stats(l->wk, &ws);
 	log_info("%" PRIu64 " execs, %" PRIu64 " windows (%" PRIu64 " traced from the exec), %"
-		 PRIu64 " runs merged, %" PRIu64 " dropped (%" PRIu64 " late), %" PRIu64
+		 PRIu64 " runs merged, %" PRIu64 " dropped (%" PRIu64 " late, %" PRIu64 " floods), %" PRIu64
 		 " not opened (busy), %" PRIu64 " not learned (learned lately), %" PRIu64
 		 " not learned (a user's tree), %" PRIu64 " gone before seen, %" PRIu64
 		 " parents no longer followed; %" PRIu64
 		 " packs written, %" PRIu64 " removed (caps); %" PRIu64 " pid filter writes, "
 		 "longest %.1f ms", l->execs, l->windows, l->traced_at_exec, ws.merged,
-		 l->lost_runs + ws.dropped, l->late, l->skipped_busy, l->skipped_rate,
+		 l->lost_runs + ws.dropped, l->late, l->floods, l->skipped_busy, l->skipped_rate,
 		 l->skipped_private, l->gone, l->follow.dropped, ws.writes, ws.evicted, ps.writes,
 		 (double)ps.max_write_ns / 1e6);
 }
@@ -1078,7 +1159,7 @@ out:
 	for (size_t i = 0; l.only_real && i < o->nonly; i++)
 		free(l.only_real[i]);
 	free(l.only_real);
-	for (size_t i = 0; i < l.recs.n; i++)
+	for (size_t i = l.recs.head; i < l.recs.n; i++)
 		free(l.recs.v[i].exec);
 	free(l.recs.v);
 	free(l.recs.data);

@@ -265,6 +265,8 @@ struct learn_window *windows_due(const struct learn_windows *ws, uint64_t now_ns
 	for (size_t i = 0; i < ws->n; i++) {
 		const struct learn_window *w = &ws->w[i];
 
+		if (w->lost & WINDOW_LOST_FLOOD)
+			return &ws->w[i];
 		if (w->traced_ns == WINDOW_TRACED_PENDING && !w->lost)
 			continue;	/* its pid filter write has not said when */
 		if (now_ns >= w->end_ns + slack_ns ||
@@ -299,7 +301,8 @@ void windows_take(struct learn_windows *ws, struct learn_window *w, struct learn
 			ws->w[i].parent = outer ? parent : 0;
 }
 
-long windows_pids(const struct learn_windows *ws, int **ret)
+/* The tasks of window @id, or of every window when @id is 0. */
+static long pids_of(const struct learn_windows *ws, unsigned id, int **ret)
 {
 	int *pids = NULL;
 	size_t n = 0;
@@ -309,9 +312,19 @@ long windows_pids(const struct learn_windows *ws, int **ret)
 		if (!pids)
 			return -ENOMEM;
 		for (size_t i = 0; i < ws->tasks_cap; i++)
-			if (ws->tasks[i].pid)
+			if (ws->tasks[i].pid && (!id || ws->tasks[i].window == id))
 				pids[n++] = ws->tasks[i].pid;
 	}
 	*ret = pids;
 	return (long)n;
+}
+
+long windows_pids(const struct learn_windows *ws, int **ret)
+{
+	return pids_of(ws, 0, ret);
+}
+
+long windows_pids_of(const struct learn_windows *ws, const struct learn_window *w, int **ret)
+{
+	return pids_of(ws, w->id, ret);
 }

@@ -16,6 +16,13 @@ struct trace_event;
 #define WINDOW_LOST_LATE	(1u << 1)	/* its tracing began too long after the exec */
 #define WINDOW_LOST_TASK	(1u << 2)	/* one of its tasks was not traced for a while */
 #define WINDOW_LOST_STOPPED	(1u << 3)	/* the daemon stopped before its end */
+#define WINDOW_LOST_FLOOD	(1u << 4)	/* more events than a start makes: closed at once */
+/*
+ * A window's page events at most: a start makes far fewer (a cold clang compile,
+ * traced at read_ahead_kb 4: 51,000), a loop of one-byte reads a million a
+ * second. Past it the window is closed and its tasks are no longer traced.
+ */
+#define WINDOW_MAX_EVENTS	200000
 
 /* traced_ns while the pid filter write that adds the window's task is under way */
 #define WINDOW_TRACED_PENDING	UINT64_MAX
@@ -41,6 +48,7 @@ struct learn_window {
 	unsigned tasks;			/* tasks of its tree still alive */
 	uint64_t empty_ns;		/* when @tasks fell to 0 */
 	unsigned parent;		/* id of the window whose tree exec'd it, 0 for none */
+	uint64_t events;		/* page events of its tasks read (counted by the caller) */
 	struct trace_demand demand;	/* what the window's tasks added and used */
 };
 
@@ -114,7 +122,7 @@ void windows_lose(struct learn_windows *ws, unsigned why);
  *	still be on their way from the ring buffers
  *
  * A window is complete when its time is over or when all its tasks have
- * exited, and it is known since when it was traced.
+ * exited, and it is known since when it was traced; a flooded one at once.
  */
 struct learn_window *windows_due(const struct learn_windows *ws, uint64_t now_ns,
 				 uint64_t slack_ns);
@@ -134,5 +142,7 @@ void windows_free_one(struct learn_window *w);
  * Return: the number of pids, or -ENOMEM.
  */
 long windows_pids(const struct learn_windows *ws, int **ret);
+/** windows_pids_of() - the tasks of window @w alone, as windows_pids() */
+long windows_pids_of(const struct learn_windows *ws, const struct learn_window *w, int **ret);
 
 #endif

@@ -22,7 +22,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 33
+plan 35
 
 # the programs, on the scratch filesystem, each reading data files of its own
 mkdir -p "$M/bin" "$M/data" "$M/pub" "$M/tmp"
@@ -75,6 +75,14 @@ for i in range(3000):
     os.close(fd)
 EOF
 chmod 755 "$M/bin/bigread"
+# a flood: one-byte reads as fast as they go, a million events a second; another program
+# started meanwhile
+head -c 16M /dev/zero >"$M/data/flood"
+printf '#!/bin/sh\ntimeout 4 dd if="%s" of=/dev/null bs=1 2>/dev/null\nexit 0\n' "$M/data/flood" \
+	>"$M/bin/flood"
+printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\nexit 0\n' "$M/data/during" >"$M/bin/during"
+head -c $((40 * 4096)) /dev/urandom >"$M/data/during"
+chmod 755 "$M/bin/flood" "$M/bin/during"
 # reads a file of a filesystem mounted once the daemon runs
 printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.2\nexit 0\n' "$M/late/data" >"$M/bin/mounted"
 chmod 755 "$M/bin/mounted"
@@ -84,7 +92,7 @@ pack_of() {
 }
 
 only=()
-for p in app burst launch late third often reader mounted bigread flood1 flood2 flood3 flood4 victim; do
+for p in app burst launch late third often reader mounted bigread flood during flood1 flood2 flood3 flood4 victim; do
 	only+=(--only "$M/bin/$p")
 done
 only+=(--only "$M/tmp/reader")
@@ -278,6 +286,14 @@ f = [f for f in json.load(sys.stdin)[\"files\"] if \"/tiny/\" in f[\"path\"]]
 n = [sum(r[\"length\"] for r in x[\"ranges\"]) for x in f]
 print(len(f), \"files\", set(n), file=sys.stderr)
 sys.exit(not (len(f) == 3000 and set(n) == {4096}))"' - "$URA_DUMP" "$(pack_of bigread)"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$M/bin/flood" &
+fpid=$!
+sleep 1
+"$M/bin/during"
+ok "a user's flood of reads in a window: another program started meanwhile is learned" \
+	wait_learned during 1
+wait $fpid
+ok "the flood's run is dropped as no start" grep -E "run of '$M/bin/flood' .*more events than a start" "$T/daemon.log"
 hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$PID/status")
 ok "and the daemon's peak memory stays under 256 MiB (${hwm} KiB)" test "${hwm:-999999}" -lt 262144
 

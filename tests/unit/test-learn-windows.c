@@ -113,6 +113,30 @@ START_TEST(test_exits_close_early)
 }
 END_TEST
 
+/* A flooded window is due at once, its tasks listed apart from the other windows' */
+START_TEST(test_flood_closes_at_once)
+{
+	struct learn_windows ws;
+	struct learn_window *w = NULL;
+	int *pids = NULL;
+	long n;
+
+	windows_init(&ws, 4);
+	ck_assert_int_eq(open_w(&ws, "/bin/a", 100, SEC, 10 * SEC, &w), 0);
+	ck_assert_int_eq(open_w(&ws, "/bin/b", 200, SEC, 10 * SEC, &w), 0);
+	ck_assert_int_eq(windows_fork(&ws, 200, 201), 0);
+	ck_assert_ptr_null(windows_due(&ws, 2 * SEC, SEC / 10));
+	w = find_exe(&ws, "/bin/b");
+	w->lost |= WINDOW_LOST_FLOOD;
+	ck_assert_ptr_eq(windows_due(&ws, 2 * SEC, SEC / 10), w);
+	n = windows_pids_of(&ws, w, &pids);
+	ck_assert_int_eq(n, 2);
+	ck_assert((pids[0] == 200 && pids[1] == 201) || (pids[0] == 201 && pids[1] == 200));
+	free(pids);
+	windows_fini(&ws);
+}
+END_TEST
+
 START_TEST(test_pending_trace)
 {
 	struct learn_windows ws;
@@ -256,6 +280,7 @@ static Suite *learn_window_suite(void)
 	tcase_add_test(tc, test_many_tasks);
 	tcase_add_test(tc, test_nested);
 	tcase_add_test(tc, test_limit);
+	tcase_add_test(tc, test_flood_closes_at_once);
 	suite_add_tcase(s, tc);
 	return s;
 }
