@@ -116,6 +116,21 @@ static bool program_gone(int dirfd, const char *name, const struct mount_table *
 	return gone;
 }
 
+/*
+ * A pack's temporary file ("NAME.pack.XXXXXX", ura_pack_builder_write()) left
+ * by a writer killed before its rename: its writer held DIR's lock, which the
+ * caller holds now, so it is no one's; one written by a trace into DIR without
+ * the lock is given PACKDIR_TEMP_NS.
+ */
+static bool stale_temp(const char *name, const struct stat *st, int64_t now)
+{
+	const char *dot = strrchr(name, '.');
+	int64_t mtime = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+
+	return dot && strlen(dot + 1) == 6 && dot - name > 5 && strncmp(dot - 5, ".pack", 5) == 0 &&
+	       S_ISREG(st->st_mode) && now - mtime > PACKDIR_TEMP_NS;
+}
+
 int packdir_bound(const char *dir, const struct packdir_caps *caps, const char *keep,
 		  struct packdir_usage *ret)
 {
@@ -134,6 +149,11 @@ int packdir_bound(const char *dir, const struct packdir_caps *caps, const char *
 		size_t len = strlen(de->d_name);
 		struct stat st;
 
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    stale_temp(de->d_name, &st, now)) {
+			u.temps += unlinkat(dirfd(d), de->d_name, 0) == 0;
+			continue;
+		}
 		if (len <= 5 || strcmp(de->d_name + len - 5, ".pack") != 0 ||
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISREG(st.st_mode))

@@ -71,6 +71,8 @@ char *packdir_of(const char *path);
 #define PACKDIR_MAX_PACKS	1000
 #define PACKDIR_MAX_BYTES	(128ull << 20)
 #define PACKDIR_FORGET_NS	(30ll * 24 * 3600 * 1000000000)
+/* A pack's temporary file older than this in DIR is a killed writer's: removed. */
+#define PACKDIR_TEMP_NS		(60ll * 1000000000)
 
 struct mount_table;
 
@@ -88,6 +90,7 @@ struct packdir_usage {
 	uint64_t bytes;			/* their size */
 	unsigned long evicted;		/* packs removed */
 	unsigned long gone;		/* of them, because their program is gone */
+	unsigned long temps;		/* temporary files of killed writers removed */
 	uint64_t evicted_bytes;
 };
 

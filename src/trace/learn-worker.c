@@ -147,6 +147,9 @@ static void bound(struct learn_worker *wk, const char *keep)
 	if (caps.check_programs)
 		wk->gone_ns = now;
 	wk->st.evicted += u.evicted;
+	if (u.temps)
+		log_info("removed %lu temporary file%s of killed writers from '%s'", u.temps,
+			 u.temps == 1 ? "" : "s", wk->dir);
 	if (u.evicted)
 		log_info("removed %lu pack%s (%lu of programs gone), %.1f MiB: %lu left, %.1f MiB",
 			 u.evicted, u.evicted == 1 ? "" : "s", u.gone,

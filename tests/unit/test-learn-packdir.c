@@ -99,6 +99,53 @@ START_TEST(test_caps)
 }
 END_TEST
 
+/* touch DIR/NAME, last written @age_s ago */
+static void file_aged(const char *dir, const char *name, long age_s)
+{
+	char path[PATH_MAX];
+	struct timespec t[2];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("x", f);
+	fclose(f);
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_sec -= age_s;
+	t[1] = t[0];
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/* A killed writer's temporary file goes (after PACKDIR_TEMP_NS); nothing else is touched. */
+START_TEST(test_temp_files)
+{
+	char *d = unit_mkdtemp();
+	struct packdir_caps caps = { .max_packs = 100, .max_bytes = 1 << 30 };
+	struct packdir_usage u;
+
+	file_aged(d, "usr-bin-a.pack.Ab12Cd", 3600);
+	file_aged(d, "usr-bin-b.pack.Xy34Zw", 0);		/* being written, maybe */
+	file_aged(d, "notes.txt.Ab12Cd", 3600);
+	file_aged(d, "usr-bin-c.pack.toolong", 3600);
+	ck_assert_int_eq(packdir_bound(d, &caps, NULL, &u), 0);
+	ck_assert_uint_eq(u.temps, 1);
+	ck_assert(!exists(d, "usr-bin-a.pack.Ab12Cd"));
+	ck_assert(exists(d, "usr-bin-b.pack.Xy34Zw"));
+	ck_assert(exists(d, "notes.txt.Ab12Cd") && exists(d, "usr-bin-c.pack.toolong"));
+	unit_rmtree(d);
+	free(d);
+}
+END_TEST
+
 START_TEST(test_gone)
 {
 	char *d = unit_mkdtemp(), prog[PATH_MAX], other[PATH_MAX];
@@ -150,6 +197,7 @@ static Suite *learn_dir_suite(void)
 
 	tcase_add_test(tc, test_caps);
 	tcase_add_test(tc, test_gone);
+	tcase_add_test(tc, test_temp_files);
 	suite_add_tcase(s, tc);
 	return s;
 }
