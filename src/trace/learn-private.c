@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 
 #include "learn-private.h"
 #include "sys-mountinfo.h"
@@ -50,14 +51,42 @@ static size_t hash(const char *s)
 	return (size_t)(h ^ (h >> 29)) & (CACHE_SLOTS - 1);
 }
 
-/* Is the inode of @st a user's, or (a directory) writable by others than root? */
-static bool users(const struct stat *st)
+/*
+ * Does the POSIX ACL of @path give a user, or a group other than root's, write?
+ * The kernel's xattr form: a 4-byte version, then 8-byte entries (tag, perm, id),
+ * little-endian. The mask is not applied: an entry that names write is enough.
+ */
+static bool acl_lets_write(const char *path)
+{
+	unsigned char buf[4 + 8 * 64];
+	ssize_t n = lgetxattr(path, "system.posix_acl_access", buf, sizeof(buf));
+
+	if (n < 0)
+		return errno == ERANGE;		/* more than 64 entries: not root's alone */
+	for (ssize_t i = 4; i + 8 <= n; i += 8) {
+		unsigned tag = buf[i] | buf[i + 1] << 8, perm = buf[i + 2] | buf[i + 3] << 8;
+		uint32_t id = (uint32_t)buf[i + 4] | (uint32_t)buf[i + 5] << 8 |
+			      (uint32_t)buf[i + 6] << 16 | (uint32_t)buf[i + 7] << 24;
+
+		if ((perm & 2) && ((tag == 0x02 && id != 0) || (tag == 0x08 && id != 0)))
+			return true;	/* ACL_USER, ACL_GROUP with write */
+	}
+	return false;
+}
+
+/*
+ * Is the inode of @st (at @path) a user's: theirs, or writable by others than
+ * root (by mode or by ACL)? A file anyone may rewrite tells what they put there.
+ */
+static bool users(const char *path, const struct stat *st)
 {
 	if (st->st_uid >= USER_UID_MIN)
 		return true;
-	if (!S_ISDIR(st->st_mode))
+	if (S_ISLNK(st->st_mode))
 		return false;
-	return (st->st_mode & S_IWOTH) || ((st->st_mode & S_IWGRP) && st->st_gid != 0);
+	if ((st->st_mode & S_IWOTH) || ((st->st_mode & S_IWGRP) && st->st_gid != 0))
+		return true;
+	return acl_lets_write(path);
 }
 
 /* Is @p (a path, "" for /) a user's on its own? Cached when @cache. */
@@ -70,7 +99,7 @@ static bool private_one(struct private_cache *c, const char *p, bool cache)
 
 	if (cache && a->dir && strcmp(a->dir, name) == 0)
 		return a->private;
-	priv = mountinfo_on_fuse(c->mounts, name) || lstat(name, &st) < 0 || users(&st);
+	priv = mountinfo_on_fuse(c->mounts, name) || lstat(name, &st) < 0 || users(name, &st);
 	if (cache) {
 		char *copy = strdup(name);
 

@@ -16,8 +16,9 @@
  * A path is a user's when a directory on the way to it, from the root of the
  * process that read it, or the file itself, belongs to a user (uid
  * USER_UID_MIN or more, as Debian and Fedora number them), or when such a
- * directory may be written by others than root: by everyone (the temporary
- * trees, sticky or not) or by a group (g+w with a gid other than 0). The
+ * directory or the file may be written by others than root: by everyone (the
+ * temporary trees, sticky or not), by a group (g+w with a gid other than 0),
+ * or by a user or group a POSIX ACL names with write. The
  * directories are looked at from the root down, and the look stops at the
  * first one that is a user's: the daemon never looks inside a user's tree.
  * What cannot be looked at, and anything on a FUSE mount (a user's

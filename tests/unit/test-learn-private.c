@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "learn-private.h"
@@ -87,6 +89,59 @@ START_TEST(test_trees)
 }
 END_TEST
 
+/* One ACL entry in the kernel's xattr form (little-endian). */
+static void acl_entry(unsigned char *p, unsigned tag, unsigned perm, uint32_t id)
+{
+	p[0] = (unsigned char)tag;
+	p[1] = 0;
+	p[2] = (unsigned char)perm;
+	p[3] = 0;
+	p[4] = (unsigned char)id;
+	p[5] = (unsigned char)(id >> 8);
+	p[6] = (unsigned char)(id >> 16);
+	p[7] = (unsigned char)(id >> 24);
+}
+
+/* A file root owns that others may rewrite (by mode, or a user's ACL entry) is a user's. */
+START_TEST(test_writable_by_others)
+{
+	char *d = unit_mkdtemp(), path[4096];
+	struct private_cache *c = NULL;
+	unsigned char acl[4 + 5 * 8] = { 2, 0, 0, 0 };	/* version 2 */
+
+	if (getuid() != 0) {
+		unit_rmtree(d);
+		free(d);
+		return;		/* the files must be root's to tell anything */
+	}
+	ck_assert_int_eq(private_cache_new(NULL, &c), 0);
+	mkdir_mode(d, "sys", 0755);
+	touch(d, "sys/plain");
+	touch(d, "sys/anyone");
+	snprintf(path, sizeof(path), "%s/sys/anyone", d);
+	ck_assert_int_eq(chmod(path, 0666), 0);
+	ck_assert(!priv(c, d, "sys/plain"));
+	ck_assert(priv(c, d, "sys/anyone"));
+	/* user 1000 may write, by an ACL (the mode's group bits become its mask: 0664, gid 0) */
+	touch(d, "sys/acl");
+	snprintf(path, sizeof(path), "%s/sys/acl", d);
+	acl_entry(acl + 4, 0x01, 6, UINT32_MAX);	/* owner rw */
+	acl_entry(acl + 12, 0x02, 6, 1000);		/* user 1000 rw */
+	acl_entry(acl + 20, 0x04, 4, UINT32_MAX);	/* group r */
+	acl_entry(acl + 28, 0x10, 6, UINT32_MAX);	/* mask rw */
+	acl_entry(acl + 36, 0x20, 4, UINT32_MAX);	/* other r */
+	if (setxattr(path, "system.posix_acl_access", acl, sizeof(acl), 0) == 0)
+		ck_assert(priv(c, d, "sys/acl"));
+	/* the same entry read-only: still root's alone */
+	acl_entry(acl + 12, 0x02, 4, 1000);
+	if (setxattr(path, "system.posix_acl_access", acl, sizeof(acl), 0) == 0)
+		ck_assert(!priv(c, d, "sys/acl"));
+	private_cache_free(c);
+	unit_rmtree(d);
+	free(d);
+}
+END_TEST
+
 /* Nothing on a FUSE mount is looked at (its server could make the lookup hang): a user's. */
 START_TEST(test_fuse)
 {
@@ -116,6 +171,7 @@ static Suite *learn_private_suite(void)
 
 	tcase_add_test(tc, test_trees);
 	tcase_add_test(tc, test_fuse);
+	tcase_add_test(tc, test_writable_by_others);
 	suite_add_tcase(s, tc);
 	return s;
 }
