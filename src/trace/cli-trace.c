@@ -89,8 +89,8 @@ void trace_usage(FILE *f)
 	      " -W, --window SEC         with --watch: learn the first SEC seconds after\n"
 	      "                            exec (default 10)\n"
 	      " -o, --only EXE           with --watch: learn only this program (repeat)\n"
-	      "     --include-user-files with --watch: learn programs and files under\n"
-	      "                            users' and temporary trees too\n"
+	      "     --include-user-files with --watch or --system: programs and files\n"
+	      "                            under users' and temporary trees too\n"
 	      "     --max-packs N        with --watch: keep at most N packs in DIR\n"
 	      "                            (default 1000), the least lately started go\n"
 	      "     --max-size SIZE      with --watch: keep DIR under SIZE (default 128M)\n"
@@ -287,7 +287,6 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		}
 		case OPT_INCLUDE_USER_FILES:
 			o->include_user_files = true;
-			learn_opts = true;
 			break;
 		case OPT_MAX_PACKS:
 			learn_opts = true;
@@ -369,8 +368,12 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		return 1;
 	}
 	if (window_given || o->nonly || learn_opts) {
-		cli_usage_error("--window, --only, --include-user-files, --max-packs, --max-size "
-				"and --learn-interval need --watch");
+		cli_usage_error("--window, --only, --max-packs, --max-size and --learn-interval "
+				"need --watch");
+		goto usage;
+	}
+	if (o->include_user_files && !o->system) {
+		cli_usage_error("--include-user-files needs --watch or --system");
 		goto usage;
 	}
 	if (!o->pack) {

@@ -138,3 +138,10 @@ bool private_path(struct private_cache *c, const char *root, const char *path)
 	free(copy);
 	return priv;
 }
+
+bool private_leave_out(void *filter, const char *path)
+{
+	struct private_filter *f = filter;
+
+	return private_path(f->cache, f->root, path);
+}

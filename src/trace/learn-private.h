@@ -47,4 +47,13 @@ void private_cache_free(struct private_cache *c);
  */
 bool private_path(struct private_cache *c, const char *root, const char *path);
 
+/* private_leave_out()'s context: the answers so far, the root of the reading process. */
+struct private_filter {
+	struct private_cache *cache;
+	const char *root;
+};
+
+/** private_leave_out() - private_path() as struct assemble_opts.leave_out wants it */
+bool private_leave_out(void *filter, const char *path);
+
 #endif

@@ -74,19 +74,6 @@ static int cmp_job(const void *a, const void *b)
 	return x->w.start_ns < y->w.start_ns ? -1 : x->w.start_ns > y->w.start_ns;
 }
 
-/* What leave_private() needs: the answers so far, the root of the run's process. */
-struct private_ctx {
-	struct private_cache *cache;
-	const char *root;
-};
-
-static bool leave_private(void *ctx, const char *path)
-{
-	struct private_ctx *p = ctx;
-
-	return private_path(p->cache, p->root, path);
-}
-
 /*
  * The run of @j as a pack (j->run), or nothing when it saw nothing; 0 or -errno (logged).
  * @cache: when not NULL, the files of users' and temporary trees are left out
@@ -96,14 +83,14 @@ static int build_run(struct learn_worker *wk, struct job *j, const char *path,
 {
 	struct learn_window *w = &j->w;
 	char *argv[] = { w->exe, NULL };
-	struct private_ctx pc = { .cache = cache, .root = w->root };
+	struct private_filter pf = { .cache = cache, .root = w->root };
 	struct assemble_opts ao = {
 		.pack = path,
 		.argv = argv,
 		.info_flags = wk->o.info_flags,
 		.duration_ns = j->duration_ns,
-		.leave_out = cache ? leave_private : NULL,
-		.leave_out_ctx = &pc,
+		.leave_out = cache ? private_leave_out : NULL,
+		.leave_out_ctx = &pf,
 	};
 
 	if (w->demand.events == 0 || w->demand.error) {

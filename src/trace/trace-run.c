@@ -15,6 +15,7 @@
 #include "trace-demand.h"
 #include "trace-measure.h"
 #include "trace-root.h"
+#include "learn-private.h"
 #include "trace-run.h"
 #include "trace-tracer.h"
 #include "trace-session.h"
@@ -58,6 +59,7 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 		.recorded_meta_only = getenv("URA_TRACE_RECORDED_METADATA_ONLY") != NULL,
 	};
 	struct sys_view *view = NULL;
+	struct private_filter priv = { 0 };
 	struct assemble_devices devs = { 0 };
 	struct rakb_state ra = { 0 };
 	struct trace_demand d = { 0 };
@@ -136,6 +138,15 @@ int trace_run(const struct trace_options *o, struct trace_summary *sum)
 	r = mounts_read(view, r);
 	if (r < 0)
 		goto out;
+	/* the boot trace leaves out users' files, as the learning daemon does */
+	if (o->system && !o->include_user_files) {
+		r = private_cache_new(sys_view_mounts(view), &priv.cache);
+		if (r < 0)
+			goto out;
+		priv.root = root ? root : "/";
+		ao.leave_out = private_leave_out;
+		ao.leave_out_ctx = &priv;
+	}
 	r = assemble_pack(&ao, &d, view, &ra, sum, &devs);
 	if (r == 0 && sum->access_truncated)
 		log_warn("the access log stopped at %zu accesses (its limit, or out of memory): "
@@ -154,6 +165,7 @@ out:
 	rakb_free(&ra);
 	if (blocked)
 		sigprocmask(SIG_SETMASK, &orig, NULL);
+	private_cache_free(priv.cache);
 	sys_view_unref(view);
 	assemble_devices_free(&devs);
 	if (d.event_log)

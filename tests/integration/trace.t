@@ -10,13 +10,15 @@ need_tools "$URA_TRACE" "$URA_DUMP"
 need_helpers
 command -v python3 >/dev/null || skip_all "needs python3"
 
-T=$(mktemp -d /var/tmp/ura-trace-test.XXXXXX)
+# below a directory only root can write to: a boot trace leaves out users' and temporary trees
+T=$(mktemp -d /run/ura-trace-test.XXXXXX)
+chmod 755 "$T"	# a user reads their file in it
 trap 'scratch_cleanup "$T"' EXIT
 make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesystem"
 M=$T/mnt
 tracefs_snapshot
 
-plan 58
+plan 61
 
 # --- a read: exactly the file's pages ---
 head -c $((100 * 4096 + 123)) /dev/urandom >"$M/read.bin"
@@ -266,6 +268,36 @@ ok "system mode with --duration" timeout 60 "$URA_TRACE" -q --system --duration 
 	--pack "$T/sys.pack"
 ok "system mode pack is valid and says so" sh -c '"$1" --json "$2" | grep "\"system\": *true" >/dev/null' - \
 	"$URA_DUMP" "$T/sys.pack"
+# a user's file in their 0700 directory, read during a boot trace, is left out (a file of
+# root's read then is in); --include-user-files keeps it
+mkdir -p "$M/home/u" "$M/sysfiles"
+head -c 8192 /dev/urandom >"$M/home/u/secret"
+head -c 8192 /dev/urandom >"$M/sysfiles/conf"
+chown -R 65534:65534 "$M/home/u"
+chmod 700 "$M/home/u"
+# sys_reads PACK [OPTIONS]: a boot trace while the user and root read their files
+sys_reads() {
+	local pack=$1
+	shift
+	"$HELPERS/evict" "$M/home/u/secret" "$M/sysfiles/conf"
+	timeout 60 "$URA_TRACE" -q --system --duration 1.5 --pack "$pack" "$@" &
+	local tp=$!
+	sleep 0.7
+	setpriv --reuid=65534 --regid=65534 --clear-groups cat "$M/home/u/secret" >/dev/null
+	cat "$M/sysfiles/conf" >/dev/null
+	wait $tp
+}
+# has PACK PATH: the pack names PATH
+has() {
+	"$URA_DUMP" --json "$1" | python3 -c "import json, sys
+sys.exit(sys.argv[1] not in [f['path'] for f in json.load(sys.stdin)['files']])" "$2"
+}
+sys_reads "$T/sysu.pack"
+ok "boot trace: root's file read during it is in the pack" has "$T/sysu.pack" "$M/sysfiles/conf"
+ok "a user's file in their 0700 directory is not" sh -c '! "$@"' - has "$T/sysu.pack" \
+	"$M/home/u/secret"
+sys_reads "$T/sysu2.pack" --include-user-files
+ok "with --include-user-files it is" has "$T/sysu2.pack" "$M/home/u/secret"
 
 # --- --root: paths relative to a directory ---
 "$HELPERS/evict" "$M/read.bin"
