@@ -19,10 +19,17 @@ struct program {
 	uint64_t tokens_ns;	/* when @tokens was brought up to date */
 };
 
+struct user {
+	unsigned uid;		/* 0: a free slot */
+	double tokens;		/* new programs the user may start now */
+	uint64_t tokens_ns;
+};
+
 struct programs {
 	uint64_t interval_ns;
 	struct program *b[BUCKETS];
 	unsigned long n;
+	struct user users[USER_SLOTS];
 };
 
 static size_t key_hash(const char *name)
@@ -89,15 +96,22 @@ static void forget_oldest(struct programs *p)
 		}
 }
 
+static struct program *find(struct programs *p, const char *name)
+{
+	for (struct program *e = p->b[key_hash(name)]; e; e = e->next)
+		if (strcmp(e->name, name) == 0)
+			return e;
+	return NULL;
+}
+
 /* The entry of @name, made with a full budget at @now_ns if new; NULL without memory. */
 static struct program *find_or_add(struct programs *p, const char *name, uint64_t now_ns)
 {
 	size_t h = key_hash(name);
-	struct program *e;
+	struct program *e = find(p, name);
 
-	for (e = p->b[h]; e; e = e->next)
-		if (strcmp(e->name, name) == 0)
-			return e;
+	if (e)
+		return e;
 	if (p->n >= PROGRAMS_MAX)
 		forget_oldest(p);
 	e = calloc(1, sizeof(*e));
@@ -113,33 +127,69 @@ static struct program *find_or_add(struct programs *p, const char *name, uint64_
 	return e;
 }
 
-/* @tokens brought up to @dt_ns later, at most a full burst. */
-static double refill(double tokens, uint64_t dt_ns, uint64_t interval_ns)
+/* User @uid's bucket of new programs, a full one if not known (the least lately seen goes). */
+static struct user *user_of(struct programs *p, unsigned uid, uint64_t now_ns)
 {
-	tokens += (double)dt_ns / (double)interval_ns;
-	return tokens > LEARN_BURST ? LEARN_BURST : tokens;
+	struct user *oldest = &p->users[0];
+
+	for (size_t i = 0; i < USER_SLOTS; i++) {
+		if (p->users[i].uid == uid)
+			return &p->users[i];
+		if (p->users[i].tokens_ns < oldest->tokens_ns)
+			oldest = &p->users[i];
+	}
+	*oldest = (struct user){ .uid = uid, .tokens = USER_NEW_BURST, .tokens_ns = now_ns };
+	return oldest;
 }
 
-bool programs_start(struct programs *p, const char *name, uint64_t now_ns, uint64_t *ret_wait_ns)
+/* @tokens brought up to @dt_ns later, at most @burst. */
+static double refill_to(double tokens, uint64_t dt_ns, uint64_t interval_ns, double burst)
+{
+	tokens += (double)dt_ns / (double)interval_ns;
+	return tokens > burst ? burst : tokens;
+}
+
+static double refill(double tokens, uint64_t dt_ns, uint64_t interval_ns)
+{
+	return refill_to(tokens, dt_ns, interval_ns, LEARN_BURST);
+}
+
+/* One token of a bucket at @now_ns, or false and how long until one (@ret_wait_ns). */
+static bool take(double *tokens, uint64_t *tokens_ns, uint64_t now_ns, uint64_t interval_ns,
+		 double burst, uint64_t *ret_wait_ns)
+{
+	if (now_ns > *tokens_ns) {
+		*tokens = refill_to(*tokens, now_ns - *tokens_ns, interval_ns, burst);
+		*tokens_ns = now_ns;
+	}
+	if (*tokens < 1) {
+		if (ret_wait_ns)
+			*ret_wait_ns = (uint64_t)((1 - *tokens) * (double)interval_ns) + 1;
+		return false;
+	}
+	*tokens -= 1;
+	return true;
+}
+
+enum programs_refusal programs_start(struct programs *p, const char *name, unsigned uid,
+				     uint64_t now_ns, uint64_t *ret_wait_ns)
 {
 	struct program *e;
 
 	if (!p->interval_ns)
-		return true;
+		return PROGRAMS_YES;
+	if (uid != 0 && !find(p, name)) {
+		struct user *u = user_of(p, uid, now_ns);
+
+		if (!take(&u->tokens, &u->tokens_ns, now_ns, USER_NEW_INTERVAL_NS, USER_NEW_BURST,
+			  ret_wait_ns))
+			return PROGRAMS_USER_NEW;	/* and the table is left as it was */
+	}
 	e = find_or_add(p, name, now_ns);
 	if (!e)
-		return true;
-	if (now_ns > e->tokens_ns) {
-		e->tokens = refill(e->tokens, now_ns - e->tokens_ns, p->interval_ns);
-		e->tokens_ns = now_ns;
-	}
-	if (e->tokens < 1) {
-		if (ret_wait_ns)
-			*ret_wait_ns = (uint64_t)((1 - e->tokens) * (double)p->interval_ns) + 1;
-		return false;
-	}
-	e->tokens -= 1;
-	return true;
+		return PROGRAMS_YES;
+	return take(&e->tokens, &e->tokens_ns, now_ns, p->interval_ns, LEARN_BURST, ret_wait_ns) ?
+	       PROGRAMS_YES : PROGRAMS_LEARNED_LATELY;
 }
 
 static int cmp_i64(const void *a, const void *b)

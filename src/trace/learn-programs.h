@@ -18,6 +18,16 @@
 #define LEARN_BURST		16
 /* programs remembered; when full, the eighth started least lately is forgotten */
 #define PROGRAMS_MAX		8192
+/*
+ * A user's new programs: a program the table does not know, started by a user
+ * (not root), takes a token of that user's own bucket: USER_NEW_BURST, then one
+ * every USER_NEW_INTERVAL_NS. Any user names a new program per file they give a
+ * root interpreter (sh FILE); unbounded, they would push root's programs out of
+ * the table (their budgets spent anew) and their packs out of DIR.
+ */
+#define USER_NEW_BURST		32
+#define USER_NEW_INTERVAL_NS	(120ull * 1000 * 1000 * 1000)
+#define USER_SLOTS		256	/* users remembered (the least lately seen goes) */
 
 struct programs;
 
@@ -30,14 +40,20 @@ int programs_new(uint64_t interval_ns, struct programs **ret);
 /** programs_free() - NULL is allowed */
 void programs_free(struct programs *p);
 
+/* Why programs_start() said no. */
+enum programs_refusal { PROGRAMS_YES, PROGRAMS_LEARNED_LATELY, PROGRAMS_USER_NEW };
+
 /**
- * programs_start() - the program of pack name @name (key_pack_name()) started at
- * @now_ns (monotonic): may a run of it be learned? A yes takes one run of its budget.
+ * programs_start() - the program of pack name @name (key_pack_name()) started by user @uid
+ * at @now_ns (monotonic): may a run of it be learned? A yes takes one run of its budget
+ * (and of @uid's budget of new programs, when it is new and @uid is not 0).
  * @ret_wait_ns: when it says no, how long until it would say yes (may be NULL)
  *
  * Without memory for a new program, it says yes (unbudgeted).
+ * Return: PROGRAMS_YES, or why not.
  */
-bool programs_start(struct programs *p, const char *name, uint64_t now_ns, uint64_t *ret_wait_ns);
+enum programs_refusal programs_start(struct programs *p, const char *name, unsigned uid,
+				     uint64_t now_ns, uint64_t *ret_wait_ns);
 
 /**
  * programs_seed() - a program's budget as its pack tells it, at the daemon's start

@@ -200,7 +200,7 @@ struct learner {
 	bool flooded;			/* a window closed for its flood: rewrite the pid filter */
 	/* counts, for the log at the end */
 	uint64_t execs, gone, skipped_busy, windows, traced_at_exec, late, lost_runs;
-	uint64_t lost_execs, skipped_rate, skipped_private, floods;
+	uint64_t lost_execs, skipped_rate, skipped_private, floods, skipped_user_new;
 };
 
 static void *arena_grow(void *p, size_t *cap, size_t need, size_t elem)
@@ -530,10 +530,19 @@ static bool open_window(struct learner *l, const struct exec_seen *x, bool trace
 		log_debug("not learning '%s' (pid %d): no pack name", prog->path, x->pid);
 		return false;
 	}
-	if (!programs_start(l->programs, name, now, &wait_ns)) {
+	switch (programs_start(l->programs, name, (unsigned)prog->uid, now, &wait_ns)) {
+	case PROGRAMS_YES:
+		break;
+	case PROGRAMS_LEARNED_LATELY:
 		l->skipped_rate++;
 		log_debug("not learning '%s' (pid %d): learned lately, next run in %.0f s",
 			  prog->path, x->pid, (double)wait_ns / 1e9);
+		return false;
+	case PROGRAMS_USER_NEW:
+		l->skipped_user_new++;
+		log_debug("not learning '%s' (pid %d): uid %u started %d new programs lately, "
+			  "next in %.0f s", prog->path, x->pid, (unsigned)prog->uid, USER_NEW_BURST,
+			  (double)wait_ns / 1e9);
 		return false;
 	}
 	err = windows_open(&l->ws, prog->root.id, prog->root.path, prog->path, x->pid, x->ts,
@@ -1092,12 +1101,13 @@ static void log_counts(struct learner *l)
 	log_info("%" PRIu64 " execs, %" PRIu64 " windows (%" PRIu64 " traced from the exec), %"
 		 PRIu64 " runs merged, %" PRIu64 " dropped (%" PRIu64 " late, %" PRIu64 " floods), %" PRIu64
 		 " not opened (busy), %" PRIu64 " not learned (learned lately), %" PRIu64
-		 " not learned (a user's tree), %" PRIu64 " gone before seen, %" PRIu64
+		 " not learned (a user's tree), %" PRIu64 " not learned (a user's new programs), %"
+		 PRIu64 " gone before seen, %" PRIu64
 		 " parents no longer followed; %" PRIu64
 		 " packs written, %" PRIu64 " removed (caps); %" PRIu64 " pid filter writes, "
 		 "longest %.1f ms", l->execs, l->windows, l->traced_at_exec, ws.merged,
 		 l->lost_runs + ws.dropped, l->late, l->floods, l->skipped_busy, l->skipped_rate,
-		 l->skipped_private, l->gone, l->follow.dropped, ws.writes, ws.evicted, ps.writes,
+		 l->skipped_private, l->skipped_user_new, l->gone, l->follow.dropped, ws.writes, ws.evicted, ps.writes,
 		 (double)ps.max_write_ns / 1e6);
 }
 

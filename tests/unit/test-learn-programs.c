@@ -17,21 +17,21 @@ START_TEST(test_budget)
 	ck_assert_int_eq(programs_new(600 * S, &p), 0);
 	/* a build: cc1 started 5000 times in an hour, 0.72 s apart */
 	for (unsigned i = 0; i < 5000; i++, t += 720000000ull)
-		learned += programs_start(p, "usr-libexec-gcc-cc1.pack", t, NULL);
+		learned += (programs_start(p, "usr-libexec-gcc-cc1.pack", 0, t, NULL) == PROGRAMS_YES);
 	/* the burst, then one per 10 minutes: 16 + 6 */
 	ck_assert_uint_le(learned, LEARN_BURST + 6);
 	ck_assert_uint_ge(learned, LEARN_BURST + 5);
-	ck_assert(!programs_start(p, "usr-libexec-gcc-cc1.pack", t, &wait));
+	ck_assert(!(programs_start(p, "usr-libexec-gcc-cc1.pack", 0, t, &wait) == PROGRAMS_YES));
 	ck_assert_uint_gt(wait, 0);
 	ck_assert_uint_le(wait, 600 * S);
 	/* another program, or the same path in another root, has its own budget */
-	ck_assert(programs_start(p, "usr-bin-as.pack", t, NULL));
-	ck_assert(programs_start(p, "@0000000000000007-usr-libexec-gcc-cc1.pack", t, NULL));
+	ck_assert((programs_start(p, "usr-bin-as.pack", 0, t, NULL) == PROGRAMS_YES));
+	ck_assert((programs_start(p, "@0000000000000007-usr-libexec-gcc-cc1.pack", 0, t, NULL) == PROGRAMS_YES));
 	/* after a quiet while the burst is back, and no more */
 	t += 10000 * 600 * S;
 	learned = 0;
 	for (unsigned i = 0; i < 100; i++)
-		learned += programs_start(p, "usr-libexec-gcc-cc1.pack", t, NULL);
+		learned += (programs_start(p, "usr-libexec-gcc-cc1.pack", 0, t, NULL) == PROGRAMS_YES);
 	ck_assert_uint_eq(learned, LEARN_BURST);
 	ck_assert_uint_eq(programs_count(p), 3);
 	programs_free(p);
@@ -39,7 +39,7 @@ START_TEST(test_budget)
 	/* no interval: no limit */
 	ck_assert_int_eq(programs_new(0, &p), 0);
 	for (unsigned i = 0; i < 1000; i++)
-		ck_assert(programs_start(p, "bin-true.pack", t, NULL));
+		ck_assert((programs_start(p, "bin-true.pack", 0, t, NULL) == PROGRAMS_YES));
 	programs_free(p);
 	programs_free(NULL);
 }
@@ -54,9 +54,51 @@ START_TEST(test_table_bounded)
 	ck_assert_int_eq(programs_new(600 * S, &p), 0);
 	for (unsigned i = 0; i < 3 * PROGRAMS_MAX; i++) {
 		snprintf(path, sizeof(path), "/tmp/build/t%u", i);
-		ck_assert(programs_start(p, path, (uint64_t)i * S, NULL));
+		ck_assert_int_eq(programs_start(p, path, 0, (uint64_t)i * S, NULL), PROGRAMS_YES);
 		ck_assert_uint_le(programs_count(p), PROGRAMS_MAX);
 	}
+	programs_free(p);
+}
+END_TEST
+
+/*
+ * A user naming new programs as fast as they like (sh FILE over many files): USER_NEW_BURST
+ * learned, then one per USER_NEW_INTERVAL_NS; root's spent budget stays spent, another
+ * user's new programs are not held back, and programs known already still take their own.
+ */
+START_TEST(test_user_new_programs)
+{
+	struct programs *p = NULL;
+	uint64_t t = 1000 * S, wait = 0;
+	unsigned yes = 0, refused = 0;
+	char name[64];
+
+	ck_assert_int_eq(programs_new(600 * S, &p), 0);
+	for (int i = 0; i < LEARN_BURST; i++)
+		ck_assert_int_eq(programs_start(p, "bin-dash.pack", 0, t, NULL), PROGRAMS_YES);
+	ck_assert_int_eq(programs_start(p, "bin-dash.pack", 0, t, NULL), PROGRAMS_LEARNED_LATELY);
+	for (unsigned i = 0; i < 10000; i++) {
+		enum programs_refusal r;
+
+		snprintf(name, sizeof(name), "@%u-etc-f%u.pack", i, i);
+		r = programs_start(p, name, 65534, t + i * 1000, &wait);
+		yes += r == PROGRAMS_YES;
+		refused += r == PROGRAMS_USER_NEW;
+	}
+	ck_assert_uint_eq(yes, USER_NEW_BURST);
+	ck_assert_uint_eq(refused, 10000 - USER_NEW_BURST);
+	ck_assert_uint_eq(programs_count(p), 1 + USER_NEW_BURST);
+	/* root's budget was not reset by the flood; a user's start of dash is not new */
+	ck_assert_int_eq(programs_start(p, "bin-dash.pack", 65534, t + S, NULL),
+			 PROGRAMS_LEARNED_LATELY);
+	/* another user, and root, may still start new programs */
+	ck_assert_int_eq(programs_start(p, "usr-bin-x.pack", 1000, t + S, NULL), PROGRAMS_YES);
+	ck_assert_int_eq(programs_start(p, "usr-bin-y.pack", 0, t + S, NULL), PROGRAMS_YES);
+	/* the user's next new program, an interval or so on */
+	ck_assert_int_eq(programs_start(p, "@x-etc-g.pack", 65534, t + S, &wait), PROGRAMS_USER_NEW);
+	ck_assert_uint_gt(wait, 0);
+	ck_assert_int_eq(programs_start(p, "@x-etc-g.pack", 65534, t + 2 * USER_NEW_INTERVAL_NS, NULL),
+			 PROGRAMS_YES);
 	programs_free(p);
 }
 END_TEST
@@ -74,7 +116,7 @@ START_TEST(test_seed)
 	for (int i = 0; i < 16; i++)
 		runs[i] = now - 60 * (int64_t)S + i * (int64_t)S;
 	ck_assert_int_eq(programs_seed(p, "usr-bin-often.pack", runs, 16, now, mono), 0);
-	ck_assert(!programs_start(p, "usr-bin-often.pack", mono, &wait));
+	ck_assert(!(programs_start(p, "usr-bin-often.pack", 0, mono, &wait) == PROGRAMS_YES));
 	/* about one interval less the minute since the first run refilled */
 	ck_assert_uint_gt(wait, 400 * S);
 	ck_assert_uint_le(wait, 600 * S);
@@ -83,7 +125,7 @@ START_TEST(test_seed)
 		runs[i] = now - 86400 * (int64_t)S + i * (int64_t)S;
 	ck_assert_int_eq(programs_seed(p, "usr-bin-rare.pack", runs, 4, now, mono), 0);
 	for (int i = 0; i < 40; i++)
-		learned += programs_start(p, "usr-bin-rare.pack", mono, NULL);
+		learned += (programs_start(p, "usr-bin-rare.pack", 0, mono, NULL) == PROGRAMS_YES);
 	ck_assert_uint_eq(learned, LEARN_BURST);
 	/* 8 recent runs, out of order (a pack lists the newest first): 8 left */
 	for (int i = 0; i < 8; i++)
@@ -91,13 +133,13 @@ START_TEST(test_seed)
 	ck_assert_int_eq(programs_seed(p, "usr-bin-half.pack", runs, 8, now, mono), 0);
 	learned = 0;
 	for (int i = 0; i < 40; i++)
-		learned += programs_start(p, "usr-bin-half.pack", mono, NULL);
+		learned += (programs_start(p, "usr-bin-half.pack", 0, mono, NULL) == PROGRAMS_YES);
 	ck_assert_uint_eq(learned, LEARN_BURST - 8);
 	/* a clock set back: runs "in the future" refill nothing, and spend no more than all */
 	for (int i = 0; i < 20; i++)
 		runs[i] = now + 3600 * (int64_t)S + i;
 	ck_assert_int_eq(programs_seed(p, "usr-bin-future.pack", runs, 20, now, mono), 0);
-	ck_assert(!programs_start(p, "usr-bin-future.pack", mono, NULL));
+	ck_assert(!(programs_start(p, "usr-bin-future.pack", 0, mono, NULL) == PROGRAMS_YES));
 	programs_free(p);
 }
 END_TEST
@@ -110,6 +152,7 @@ static Suite *learn_programs_suite(void)
 	tcase_add_test(tc, test_budget);
 	tcase_add_test(tc, test_table_bounded);
 	tcase_add_test(tc, test_seed);
+	tcase_add_test(tc, test_user_new_programs);
 	suite_add_tcase(s, tc);
 	return s;
 }
