@@ -62,6 +62,15 @@ static int program_of(pid_t pid, const char *filename, const struct key_self *se
 	 * path is, in the daemon's mounts, the very file the process runs (a
 	 * script's cannot be told).
 	 */
+	/*
+	 * An interpreter given no script ("sh -c CMD", "python3 -c", "perl -e", a
+	 * shell reading its input) runs what its command line says: its runs have
+	 * nothing in common but the interpreter, and any user could fill its pack
+	 * (sixteen runs of "sh -c 'cat LARGE'" made root's next "sh -c true"
+	 * replay 490 MB). Not a program to learn; its commands are, at their exec.
+	 */
+	if (k < 0 && key_exec_is_interpreter(p.exe))
+		return -ENOEXEC;
 	if (k >= 0) {
 		r = key_exec_script_key(pid, &p.root, argv[k], !by_kernel, NULL, p.path,
 					sizeof(p.path));

@@ -32,11 +32,13 @@ struct exec_program {
  * - for an interpreter given a script ("python3 app.py": key_exec_script_arg()
  *   on /proc/PID/cmdline), that script's path, likewise;
  * - otherwise the executable as the kernel names it (/proc/PID/exe: symlinks
- *   resolved), so an exec through a symlink of another name is the same program.
+ *   resolved), so an exec through a symlink of another name is the same program;
+ *   but an interpreter given no script ("sh -c CMD") is no program to learn.
  * Only /proc/PID links and files are read, never a path of the process's own.
  *
  * Return: 0, -ESRCH (the process is gone, or has exec'd again), -ENOENT (its
- * executable was deleted), -ENAMETOOLONG, other -errno.
+ * executable was deleted), -ENOEXEC (an interpreter without a script),
+ * -ENAMETOOLONG, other -errno.
  */
 int exec_program_of(pid_t pid, const char *filename, const struct key_self *self,
 		    struct exec_program *ret);

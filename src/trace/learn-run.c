@@ -494,6 +494,11 @@ static bool open_window(struct learner *l, const struct exec_seen *x, bool trace
 	uint64_t now = now_monotonic_ns(), wait_ns = 0;
 	int err;
 
+	if (x->err == -ENOEXEC) {
+		log_debug("exec of '%s' by pid %d: an interpreter without a script, not learned",
+			  x->filename, x->pid);
+		return false;
+	}
 	if (x->err < 0) {
 		l->gone++;
 		log_debug("exec of '%s' by pid %d: %s, not learned", x->filename, x->pid,

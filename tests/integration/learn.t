@@ -22,7 +22,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 35
+plan 36
 
 # the programs, on the scratch filesystem, each reading data files of its own
 mkdir -p "$M/bin" "$M/data" "$M/pub" "$M/tmp"
@@ -96,6 +96,7 @@ for p in app burst launch late third often reader mounted bigread flood during f
 	only+=(--only "$M/bin/$p")
 done
 only+=(--only "$M/tmp/reader")
+SH=$(readlink -f /bin/sh)
 timeout 120 "$URA_TRACE" --watch "$PACKS" --window 2 "${only[@]}" -v 2>"$T/daemon.log" &
 DAEMON=$!
 # started: its exec instance is there (slow under ASan: setting up an instance parses every event
@@ -297,6 +298,16 @@ ok "the flood's run is dropped as no start" grep -E "run of '$M/bin/flood' .*mor
 hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$PID/status")
 ok "and the daemon's peak memory stays under 256 MiB (${hwm} KiB)" test "${hwm:-999999}" -lt 262144
 
+# a shell given a command, not a script, run by a user: its reads are the command's; not learned
+# (the refusal comes before --only is asked)
+for _ in 1 2 3; do
+	setpriv --reuid=65534 --regid=65534 --clear-groups /bin/sh -c "cat '$M/data/app' >/dev/null; sleep 0.1"
+done
+sleep 2.5	# longer than a window
+ok "'sh -c CMD' by a user: no pack for the shell" sh -c '
+	[ ! -e "$1/$(systemd-escape --path "$2").pack" ] &&
+	grep -F "an interpreter without a script" "$3" >/dev/null' - "$PACKS" "$SH" "$T/daemon.log"
+
 # a stop is quick whatever the worker waits for: here the lock of DIR, held by another (a hand
 # merge that takes long), while a run waits to be written
 flock "$PACKS" sleep 30 &
@@ -340,8 +351,11 @@ ok "a restarted daemon keeps a program's run budget: none of 3 more starts learn
 	"$M/bin/often" "$T/daemon3.log"
 
 # bounds: a daemon started with --max-packs 3 removes the pack of a program deleted, then
-# the packs of the programs started least lately
-ls -tr "$PACKS" >"$T/by-age"
+# the packs learned from one run, then the others, each the programs started least lately first
+ls -tr "$PACKS" | while read -r p; do
+	echo "$("$URA_DUMP" --json "$PACKS/$p" | python3 -c 'import json, sys
+print(min(json.load(sys.stdin)["runs"], 2))') $p"
+done | sort -s -k1,1n | cut -d' ' -f2- >"$T/by-age"
 rm "$M/bin/third"
 timeout 60 "$URA_TRACE" --watch "$PACKS" --max-packs 3 --only /nonexistent -v 2>"$T/daemon2.log" &
 DAEMON=$!
@@ -353,7 +367,7 @@ kill -TERM "$DAEMON"
 wait "$DAEMON"
 DAEMON=
 grep -vxF "$(basename "$(pack_of third)")" "$T/by-age" | tail -n 3 | sort >"$T/want"
-ok "DIR cut to 3 packs: the program deleted forgotten, the 3 started last kept" sh -c '
+ok "DIR cut to 3 packs: the program deleted forgotten, the 3 started last of most runs kept" sh -c '
 	ls "$1" | sort | diff - "$2" >&2 && ! grep -F "$3" "$1"/* >/dev/null 2>&1' - "$PACKS" \
 	"$T/want" "$M/bin/third"
 [ "$_tap_failed" = 0 ] && [ -z "${URA_TEST_VERBOSE:-}" ] || sed 's/^/# daemon: /' "$T/daemon.log"
