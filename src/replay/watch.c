@@ -41,7 +41,12 @@
 #define QUEUE_LEN	64	/* jobs waiting at most: more are dropped (and counted) */
 #define PENDING_MAX	64	/* interpreters waiting for their exec to complete */
 #define PENDING_NS	5000000000ull	/* ... at most this long (a cold exec reads from disk) */
-#define PENDING_POLL_MS	1	/* how often they are looked at */
+#define PENDING_POLL_MS	1	/* how often they are looked at, their first PENDING_FAST_NS */
+#define PENDING_FAST_NS	20000000ull	/* ... then every PENDING_SLOW_MS (a cold exec, or a failed one) */
+#define PENDING_SLOW_MS	10
+/* of them, of one user's processes (root's are not counted): a user's failing execs of an
+ * interpreter (E2BIG after it was opened) wait the whole PENDING_NS, and would fill the table */
+#define PENDING_PER_USER	(PENDING_MAX / 4)
 #define SCRIPTS_MAX	32	/* "#!" scripts whose interpreter's exec is still to come */
 #define SCRIPT_NS	1000000000ull
 #define STARTS_MAX	64	/* replays queued lately, by process and pack: one per start */
@@ -72,6 +77,8 @@ struct job {
 /* An interpreter exec'd: its argv names the script, once the exec completes. */
 struct pending {
 	pid_t pid;
+	uid_t uid;		/* the process's real uid, (uid_t)-1 if not known */
+	uint64_t next_poll;	/* when to look at it again */
 	int script;		/* the "#!" script's place in argv (watch_exec_event), or 0 */
 	dev_t dev;		/* the interpreter's identity: /proc/PID/exe once the exec is done */
 	ino_t ino;
@@ -413,11 +420,16 @@ static void pend(struct watch *w, const struct watch_exec_event *ev, const struc
 	uint64_t now = now_monotonic_ns();
 	struct pending q = { .pid = ev->pid, .script = script, .dev = ev->dev, .ino = ev->ino,
 			     .since = now, .deadline = now + PENDING_NS, .spec = spec,
-			     .spec_path = spec_path };
+			     .spec_path = spec_path, .next_poll = now };
+	size_t mine = 0;
 
-	if (w->npending == PENDING_MAX) {
-		log_debug("'%s' started (pid %d): too many interpreters waiting, skipping", path,
-			  ev->pid);
+	if (proc_uid(ev->pid, &q.uid) < 0)
+		q.uid = (uid_t)-1;
+	for (size_t i = 0; q.uid != 0 && i < w->npending; i++)
+		mine += w->pending[i].uid == q.uid;
+	if (w->npending == PENDING_MAX || mine >= PENDING_PER_USER) {
+		log_debug("'%s' started (pid %d): too many interpreters waiting%s, skipping", path,
+			  ev->pid, mine >= PENDING_PER_USER ? " of its user" : "");
 		pending_free(&q);
 		return;
 	}
@@ -510,6 +522,18 @@ static void resolve(struct watch *w, struct pending *q, char *args, size_t len)
 	settle(w, q, script);
 }
 
+/* How long until an interpreter waiting is to be looked at again (1 ms at least). */
+static int pending_wait_ms(const struct watch *w)
+{
+	uint64_t now = now_monotonic_ns(), next = UINT64_MAX;
+
+	for (size_t i = 0; i < w->npending; i++)
+		if (w->pending[i].next_poll < next)
+			next = w->pending[i].next_poll;
+	return next <= now + PENDING_POLL_MS * 1000000ull ? PENDING_POLL_MS :
+	       (int)((next - now) / 1000000ull) + 1;
+}
+
 /* Look at the interpreters waiting for their exec to complete. */
 static void poll_pending(struct watch *w)
 {
@@ -523,8 +547,14 @@ static void poll_pending(struct watch *w)
 
 		if (!args && !(args = malloc(KEY_EXEC_CMDLINE_MAX + 1)))
 			return;
+		if (now < q->next_poll && now < q->deadline) {
+			i++;
+			continue;
+		}
 		r = exec_done_argv(q, args, KEY_EXEC_CMDLINE_MAX + 1, &len);
 		if (r == 0 && now < q->deadline) {
+			q->next_poll = now + (now - q->since < PENDING_FAST_NS ? PENDING_POLL_MS :
+					      PENDING_SLOW_MS) * 1000000ull;
 			i++;
 			continue;
 		}
@@ -760,7 +790,7 @@ int watch_run(const struct replay_options *o)
 		};
 
 		/* with files ignored, the directory is looked at every second for a new pack */
-		if (poll(p, 3, w->npending ? PENDING_POLL_MS : src.ignoring ? 1000 : -1) < 0) {
+		if (poll(p, 3, w->npending ? pending_wait_ms(w) : src.ignoring ? 1000 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			r = -errno;

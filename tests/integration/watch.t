@@ -98,7 +98,7 @@ stop_daemon() {
 	return $rc
 }
 
-plan 48
+plan 49
 mkpacks
 : >"$T/log"
 ok "the daemon starts and watches execs" start_daemon -v
@@ -197,7 +197,25 @@ if [ -x "$PY" ]; then
 time.sleep(1.5); sys.exit(subprocess.run([sys.argv[1], \"--resident\", sys.argv[2]]).returncode)" \
 		"$2" "$3" | mostly' - "$PY" "$MKPACK" "$T/data"
 	rm -f "$(name "$(readlink -f "$PY")")"
+	# a user's failing execs of root's interpreter (E2BIG once the file is opened), 50 a
+	# second, by processes that live on: each waits for an exec that never completes; root's
+	# script is replayed meanwhile
+	setpriv --reuid=65534 --regid=65534 --clear-groups bash -c '
+		for _ in $(seq 150); do
+			bash -c "shopt -s execfail; big=\$(head -c 200000 /dev/zero | tr \"\\\\0\" x)
+				exec \"\$1\" \"\$big\" 2>/dev/null; sleep 6" - "$1" &
+			sleep 0.02
+		done
+		wait' - "$PY" &
+	flood=$!
+	sleep 1.5
+	evict "$T/data"
+	ok "a user's failing execs of python3: python3 app.py by root is still replayed" \
+		bash -c 'cd "$1" && "$2" -W ignore ./app.py "$3" "$4" | mostly' - "$T" "$PY" \
+		"$MKPACK" "$T/data"
+	wait $flood
 else
+	skip "no python3 in /usr"
 	skip "no python3 in /usr"
 	skip "no python3 in /usr"
 	skip "no python3 in /usr"
