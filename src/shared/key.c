@@ -225,12 +225,23 @@ static int same_mounts(pid_t pid)
 	       own.st_ino == its.stx_ino;
 }
 
+/* A mount of the daemon's table, not FUSE (safeopen_walk_mounts()). */
+static bool mount_known(void *mounts, uint64_t mnt_id)
+{
+	const struct mount_table *t = mounts;
+
+	for (size_t i = 0; i < t->count; i++)
+		if (t->entries[i].id == mnt_id)
+			return !mountinfo_is_fuse(t->entries[i].fstype);
+	return false;
+}
+
 int key_trusted(pid_t pid, const struct key_root *root, const char *path,
 		      const struct key_file *file, const struct mount_table *mounts)
 {
 	struct mount_table own = { 0 };
 	struct statx stx;
-	int fd, r;
+	int fd, root_fd, r;
 
 	if (root->id != 0)
 		return 0;
@@ -245,18 +256,26 @@ int key_trusted(pid_t pid, const struct key_root *root, const char *path,
 			return r;
 		mounts = &own;
 	}
-	r = mountinfo_on_fuse(mounts, path) ? -EPERM : 0;
-	mountinfo_free(&own);
-	if (r < 0)
-		return r;
 	/*
 	 * The path is this process's name of the exec'd file (/proc/self/fd): it
 	 * has no symlink. One found on the way was put there since, by a user who
 	 * can rename in a directory of it, maybe to lead the walk into a FUSE mount
-	 * whose server never answers: refused, not followed.
+	 * whose server never answers: refused, not followed. Each mount the walk
+	 * enters must be one of the daemon's table, not FUSE: a user who renames a
+	 * directory above their FUSE mount moves it where the table does not say
+	 * (a rename changes no mount), so the path's own look at the table is not
+	 * enough.
 	 */
-	fd = safeopen_openat2(AT_FDCWD, path, O_PATH | O_NOFOLLOW | O_CLOEXEC,
-			      RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (path[0] != '/' || mountinfo_on_fuse(mounts, path)) {
+		mountinfo_free(&own);
+		return -EPERM;
+	}
+	root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = root_fd < 0 ? -1 :
+	     safeopen_walk_mounts(root_fd, path + 1, O_PATH, mount_known, (void *)mounts);
+	if (root_fd >= 0)
+		close(root_fd);
+	mountinfo_free(&own);
 	if (fd < 0)
 		return -EPERM;
 	r = statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_INO, &stx);

@@ -44,7 +44,9 @@ int safeopen_mount_id(int fd, uint64_t *ret)
 	struct statx stx;
 	int mnt;
 
-	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) == 0 &&
+	/* not synced: a FUSE server asked for attributes may never answer */
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_MNT_ID,
+		  &stx) == 0 &&
 	    (stx.stx_mask & STATX_MNT_ID)) {
 		*ret = stx.stx_mnt_id;
 		return 0;
@@ -83,15 +85,39 @@ static bool path_is_clean(const char *p)
 	return true;
 }
 
-int safeopen_walk(int dirfd, const char *path, int flags, unsigned walk_flags)
+/*
+ * @fd's mount, when it is not @*last: asked of @mount_ok (-EXDEV when it says
+ * no, or when the mount cannot be told); @*last becomes it.
+ */
+static int mount_allowed(int fd, uint64_t *last, bool (*mount_ok)(void *ctx, uint64_t mnt_id),
+			 void *ctx)
+{
+	uint64_t id;
+
+	if (!mount_ok)
+		return 0;
+	if (safeopen_mount_id(fd, &id) < 0)
+		return -EXDEV;
+	if (id != *last && !mount_ok(ctx, id))
+		return -EXDEV;
+	*last = id;
+	return 0;
+}
+
+static int walk(int dirfd, const char *path, int flags, unsigned walk_flags,
+		bool (*mount_ok)(void *ctx, uint64_t mnt_id), void *ctx)
 {
 	bool no_xdev = walk_flags & SAFEOPEN_WALK_NO_XDEV;
 	int cur = dirfd, fd = -1, r;
 	char *copy = NULL, *comp, *next;
+	uint64_t mnt = UINT64_MAX;
 	struct stat st;
 
 	if (!path_is_clean(path))
 		return -EXDEV;
+	r = mount_allowed(dirfd, &mnt, mount_ok, ctx);
+	if (r < 0)
+		return r;
 	copy = strdup(path);
 	if (!copy)
 		return -ENOMEM;
@@ -114,6 +140,9 @@ int safeopen_walk(int dirfd, const char *path, int flags, unsigned walk_flags)
 			r = r < 0 ? r : -EXDEV;
 			goto out;
 		}
+		/* a mount crossed: looked at before anything is looked up in it */
+		if ((r = mount_allowed(fd, &mnt, mount_ok, ctx)) < 0)
+			goto out;
 		if (cur != dirfd)
 			close(cur);
 		cur = fd;
@@ -140,6 +169,8 @@ int safeopen_walk(int dirfd, const char *path, int flags, unsigned walk_flags)
 		r = r < 0 ? r : -EXDEV;
 		goto out;
 	}
+	if ((r = mount_allowed(fd, &mnt, mount_ok, ctx)) < 0)
+		goto out;
 	r = fd;
 	fd = -1;
 out:
@@ -149,6 +180,17 @@ out:
 		close(cur);
 	free(copy);
 	return r;
+}
+
+int safeopen_walk(int dirfd, const char *path, int flags, unsigned walk_flags)
+{
+	return walk(dirfd, path, flags, walk_flags, NULL, NULL);
+}
+
+int safeopen_walk_mounts(int dirfd, const char *path, int flags,
+			 bool (*mount_ok)(void *ctx, uint64_t mnt_id), void *ctx)
+{
+	return walk(dirfd, path, flags, 0, mount_ok, ctx);
 }
 
 static int beneath(int dirfd, const char *path, int flags)

@@ -3,6 +3,7 @@
 #ifndef URA_SYS_SAFEOPEN_H
 #define URA_SYS_SAFEOPEN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -49,6 +50,21 @@ int safeopen_same_mount(int a, int b);
  * or @path is not clean), -ENOENT, -ENOTDIR, -ENOMEM, or open(2)'s error.
  */
 int safeopen_walk(int dirfd, const char *path, int flags, unsigned walk_flags);
+
+/**
+ * safeopen_walk_mounts() - safeopen_walk() that asks before it looks into a mount
+ * @mount_ok: asked with the mount id of @dirfd, and of each mount the walk enters,
+ *	before any name is looked up in it: false refuses the walk
+ *
+ * Entering a mount (opening its root O_PATH, its mount id by statx not synced)
+ * asks nothing of its filesystem: a FUSE mount whose server never answers is
+ * refused, not waited for, wherever a rename has put it since the mount table
+ * was read.
+ *
+ * Return: a descriptor, or -errno as safeopen_walk() (-EXDEV: a mount refused).
+ */
+int safeopen_walk_mounts(int dirfd, const char *path, int flags,
+			 bool (*mount_ok)(void *ctx, uint64_t mnt_id), void *ctx);
 
 /**
  * safeopen_beneath() - open @path beneath @dirfd, following no symlink, crossing no mount

@@ -26,7 +26,7 @@ cleanup() {
 	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
 	# the FUSE server first: its death aborts every request, so nothing below can hang
 	[ -n "$FUSE_PID" ] && kill $FUSE_PID 2>/dev/null
-	for m in "$T/f" "$T/croot" "$T/fm"; do umount -l "$m" 2>/dev/null; done
+	for m in "$T/f" "$T/croot" "$T/fm" "$T/fp/b/mnt" "$T/fp/a/mnt"; do umount -l "$m" 2>/dev/null; done
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -98,7 +98,7 @@ stop_daemon() {
 	return $rc
 }
 
-plan 49
+plan 50
 mkpacks
 : >"$T/log"
 ok "the daemon starts and watches execs" start_daemon -v
@@ -315,7 +315,23 @@ if [ -n "$FUSE_PID" ]; then
 		wait_log "is a FUSE filesystem (its server may never answer), skipping its files"
 	ok "and by hand: ura-replay of those packs ends" sh -c 'timeout 10 "$1" -q "$2" &&
 		timeout 10 "$1" -q "$3"' - "$R" "$(name "$T/bin/h2")" "$(name "$T/bin/h3")"
+	# a user renames the directory above their FUSE mount (the daemon's mount table still
+	# names the old path), then runs a program at a path through it in a mount namespace of
+	# their own: in the daemon's mounts that path leads into the FUSE mount
+	mkdir -p "$T/fp/a/mnt" "$T/bin2/mnt"
+	cp "$T/bin/dyn" "$T/bin2/mnt/dyn"
+	"$HELPERS/fuse-hang" "$T/fp/a/mnt" >"$T/fuse3.out" 2>&1 &
+	FUSE_PID="$FUSE_PID $!"
+	for _ in $(seq 50); do grep mounted "$T/fuse3.out" >/dev/null && break; sleep 0.1; done
+	sleep 0.3	# the daemon has read its mounts again
+	mv "$T/fp/a" "$T/fp/b"
+	unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && exec "$2/mnt/dyn" 0' - \
+		"$T/bin2" "$T/fp/b"
+	evict "$T/data"
+	ok "a program run through a renamed FUSE mount's parent: the daemon goes on replaying" \
+		bash -c '"$1" 1.5 && "$2" --resident "$3" | mostly' - "$T/bin/dyn" "$MKPACK" "$T/data"
 else
+	skip "no FUSE here"
 	skip "no FUSE here"
 	skip "no FUSE here"
 	skip "no FUSE here"
