@@ -20,7 +20,7 @@ static const char *base_of(const char *p)
 }
 
 static int program_of(pid_t pid, const char *filename, const struct key_self *self,
-		      struct exec_program *ret)
+		      const struct mount_table *mounts, struct exec_program *ret)
 {
 	struct exec_program p;
 	struct key_file exe;
@@ -72,13 +72,13 @@ static int program_of(pid_t pid, const char *filename, const struct key_self *se
 	if (k < 0 && key_exec_is_interpreter(p.exe))
 		return -ENOEXEC;
 	if (k >= 0) {
-		r = key_exec_script_key(pid, &p.root, argv[k], !by_kernel, NULL, p.path,
+		r = key_exec_script_key(pid, &p.root, argv[k], !by_kernel, mounts, p.path,
 					sizeof(p.path));
 	} else {
 		memcpy(p.path, p.exe, strlen(p.exe) + 1);
 		r = key_file_of(pid, "exe", &exe);
 		if (r == 0)
-			r = key_trusted(pid, &p.root, p.path, &exe, NULL);
+			r = key_trusted(pid, &p.root, p.path, &exe, mounts);
 	}
 	if (r < 0)
 		return r;
@@ -93,12 +93,12 @@ static int program_of(pid_t pid, const char *filename, const struct key_self *se
 }
 
 int exec_program_of(pid_t pid, const char *filename, const struct key_self *self,
-		    struct exec_program *ret)
+		    const struct mount_table *mounts, struct exec_program *ret)
 {
 	int r;
 
 	proc_hold(pid);		/* a dozen lookups of one process's entries */
-	r = program_of(pid, filename, self, ret);
+	r = program_of(pid, filename, self, mounts, ret);
 	proc_hold(0);
 	return r;
 }

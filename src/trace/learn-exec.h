@@ -24,6 +24,8 @@ struct exec_program {
  * exec_program_of() - the program task @pid started with its exec of @filename (as the
  * sched_process_exec event gives it)
  * @self: the daemon's own root (key_self_read())
+ * @mounts: the daemon's mounts (its view, kept current by the caller), for the checks
+ *	of a process in another mount namespace; NULL reads them each time
  *
  * The key is the root of the process and, inside it:
  * - for a "#!" script (@filename is the script, /proc/PID/exe its
@@ -41,6 +43,6 @@ struct exec_program {
  * -ENAMETOOLONG, other -errno.
  */
 int exec_program_of(pid_t pid, const char *filename, const struct key_self *self,
-		    struct exec_program *ret);
+		    const struct mount_table *mounts, struct exec_program *ret);
 
 #endif

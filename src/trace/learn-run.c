@@ -294,7 +294,7 @@ static int collect_execs(struct tep_record *rec, void *ctx)
 	x->ts = ev.ts;
 	memcpy(x->filename, ev.filename, len + 1);
 	/* now, while the process lives (an exec read late is of a program already gone) */
-	x->err = exec_program_of(ev.pid, ev.filename, &l->self, &x->prog);
+	x->err = exec_program_of(ev.pid, ev.filename, &l->self, sys_view_mounts(l->view), &x->prog);
 	r = recs_push(&l->recs, rec, ev.pid, REC_EXEC);
 	if (r < 0) {
 		free(x);
@@ -814,6 +814,9 @@ static int round_once(struct learner *l, bool *ret_more)
 	int err;
 
 	*ret_more = false;
+	/* the mounts the execs' keys are checked against: read again if they changed */
+	if (refresh_view(l) < 0)
+		return -ENOMEM;
 	/* execs first: what they started is looked up at once (the cut keeps the order right) */
 	n = tracer_read(l->exec_t, collect_execs, l);
 	if (n >= 0)
