@@ -19,6 +19,7 @@
 
 #include "sys-mountinfo.h"
 #include "trace-resolve.h"
+#include "util-log.h"
 #include "sys-safeopen.h"
 
 /* BTRFS_FIRST_FREE_OBJECTID: the inode number of every btrfs subvolume's root */
@@ -215,7 +216,7 @@ static int fd_path(int fd, char *buf, size_t size, size_t *ret_len)
  *
  * A handle also tells when no name can exist: ESTALE (ext4 refuses free,
  * deleted, reserved and xattr inodes) or a link count of 0 (deleted, still
- * open). Such inodes are dropped from the walk's list, so one deleted file
+ * open); or none a pack can hold: a path longer than PATH_MAX. Such inodes are dropped from the walk's list, so one deleted file
  * does not cost a walk of the whole filesystem.
  *
  * Returns 1 named, 2 nameless, 0 not known (the walk will try), or -errno to
@@ -259,7 +260,15 @@ static int handle_one(int root_fd, const char *prefix, size_t prefix_len, dev_t 
 		r = 2;
 		goto out;
 	}
-	if (fd_path(fd, buf, size, &len) < 0 || has_suffix(buf, len, DELETED_SUFFIX))
+	r = fd_path(fd, buf, size, &len);
+	if (r == -ENAMETOOLONG) {
+		/* deeper than a path can name (PATH_MAX): no pack can hold it, nor the walk find it */
+		wantset_gone(ws, w);
+		r = 2;
+		goto out;
+	}
+	r = 0;
+	if (len == 0 || has_suffix(buf, len, DELETED_SUFFIX))
 		goto out;
 	if (len <= prefix_len + 1 || memcmp(buf, prefix, prefix_len) != 0 || buf[prefix_len] != '/')
 		goto out;
@@ -687,6 +696,7 @@ long resolve_inodes(const char *mount_dir, unsigned major, unsigned minor,
 			goto out;
 	}
 	if ((methods & RESOLVE_WALK) && ws.left > 0) {
+		log_debug("'%s': walking the filesystem for %zu inodes", mount_dir, ws.left);
 		r = resolve_by_walk(root_fd, dev, &ws);
 		if (r < 0)
 			goto out;

@@ -18,7 +18,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 61
+plan 64
 
 # --- a read: exactly the file's pages ---
 head -c $((100 * 4096 + 123)) /dev/urandom >"$M/read.bin"
@@ -298,6 +298,24 @@ ok "a user's file in their 0700 directory is not" sh -c '! "$@"' - has "$T/sysu.
 	"$M/home/u/secret"
 sys_reads "$T/sysu2.pack" --include-user-files
 ok "with --include-user-files it is" has "$T/sysu2.pack" "$M/home/u/secret"
+
+# a file 300 directories deep (a 6,300-byte path, longer than any path a pack can hold): left
+# out without a walk of the whole filesystem (each run of a learned program would walk it)
+D20=dddddddddddddddddddd
+(cd "$M" && for _ in $(seq 300); do mkdir "$D20" && cd "$D20" || exit 1; done &&
+	head -c 8192 /dev/urandom >deep)
+"$HELPERS/evict" "$M/read.bin"
+# (the shells refuse a working directory that long: python's chdir does not)
+deep_trace() {
+	timeout 60 "$URA_TRACE" -v --pack "$T/deep.pack" -- python3 -c 'import os, sys
+os.chdir(sys.argv[1])
+for _ in range(300): os.chdir(sys.argv[2])
+open("deep", "rb").read(); open(sys.argv[1] + "/read.bin", "rb").read()' "$M" "$D20" 2>"$T/deep.err"
+}
+ok "a trace of a read 300 directories deep" deep_trace
+ok "the files named by handle, no walk of the filesystem" sh -c '
+	! grep -F "walking the filesystem" "$1" >&2' - "$T/deep.err"
+ok "the other file read is in the pack" has "$T/deep.pack" "$M/read.bin"
 
 # --- --root: paths relative to a directory ---
 "$HELPERS/evict" "$M/read.bin"
