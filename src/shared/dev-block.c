@@ -94,6 +94,26 @@ static int get_queue_uint(unsigned major, unsigned minor, const char *attr, unsi
 	return parse_unsigned(text, ret);
 }
 
+int dev_block_diskseq(unsigned major, unsigned minor, uint64_t *ret)
+{
+	char path[96], text[64];
+	unsigned long long seq;
+	int r;
+
+	snprintf(path, sizeof(path), SYS_DEV_BLOCK "/%u:%u/diskseq", major, minor);
+	r = read_text(path, text, sizeof(text));
+	if (r == -ENOENT) {	/* a partition: its disk's */
+		snprintf(path, sizeof(path), SYS_DEV_BLOCK "/%u:%u/../diskseq", major, minor);
+		r = read_text(path, text, sizeof(text));
+	}
+	if (r < 0)
+		return r;
+	if (sscanf(text, "%llu", &seq) != 1)
+		return -EBADMSG;
+	*ret = seq;
+	return 0;
+}
+
 int dev_block_reads(unsigned major, unsigned minor, uint64_t *ret)
 {
 	char path[64], text[256];

@@ -13,6 +13,12 @@
  * (-ENOENT when the device or the attribute does not exist).
  */
 int dev_block_get_read_ahead_kb(unsigned major, unsigned minor, unsigned *ret);
+/**
+ * dev_block_diskseq() - the disk's sequence number (sysfs diskseq, Linux 5.15): a disk
+ * detached and another attached under the same number (a loop device) has another
+ * Return: 0, -ENOENT (an older kernel), -errno.
+ */
+int dev_block_diskseq(unsigned major, unsigned minor, uint64_t *ret);
 int dev_block_set_read_ahead_kb(unsigned major, unsigned minor, unsigned kb);
 int dev_block_is_rotational(unsigned major, unsigned minor, bool *ret);
 int dev_block_max_sectors_kb(unsigned major, unsigned minor, unsigned *ret);

@@ -21,7 +21,32 @@ const struct rakb_env rakb_system = {
 	.state_dir = "/run/ura",
 	.get_kb = dev_block_get_read_ahead_kb,
 	.set_kb = dev_block_set_read_ahead_kb,
+	.get_seq = dev_block_diskseq,
 };
+
+/* The disk of @major:@minor now (its diskseq), 0 if not known. */
+static uint64_t seq_of(const struct rakb_env *env, unsigned major, unsigned minor)
+{
+	uint64_t seq = 0;
+
+	if (!env->get_seq || env->get_seq(major, minor, &seq) < 0)
+		return 0;
+	return seq;
+}
+
+/* Is @d's device still the disk it was saved from (or cannot it be told)? */
+static bool same_disk(const struct rakb_env *env, const struct rakb_saved *d)
+{
+	uint64_t now = seq_of(env, d->major, d->minor);
+
+	if (d->seq && now && now != d->seq) {
+		log_debug("read_ahead_kb of %u:%u not put back: another disk since (diskseq %llu, "
+			  "was %llu)", d->major, d->minor, (unsigned long long)now,
+			  (unsigned long long)d->seq);
+		return false;
+	}
+	return true;
+}
 
 static int write_state(const struct rakb_state *st)
 {
@@ -35,7 +60,8 @@ static int write_state(const struct rakb_state *st)
 	if (!f)
 		return -errno;
 	for (size_t i = 0; i < st->n; i++)
-		fprintf(f, "%u:%u %u\n", st->devs[i].major, st->devs[i].minor, st->devs[i].old_kb);
+		fprintf(f, st->devs[i].seq ? "%u:%u %u %llu\n" : "%u:%u %u\n", st->devs[i].major,
+			st->devs[i].minor, st->devs[i].old_kb, (unsigned long long)st->devs[i].seq);
 	if (fflush(f) != 0 || fsync(fileno(f)) < 0) {
 		int r = -errno;
 
@@ -63,20 +89,28 @@ static int write_state(const struct rakb_state *st)
 static int read_state_file(const char *path, struct rakb_saved **devs, size_t *n)
 {
 	unsigned major, minor, kb;
+	unsigned long long seq;
+	char line[128];
 	FILE *f;
 
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	while (fscanf(f, "%u:%u %u", &major, &minor, &kb) == 3) {
-		struct rakb_saved *m = realloc(*devs, (*n + 1) * sizeof(**devs));
+	/* "MAJ:MIN KB SEQ"; files of older versions have no SEQ */
+	while (fgets(line, sizeof(line), f)) {
+		struct rakb_saved *m;
+		int k = sscanf(line, "%u:%u %u %llu", &major, &minor, &kb, &seq);
 
+		if (k < 3)
+			break;
+		m = realloc(*devs, (*n + 1) * sizeof(**devs));
 		if (!m) {
 			fclose(f);
 			return -ENOMEM;
 		}
 		*devs = m;
-		(*devs)[(*n)++] = (struct rakb_saved){ major, minor, kb, 0 };
+		(*devs)[(*n)++] = (struct rakb_saved){ .major = major, .minor = minor, .old_kb = kb,
+						       .seq = k == 4 ? seq : 0 };
 	}
 	fclose(f);
 	return 0;
@@ -150,7 +184,8 @@ int rakb_restore_dead(const struct rakb_env *env)
 			int e;
 
 			/* a run still going has it forced, and will put it back */
-			if (find_saved(live, nlive, dead[k].major, dead[k].minor))
+			if (find_saved(live, nlive, dead[k].major, dead[k].minor) ||
+			    !same_disk(env, &dead[k]))
 				continue;
 			e = env->set_kb(dead[k].major, dead[k].minor, dead[k].old_kb);
 			if (e < 0)
@@ -302,7 +337,8 @@ int rakb_force_each(struct rakb_state *st, const struct rakb_env *env, rakb_pick
 			goto out;
 		}
 		st->devs = n;
-		st->devs[st->n++] = (struct rakb_saved){ major, minor, old, kb };
+		st->devs[st->n++] = (struct rakb_saved){ .major = major, .minor = minor, .old_kb = old,
+							 .kb = kb, .seq = seq_of(env, major, minor) };
 	}
 	/* the record of what will change is on disk before anything changes */
 	forced = st->n;
@@ -358,7 +394,8 @@ void rakb_restore(struct rakb_state *st)
 		int r;
 
 		/* another run still has it forced: the last one puts it back */
-		if (find_saved(live, nlive, st->devs[k].major, st->devs[k].minor))
+		if (find_saved(live, nlive, st->devs[k].major, st->devs[k].minor) ||
+		    !same_disk(st->env, &st->devs[k]))
 			continue;
 		r = st->env->set_kb(st->devs[k].major, st->devs[k].minor, st->devs[k].old_kb);
 		if (r < 0)

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct mount_table;
 
@@ -17,6 +18,8 @@ struct rakb_env {
 	const char *state_dir;
 	int (*get_kb)(unsigned major, unsigned minor, unsigned *ret);
 	int (*set_kb)(unsigned major, unsigned minor, unsigned kb);
+	/* the disk's identity (dev_block_diskseq()); NULL or an error: not known */
+	int (*get_seq)(unsigned major, unsigned minor, uint64_t *ret);
 };
 
 /* /run/ura and sysfs (dev_block_get/set_read_ahead_kb) */
@@ -25,6 +28,8 @@ extern const struct rakb_env rakb_system;
 /* A device whose read_ahead_kb a run changed, its value from before and the one forced. */
 struct rakb_saved {
 	unsigned major, minor, old_kb, kb;
+	uint64_t seq;		/* the disk's diskseq when saved, 0 if not known: a value is put
+				 * back only on that disk, not another attached since as that number */
 };
 
 /* A block device, by number. */

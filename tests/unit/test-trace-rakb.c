@@ -328,6 +328,53 @@ START_TEST(test_restore_dead)
 }
 END_TEST
 
+/* The fake disks' diskseq: 8:1 is detached and another disk attached as 8:1 by the test. */
+static uint64_t seqs[] = { 11, 12, 13 };
+
+static int fake_seq(unsigned major, unsigned minor, uint64_t *ret)
+{
+	for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++)
+		if (devs[i].major == major && devs[i].minor == minor) {
+			*ret = seqs[i];
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/*
+ * A disk detached during the trace and another attached under its number (a loop
+ * device): the new one keeps its own value; the others get theirs back. Also after a crash.
+ */
+START_TEST(test_other_disk_since)
+{
+	struct rakb_state st = { 0 };
+	char *path = state_path(getpid());
+
+	env.get_seq = fake_seq;
+	seqs[0] = 11;
+	ck_assert_int_eq(rakb_force(&st, &env, 20, &mt, NULL), 0);
+	ck_assert_str_eq(read_text(path), "8:1 128 11\n8:2 256 12\n8:16 512 13\n");
+	seqs[0] = 14;		/* 8:1 is another disk now, at its own value */
+	devs[0].kb = 2560;
+	rakb_restore(&st);
+	ck_assert_uint_eq(kb_of(8, 1), 2560);
+	ck_assert_uint_eq(kb_of(8, 2), 256);
+	rakb_free(&st);
+	free(path);
+	/* a killed run's file: the same */
+	path = state_path(dead_pid());
+	write_text(path, "8:1 100 11\n8:2 200 12\n");
+	ck_assert_int_eq(rakb_restore_dead(&env), 1);
+	ck_assert_uint_eq(kb_of(8, 1), 2560);
+	ck_assert_uint_eq(kb_of(8, 2), 200);
+	free(path);
+	devs[0].kb = 128;
+	devs[1].kb = 256;
+	seqs[0] = 11;
+}
+END_TEST
+
+
 /* A live run forced 8:1 from 100: we restore to its old value, and only the last one does. */
 START_TEST(test_live_run_keeps_its_devices)
 {
@@ -370,6 +417,7 @@ static Suite *rakb_suite(void)
 	tcase_add_test(tc, test_nothing_to_change_writes_nothing);
 	tcase_add_test(tc, test_cannot_set);
 	tcase_add_test(tc, test_restore_dead);
+	tcase_add_test(tc, test_other_disk_since);
 	tcase_add_test(tc, test_live_run_keeps_its_devices);
 	suite_add_tcase(s, tc);
 	return s;
