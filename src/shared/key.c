@@ -225,14 +225,14 @@ static int same_mounts(pid_t pid)
 	       own.st_ino == its.stx_ino;
 }
 
-/* A mount of the daemon's table, not FUSE (safeopen_walk_mounts()). */
+/* A mount of the daemon's table, neither FUSE nor a network's (safeopen_walk_mounts()). */
 static bool mount_known(void *mounts, uint64_t mnt_id)
 {
 	const struct mount_table *t = mounts;
 
 	for (size_t i = 0; i < t->count; i++)
 		if (t->entries[i].id == mnt_id)
-			return !mountinfo_is_fuse(t->entries[i].fstype);
+			return !mountinfo_may_hang(t->entries[i].fstype);
 	return false;
 }
 

@@ -393,6 +393,22 @@ bool mountinfo_is_fuse(const char *fstype)
 	return strncmp(fstype, "fuse", 4) == 0;
 }
 
+bool mountinfo_may_hang(const char *fstype)
+{
+	/* a server answers for their files: one stopped, or unreachable, may never answer */
+	static const char *const remote[] = {
+		"nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "ceph", "afs", "ncpfs", "coda",
+		"glusterfs", "lustre", "orangefs", "gfs2", "ocfs2",
+	};
+
+	if (mountinfo_is_fuse(fstype))
+		return true;
+	for (size_t i = 0; i < sizeof(remote) / sizeof(remote[0]); i++)
+		if (strcmp(fstype, remote[i]) == 0)
+			return true;
+	return false;
+}
+
 bool mountinfo_is_pseudo_fs(const char *fstype)
 {
 	/* Memory, kernel-interface and special filesystems: nothing a disk read would bring in. */

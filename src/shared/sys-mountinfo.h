@@ -76,6 +76,9 @@ bool mountinfo_on_fuse(const struct mount_table *t, const char *path);
  */
 bool mountinfo_is_fuse(const char *fstype);
 
+/* FUSE, or a network filesystem (NFS, CIFS, 9p, Ceph...): a lookup may wait for a server forever. */
+bool mountinfo_may_hang(const char *fstype);
+
 /* Pseudo and memory filesystems whose pages are not worth recording (proc, tmpfs, ...). */
 bool mountinfo_is_pseudo_fs(const char *fstype);
 

@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <linux/mount.h>
 #include <linux/openat2.h>
 
 #include "sys-safeopen.h"
@@ -104,6 +105,37 @@ static int mount_allowed(int fd, uint64_t *last, bool (*mount_ok)(void *ctx, uin
 	return 0;
 }
 
+/*
+ * @name below @dirfd as an O_PATH descriptor, mounts on it followed but none
+ * triggered (open_tree(2), Linux 5.2; openat() before, which may automount),
+ * a symlink not followed; -1 with errno.
+ */
+static int open_no_automount(int dirfd, const char *name)
+{
+	static int no_open_tree;
+	int fd;
+
+	if (!__atomic_load_n(&no_open_tree, __ATOMIC_RELAXED)) {
+		fd = (int)syscall(SYS_open_tree, dirfd, name,
+				  OPEN_TREE_CLOEXEC | AT_NO_AUTOMOUNT | AT_SYMLINK_NOFOLLOW);
+		if (fd >= 0 || errno != ENOSYS)
+			return fd;
+		__atomic_store_n(&no_open_tree, 1, __ATOMIC_RELAXED);
+	}
+	return openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* The S_IFMT of @fd, its filesystem not asked (a FUSE server may never answer); or -errno. */
+static int type_unsynced(int fd)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_TYPE,
+		  &stx) < 0)
+		return -errno;
+	return stx.stx_mode & S_IFMT;
+}
+
 static int walk(int dirfd, const char *path, int flags, unsigned walk_flags,
 		bool (*mount_ok)(void *ctx, uint64_t mnt_id), void *ctx)
 {
@@ -125,14 +157,19 @@ static int walk(int dirfd, const char *path, int flags, unsigned walk_flags,
 	 * Each directory is opened O_PATH | O_NOFOLLOW | O_DIRECTORY from the one
 	 * before: a symlink is never followed, whatever replaces a component
 	 * meanwhile (it then fails with ENOTDIR; the fstatat only names the cause).
+	 * With @mount_ok, a path a user may have chosen: no automount is triggered
+	 * (an autofs map could mount a server of the user's choosing), and the
+	 * type of what is entered is asked unsynced, after its mount was allowed.
 	 */
 	for (comp = copy; (next = strchr(comp, '/')); comp = next) {
 		*next++ = '\0';
-		fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		fd = mount_ok ? open_no_automount(cur, comp) :
+			   openat(cur, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0) {
 			r = -errno;
-			if (r == -ENOTDIR && fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISLNK(st.st_mode))
+			/* (never with @mount_ok: a stat could enter a mount not yet allowed) */
+			if (!mount_ok && r == -ENOTDIR &&
+			    fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
 				r = -ELOOP;
 			goto out;
 		}
@@ -143,9 +180,30 @@ static int walk(int dirfd, const char *path, int flags, unsigned walk_flags,
 		/* a mount crossed: looked at before anything is looked up in it */
 		if ((r = mount_allowed(fd, &mnt, mount_ok, ctx)) < 0)
 			goto out;
+		if (mount_ok && (r = type_unsynced(fd)) != S_IFDIR) {
+			r = r == S_IFLNK ? -ELOOP : r < 0 ? r : -ENOTDIR;
+			goto out;
+		}
 		if (cur != dirfd)
 			close(cur);
 		cur = fd;
+	}
+	if (mount_ok) {
+		fd = open_no_automount(cur, comp);
+		if (fd < 0) {
+			r = -errno;
+			goto out;
+		}
+		if ((r = mount_allowed(fd, &mnt, mount_ok, ctx)) < 0)
+			goto out;
+		r = type_unsynced(fd);
+		if (r == S_IFLNK || r < 0) {
+			r = r < 0 ? r : -ELOOP;
+			goto out;
+		}
+		r = fd;
+		fd = -1;
+		goto out;
 	}
 	fd = openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {

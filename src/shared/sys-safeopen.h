@@ -53,13 +53,15 @@ int safeopen_walk(int dirfd, const char *path, int flags, unsigned walk_flags);
 
 /**
  * safeopen_walk_mounts() - safeopen_walk() that asks before it looks into a mount
+ * @flags: O_PATH (the descriptor returned is O_PATH)
  * @mount_ok: asked with the mount id of @dirfd, and of each mount the walk enters,
  *	before any name is looked up in it: false refuses the walk
  *
- * Entering a mount (opening its root O_PATH, its mount id by statx not synced)
- * asks nothing of its filesystem: a FUSE mount whose server never answers is
- * refused, not waited for, wherever a rename has put it since the mount table
- * was read.
+ * Entering a mount (opening its root O_PATH, its mount id and type by statx not
+ * synced) asks nothing of its filesystem: a FUSE mount whose server never
+ * answers is refused, not waited for, wherever a rename has put it since the
+ * mount table was read. No automount is triggered (open_tree(2) with
+ * AT_NO_AUTOMOUNT): the path may be a user's choice.
  *
  * Return: a descriptor, or -errno as safeopen_walk() (-EXDEV: a mount refused).
  */

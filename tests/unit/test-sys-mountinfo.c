@@ -443,6 +443,17 @@ START_TEST(test_on_fuse)
 }
 END_TEST
 
+/* FUSE and network filesystems: a server answers, and may never */
+START_TEST(test_may_hang)
+{
+	ck_assert(mountinfo_may_hang("fuse.sshfs") && mountinfo_may_hang("fuseblk"));
+	ck_assert(mountinfo_may_hang("nfs4") && mountinfo_may_hang("cifs") &&
+		  mountinfo_may_hang("9p") && mountinfo_may_hang("ceph"));
+	ck_assert(!mountinfo_may_hang("ext4") && !mountinfo_may_hang("btrfs") &&
+		  !mountinfo_may_hang("tmpfs") && !mountinfo_may_hang("nfsd"));
+}
+END_TEST
+
 static Suite *mountinfo_suite(void)
 {
 	Suite *s = suite_create("mountinfo");
@@ -465,6 +476,7 @@ static Suite *mountinfo_suite(void)
 	tcase_add_test(tc, test_watch);
 	tcase_add_test(tc, test_pseudo_fs);
 	tcase_add_test(tc, test_on_fuse);
+	tcase_add_test(tc, test_may_hang);
 	suite_add_tcase(s, tc);
 	return s;
 }

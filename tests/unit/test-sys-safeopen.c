@@ -198,6 +198,67 @@ START_TEST(test_walk)
 }
 END_TEST
 
+/* safeopen_walk_mounts()'s callback: the mount ids asked, and the one refused. */
+static uint64_t asked[8], refused_id;
+static size_t nasked;
+
+static bool mount_ok_fake(void *ctx, uint64_t id)
+{
+	(void)ctx;
+	if (nasked < 8)
+		asked[nasked++] = id;
+	return id != refused_id;
+}
+
+/* The walk that asks before entering a mount: symlinks refused; a mount entered only if allowed. */
+START_TEST(test_walk_mounts)
+{
+	uint64_t top;
+	char *p, *q;
+	int fd;
+
+	p = in(dir, "sub");
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	free(p);
+	make_file(dir, "sub/file");
+	p = in(dir, "sdir");
+	ck_assert_int_eq(symlink(outside, p), 0);
+	free(p);
+	ck_assert_int_eq(safeopen_mount_id(dfd, &top), 0);
+	nasked = 0;
+	refused_id = 0;
+	fd = safeopen_walk_mounts(dfd, "sub/file", O_PATH, mount_ok_fake, NULL);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_uint_eq(nasked, 1);		/* the start's mount, once */
+	ck_assert_uint_eq(asked[0], top);
+	ck_assert_int_eq(safeopen_walk_mounts(dfd, "sdir/x", O_PATH, mount_ok_fake, NULL), -ELOOP);
+	ck_assert_int_eq(safeopen_walk_mounts(dfd, "sdir", O_PATH, mount_ok_fake, NULL), -ELOOP);
+	ck_assert_int_eq(safeopen_walk_mounts(dfd, "sub/file/x", O_PATH, mount_ok_fake, NULL),
+			 -ENOTDIR);
+	refused_id = top;
+	ck_assert_int_eq(safeopen_walk_mounts(dfd, "sub/file", O_PATH, mount_ok_fake, NULL), -EXDEV);
+	/* as root: a mount on the way is asked about before anything is looked up in it */
+	p = in(dir, "m");
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	if (geteuid() == 0 && mount("ura-test", p, "tmpfs", 0, NULL) == 0) {
+		q = in(dir, "m/x");
+		make_file(dir, "m/x");
+		nasked = 0;
+		refused_id = 0;
+		fd = safeopen_walk_mounts(dfd, "m/x", O_PATH, mount_ok_fake, NULL);
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+		ck_assert_uint_eq(nasked, 2);
+		refused_id = asked[1];		/* the tmpfs */
+		ck_assert_int_eq(safeopen_walk_mounts(dfd, "m/x", O_PATH, mount_ok_fake, NULL), -EXDEV);
+		ck_assert_int_eq(umount2(p, MNT_DETACH), 0);
+		free(q);
+	}
+	free(p);
+}
+END_TEST
+
 static Suite *safeopen_suite(void)
 {
 	Suite *s = suite_create("safeopen");
@@ -210,6 +271,7 @@ static Suite *safeopen_suite(void)
 	tcase_add_test(tc, test_refuses_escape);
 	tcase_add_test(tc, test_mount_id);
 	tcase_add_test(tc, test_walk);
+	tcase_add_test(tc, test_walk_mounts);
 	suite_add_tcase(s, tc);
 	return s;
 }
