@@ -37,6 +37,7 @@
 #include "learn-worker.h"
 #include "trace-demand.h"
 #include "trace-events.h"
+#include "trace-pageset.h"
 #include "trace-session.h"
 #include "trace-tracer.h"
 #include "sys-proc.h"
@@ -122,6 +123,8 @@
  * (all are traced then) is added again: it may not be in the new list.
  */
 #define EXTRA_EVENTS_MAX	2000
+/* this many records in a row of one task in no window: a flood, banned and dropped at once */
+#define EXTRA_FLOOD		20000
 #define REWRITE_GAP_NS		(1000 * MS)
 /* The answers about directories (is a program a user's?) are kept this long. */
 #define PRIVATE_KEEP_NS		(10000 * MS)
@@ -197,6 +200,9 @@ struct learner {
 	uint64_t rewrite_ns, rewrite_done_ns;
 	uint64_t lost, lost_checked_ns;
 	uint64_t dropped;		/* records dropped for the backlog, not yet told */
+	bool drop_pending;		/* the next record kept says events were lost before it */
+	int extra_pid;			/* the task of the last records of no window, how many */
+	uint64_t extra_run;
 	bool flooded;			/* a window closed for its flood: rewrite the pid filter */
 	/* counts, for the log at the end */
 	uint64_t execs, gone, skipped_busy, windows, traced_at_exec, late, lost_runs;
@@ -218,7 +224,8 @@ static void *arena_grow(void *p, size_t *cap, size_t need, size_t elem)
 	return n;
 }
 
-static int recs_push(struct recs *r, const struct tep_record *rec, int pid, uint8_t kind)
+static int recs_push(struct recs *r, const struct tep_record *rec, int pid, uint8_t kind,
+		     bool missed)
 {
 	void *p;
 
@@ -232,7 +239,7 @@ static int recs_push(struct recs *r, const struct tep_record *rec, int pid, uint
 	r->data = p;
 	memcpy(r->data + r->len, rec->data, (size_t)rec->size);
 	r->v[r->n++] = (struct rec){ .ts = rec->ts, .off = r->len, .size = (uint32_t)rec->size,
-				     .pid = pid, .kind = kind, .missed = rec->missed_events != 0,
+				     .pid = pid, .kind = kind, .missed = missed || rec->missed_events != 0,
 				     .exec = NULL };
 	r->len += (size_t)rec->size;
 	return 0;
@@ -247,6 +254,7 @@ static int collect_pages(struct tep_record *rec, void *ctx)
 
 	int pid = tep_data_pid(tracer_tep(l->pages_t), rec);
 	size_t waiting = l->recs.n - l->recs.head;
+	int r;
 
 	if (kind == REC_PAGE) {
 		/* a window's flood is counted as it is read, and dropped from then on */
@@ -254,12 +262,33 @@ static int collect_pages(struct tep_record *rec, void *ctx)
 
 		if (w && (w->lost & WINDOW_LOST_FLOOD))
 			return 0;
-		if (w && ++w->events > WINDOW_MAX_EVENTS) {
-			w->lost |= WINDOW_LOST_FLOOD;
+		if (w && ++w->events > WINDOW_MAX_EVENTS &&
+		    w->events > WINDOW_EVENTS_PER_CHUNK * pageset_chunks(w->demand.pages)) {
+			/* the windows around it too: their runs hold the flood */
+			for (struct learn_window *o = w; o; o = windows_outer(&l->ws, o))
+				o->lost |= WINDOW_LOST_FLOOD;
 			return 0;
 		}
-		if (waiting >= BACKLOG_MAX && (!w || waiting >= 2 * BACKLOG_MAX)) {
+		/*
+		 * A task in no window traced (a followed parent's child): one that
+		 * floods is banned from the armed pids and dropped by a rewrite at once
+		 */
+		if (!w && pid == l->extra_pid && ++l->extra_run > EXTRA_FLOOD) {
+			pidfilter_ban(l->pf, pid);
+			l->flooded = true;
+			l->extra_run = 0;
+		} else if (!w && pid != l->extra_pid) {
+			l->extra_pid = pid;
+			l->extra_run = 1;
+		}
+		/* its record matters to no run being learned */
+		if (waiting >= BACKLOG_MAX && !w) {
+			l->extra_events++;
+			return 0;
+		}
+		if (waiting >= 2 * BACKLOG_MAX) {
 			l->dropped++;
+			l->drop_pending = true;
 			return 0;
 		}
 	}
@@ -271,7 +300,10 @@ static int collect_pages(struct tep_record *rec, void *ctx)
 		l->pexec = p;
 		l->pexec[l->npexec++] = (struct pexec){ pid, rec->ts };
 	}
-	return recs_push(&l->recs, rec, pid, kind);
+	r = recs_push(&l->recs, rec, pid, kind, l->drop_pending);
+	if (r == 0)
+		l->drop_pending = false;	/* the windows open when it is handled lose it */
+	return r;
 }
 
 static int collect_execs(struct tep_record *rec, void *ctx)
@@ -295,7 +327,7 @@ static int collect_execs(struct tep_record *rec, void *ctx)
 	memcpy(x->filename, ev.filename, len + 1);
 	/* now, while the process lives (an exec read late is of a program already gone) */
 	x->err = exec_program_of(ev.pid, ev.filename, &l->self, sys_view_mounts(l->view), &x->prog);
-	r = recs_push(&l->recs, rec, ev.pid, REC_EXEC);
+	r = recs_push(&l->recs, rec, ev.pid, REC_EXEC, false);
 	if (r < 0) {
 		free(x);
 		return r;
@@ -827,8 +859,7 @@ static int round_once(struct learner *l, bool *ret_more)
 	}
 	if (l->dropped) {
 		log_warn("%" PRIu64 " events dropped: more than %u waiting, runs being learned are "
-			 "dropped", l->dropped, BACKLOG_MAX);
-		windows_lose(&l->ws, WINDOW_LOST_EVENTS);
+			 "dropped", l->dropped, 2 * BACKLOG_MAX);
 		l->dropped = 0;
 	}
 	err = merge_new(&l->recs, old);

@@ -140,6 +140,11 @@ size_t windows_count_uid(const struct learn_windows *ws, uid_t uid)
 	return n;
 }
 
+struct learn_window *windows_outer(const struct learn_windows *ws, const struct learn_window *w)
+{
+	return by_id(ws, w->parent);
+}
+
 struct learn_window *windows_task_window(const struct learn_windows *ws, int pid)
 {
 	struct learn_task_slot *t = find_task(ws, pid);
@@ -279,7 +284,7 @@ struct learn_window *windows_due(const struct learn_windows *ws, uint64_t now_ns
 void windows_take(struct learn_windows *ws, struct learn_window *w, struct learn_window *ret)
 {
 	unsigned id = w->id, parent = w->parent;
-	bool outer = by_id(ws, parent) != NULL;
+	bool outer = by_id(ws, parent) != NULL, flood = w->lost & WINDOW_LOST_FLOOD;
 
 	*ret = *w;
 	*w = ws->w[--ws->n];	/* the last window fills the hole */
@@ -287,9 +292,14 @@ void windows_take(struct learn_windows *ws, struct learn_window *w, struct learn
 		struct learn_task_slot *t = &ws->tasks[i];
 
 		if (t->pid && t->window == id) {
-			if (outer) {
+			if (outer && !flood) {
 				t->window = parent;	/* still in the outer program's tree */
 			} else {
+				/* a flood's tasks leave the windows around it too */
+				for (struct learn_window *o = by_id(ws, parent); flood && o;
+				     o = by_id(ws, o->parent))
+					if (o->tasks > 0 && --o->tasks == 0)
+						o->empty_ns = ret->start_ns;
 				del_task(ws, t);
 				continue;	/* slot i now holds another task (or none) */
 			}

@@ -18,11 +18,16 @@ struct trace_event;
 #define WINDOW_LOST_STOPPED	(1u << 3)	/* the daemon stopped before its end */
 #define WINDOW_LOST_FLOOD	(1u << 4)	/* more events than a start makes: closed at once */
 /*
- * A window's page events at most: a start makes far fewer (a cold clang compile,
- * traced at read_ahead_kb 4: 51,000), a loop of one-byte reads a million a
- * second. Past it the window is closed and its tasks are no longer traced.
+ * A flood: more than WINDOW_MAX_EVENTS page events, and more than
+ * WINDOW_EVENTS_PER_CHUNK per 64 pages the window touched. A start makes
+ * far fewer events (a cold clang compile traced at read_ahead_kb 4: 51,000,
+ * for 16,000 pages), each for new pages; a loop of one-byte reads a million
+ * a second, 4,096 per page. A large start (GBs, cold, in 4 KiB folios) passes
+ * the first bound, never the second. A flooded window is closed at once, with
+ * the windows around it, and their tasks are no longer traced.
  */
 #define WINDOW_MAX_EVENTS	200000
+#define WINDOW_EVENTS_PER_CHUNK	1024
 
 /* traced_ns while the pid filter write that adds the window's task is under way */
 #define WINDOW_TRACED_PENDING	UINT64_MAX
@@ -97,6 +102,8 @@ int windows_fork(struct learn_windows *ws, int parent, int child);
 /** windows_exit() - task @pid exited at @ts_ns */
 void windows_exit(struct learn_windows *ws, int pid, uint64_t ts_ns);
 
+/** windows_outer() - the window around @w (the program that ran it), or NULL */
+struct learn_window *windows_outer(const struct learn_windows *ws, const struct learn_window *w);
 /** windows_task_window() - the window task @pid belongs to, or NULL */
 struct learn_window *windows_task_window(const struct learn_windows *ws, int pid);
 
@@ -129,7 +136,8 @@ struct learn_window *windows_due(const struct learn_windows *ws, uint64_t now_ns
 
 /**
  * windows_take() - close window @w: its tasks go back to the outer window, or
- * are no longer counted; the caller owns what @ret holds (windows_free_one())
+ * are no longer counted (a flooded window's never go back: they are forgotten);
+ * the caller owns what @ret holds (windows_free_one())
  */
 void windows_take(struct learn_windows *ws, struct learn_window *w, struct learn_window *ret);
 

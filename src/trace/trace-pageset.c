@@ -266,6 +266,11 @@ int pageset_access(struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t firs
 	return mark(ps, dev, ino, first, last, ts, ev == PAGESET_STRONG ? MARK_STRONG : MARK_WEAK);
 }
 
+size_t pageset_chunks(const struct pageset *ps)
+{
+	return ps->nchunks + ps->nspans;
+}
+
 size_t pageset_bytes(const struct pageset *ps)
 {
 	return sizeof(*ps) + ps->cap_chunks * sizeof(*ps->chunks) +

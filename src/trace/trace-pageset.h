@@ -87,6 +87,9 @@ int pageset_add(struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t index, 
 int pageset_access(struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t first, uint64_t last,
 		   uint64_t ts, enum pageset_evidence ev);
 
+/** pageset_chunks() - how many 64-page chunks the set holds (pages touched, to 64) */
+size_t pageset_chunks(const struct pageset *ps);
+
 /** pageset_bytes() - the memory the set holds (a traced run's cost, to bound it) */
 size_t pageset_bytes(const struct pageset *ps);
 

@@ -137,6 +137,31 @@ START_TEST(test_flood_closes_at_once)
 }
 END_TEST
 
+/* A flood inside a nested window: its tasks are forgotten, not handed to the outer window. */
+START_TEST(test_flood_tasks_forgotten)
+{
+	struct learn_windows ws;
+	struct learn_window *w = NULL, *outer, taken;
+
+	windows_init(&ws, 4);
+	ck_assert_int_eq(open_w(&ws, "/bin/a", 100, SEC, 10 * SEC, &w), 0);
+	ck_assert_int_eq(windows_fork(&ws, 100, 101), 0);
+	ck_assert_int_eq(open_w(&ws, "/bin/b", 101, 2 * SEC, 10 * SEC, &w), 0);
+	outer = find_exe(&ws, "/bin/a");
+	ck_assert_ptr_eq(windows_outer(&ws, find_exe(&ws, "/bin/b")), outer);
+	ck_assert_uint_eq(outer->tasks, 2);
+	w = find_exe(&ws, "/bin/b");
+	w->lost |= WINDOW_LOST_FLOOD;
+	windows_take(&ws, w, &taken);
+	windows_free_one(&taken);
+	ck_assert(!windows_has_task(&ws, 101));
+	outer = find_exe(&ws, "/bin/a");
+	ck_assert_uint_eq(outer->tasks, 1);
+	ck_assert(windows_has_task(&ws, 100));
+	windows_fini(&ws);
+}
+END_TEST
+
 START_TEST(test_pending_trace)
 {
 	struct learn_windows ws;
@@ -281,6 +306,7 @@ static Suite *learn_window_suite(void)
 	tcase_add_test(tc, test_nested);
 	tcase_add_test(tc, test_limit);
 	tcase_add_test(tc, test_flood_closes_at_once);
+	tcase_add_test(tc, test_flood_tasks_forgotten);
 	suite_add_tcase(s, tc);
 	return s;
 }
