@@ -53,6 +53,8 @@ struct pageset {
 	size_t last;			/* chunk index of the last hit + 1, 0 = none */
 	struct span *spans;		/* long accesses, in event order until pageset_files() */
 	size_t nspans, cap_spans;
+	uint32_t *span_table;		/* file -> its last span's index + 1 (open addressing) */
+	size_t span_table_size;		/* power of two, or 0 */
 };
 
 static uint64_t hash_key(uint32_t dev, uint64_t ino, uint64_t cno)
@@ -68,6 +70,16 @@ static uint64_t hash_key(uint32_t dev, uint64_t ino, uint64_t cno)
 static bool chunk_is(const struct chunk *c, uint32_t dev, uint64_t ino, uint64_t cno)
 {
 	return c->cno == cno && c->ino == ino && c->dev == dev;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static uint64_t diff_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
 }
 
 static size_t find_slot(const struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t cno)
@@ -119,6 +131,7 @@ void pageset_free(struct pageset *ps)
 	free(ps->chunks);
 	free(ps->table);
 	free(ps->spans);
+	free(ps->span_table);
 	free(ps);
 }
 
@@ -221,14 +234,62 @@ static int mark(struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t first, 
 	return 0;
 }
 
-/* A long access: one more span, or the last one grown when it continues it. */
+/* The slot of file (@dev, @ino) in the span table: its entry, or the empty slot for it. */
+static size_t span_slot(const struct pageset *ps, uint32_t dev, uint64_t ino)
+{
+	size_t mask = ps->span_table_size - 1, i = hash_key(dev, ino, UINT64_MAX) & mask;
+
+	while (ps->span_table[i]) {
+		const struct span *sp = &ps->spans[ps->span_table[i] - 1];
+
+		if (sp->dev == dev && sp->ino == ino)
+			break;
+		i = (i + 1) & mask;
+	}
+	return i;
+}
+
+/* The span table made again at @size slots, each file at its last span. */
+static int span_table_make(struct pageset *ps, size_t size)
+{
+	uint32_t *t = calloc(size, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	free(ps->span_table);
+	ps->span_table = t;
+	ps->span_table_size = size;
+	for (size_t k = 0; k < ps->nspans; k++)	/* in order: the last one of a file stays */
+		ps->span_table[span_slot(ps, ps->spans[k].dev, ps->spans[k].ino)] = (uint32_t)(k + 1);
+	return 0;
+}
+
+static int span_table_grow(struct pageset *ps)
+{
+	return span_table_make(ps, ps->span_table_size ? ps->span_table_size * 2 : 64);
+}
+
+/*
+ * A long access: the file's last span grown when this one continues or
+ * overlaps it, of the same evidence, within PAGESET_SPLIT_NS of its time (a
+ * file read again and again costs one span, whatever is read in between;
+ * reads far apart in time keep their own times); else one more span.
+ */
 static int add_span(struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t first, uint64_t last,
 		    uint64_t ts, bool weak)
 {
-	struct span *sp = ps->nspans ? &ps->spans[ps->nspans - 1] : NULL;
+	struct span *sp = NULL;
+	size_t slot;
 
-	if (sp && sp->dev == dev && sp->ino == ino && sp->weak == weak &&
-	    first <= sp->last + 1 && last + 1 >= sp->first) {
+	if (ps->nspans >= UINT32_MAX - 1)
+		return -ENOMEM;
+	if ((ps->nspans + 1) * 2 > ps->span_table_size && span_table_grow(ps) < 0)
+		return -ENOMEM;
+	slot = span_slot(ps, dev, ino);
+	if (ps->span_table[slot])
+		sp = &ps->spans[ps->span_table[slot] - 1];
+	if (sp && sp->weak == weak && first <= sp->last + 1 && last + 1 >= sp->first &&
+	    diff_u64(ts, sp->ts) <= PAGESET_SPLIT_NS) {
 		sp->first = first < sp->first ? first : sp->first;
 		sp->last = last > sp->last ? last : sp->last;
 		sp->ts = ts < sp->ts ? ts : sp->ts;
@@ -245,6 +306,7 @@ static int add_span(struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t fir
 	}
 	ps->spans[ps->nspans++] = (struct span){ .dev = dev, .ino = ino, .first = first,
 						 .last = last, .ts = ts, .weak = weak };
+	ps->span_table[slot] = (uint32_t)ps->nspans;
 	return 0;
 }
 
@@ -307,11 +369,6 @@ bool pageset_is_used(const struct pageset *ps, uint32_t dev, uint64_t ino, uint6
 	return false;
 }
 
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
 static int chunk_cmp(const void *a, const void *b)
 {
 	const struct chunk *x = a, *y = b;
@@ -362,8 +419,12 @@ int pageset_files(struct pageset *ps, struct pageset_file **ret, size_t *ret_n)
 
 	if (ps->nchunks)
 		qsort(ps->chunks, ps->nchunks, sizeof(*ps->chunks), chunk_cmp);
-	if (ps->nspans)
+	if (ps->nspans) {
 		qsort(ps->spans, ps->nspans, sizeof(*ps->spans), span_cmp);
+		r = span_table_make(ps, ps->span_table_size);	/* the spans moved */
+		if (r < 0)
+			return r;
+	}
 	r = rehash(ps, ps->table_size);
 	if (r < 0)
 		return r;
@@ -401,11 +462,6 @@ int pageset_files(struct pageset *ps, struct pageset_file **ret, size_t *ret_n)
 	return 0;
 }
 
-static uint64_t diff_u64(uint64_t a, uint64_t b)
-{
-	return a > b ? a - b : b - a;
-}
-
 static int cno_cmp(const void *a, const void *b)
 {
 	const struct chunk *x = a, *y = b;
@@ -413,11 +469,20 @@ static int cno_cmp(const void *a, const void *b)
 	return x->cno < y->cno ? -1 : x->cno > y->cno;
 }
 
-static struct chunk *find_cno(struct chunk *c, size_t n, uint64_t cno)
+/* The first of the @n chunks of @c (sorted by number) numbered @cno or more. */
+static size_t lower_cno(const struct chunk *c, size_t n, uint64_t cno)
 {
-	struct chunk key = { .cno = cno };
+	size_t lo = 0, hi = n;
 
-	return bsearch(&key, c, n, sizeof(*c), cno_cmp);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c[mid].cno < cno)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /*
@@ -425,18 +490,20 @@ static struct chunk *find_cno(struct chunk *c, size_t n, uint64_t cno)
  * span's pages past the file's end are never made; with no size known, a span
  * marks only the chunks the file has): a malloc()ed copy the caller frees.
  * The spans are sorted by first page (pageset_files()), so the chunks made
- * for them are at most the file's size in chunks.
+ * for them are at most the file's size in chunks; each span then costs the
+ * chunks it covers.
  */
 static int apply_spans(const struct pageset *ps, const struct pageset_file *f, uint64_t max_pages,
 		       struct chunk **ret, size_t *ret_n)
 {
 	const struct chunk *own = &ps->chunks[f->first_chunk];
 	const struct span *spans = &ps->spans[f->first_span];
+	bool sized = max_pages != UINT64_MAX;
 	size_t n = f->nchunks, cap = n;
 	uint64_t next = 0;		/* the first chunk number no span looked at yet */
 	struct chunk *w;
 
-	for (size_t i = 0; max_pages != UINT64_MAX && i < f->nspans; i++) {
+	for (size_t i = 0; sized && i < f->nspans; i++) {
 		uint64_t lo = spans[i].first >> CHUNK_SHIFT, hi;
 
 		if (spans[i].first >= max_pages)
@@ -450,42 +517,46 @@ static int apply_spans(const struct pageset *ps, const struct pageset_file *f, u
 	w = malloc((cap ? cap : 1) * sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	memcpy(w, own, n * sizeof(*w));
+	if (n)
+		memcpy(w, own, n * sizeof(*w));
 	next = 0;
-	for (size_t i = 0; max_pages != UINT64_MAX && i < f->nspans; i++) {
+	for (size_t i = 0; sized && i < f->nspans; i++) {
 		uint64_t cno = spans[i].first >> CHUNK_SHIFT, hi;
+		size_t k;
 
 		if (spans[i].first >= max_pages)
 			break;
 		hi = min_u64(spans[i].last, max_pages - 1) >> CHUNK_SHIFT;
-		for (cno = cno > next ? cno : next; cno <= hi; cno++) {
-			struct chunk key = { .cno = cno };
+		cno = cno > next ? cno : next;
+		k = lower_cno(own, f->nchunks, cno);
+		for (; cno <= hi; cno++) {
 			struct chunk *c = &w[n];
 
-			if (bsearch(&key, own, f->nchunks, sizeof(*own), cno_cmp))
-				continue;
+			while (k < f->nchunks && own[k].cno < cno)
+				k++;
+			if (k < f->nchunks && own[k].cno == cno)
+				continue;	/* the file has it */
 			*c = (struct chunk){ .dev = f->dev, .ino = f->ino, .cno = cno };
-			for (unsigned k = 0; k < CHUNK_PAGES; k++)
-				c->add_ts[k] = c->use_ts[k] = NO_TS;
+			for (unsigned j = 0; j < CHUNK_PAGES; j++)
+				c->add_ts[j] = c->use_ts[j] = NO_TS;
 			n++;
 		}
 		next = hi + 1 > next ? hi + 1 : next;
 	}
-	qsort(w, n, sizeof(*w), cno_cmp);
-	for (size_t i = 0; i < f->nspans; i++) {
+	if (n > 1)
+		qsort(w, n, sizeof(*w), cno_cmp);
+	for (size_t i = 0; max_pages && i < f->nspans; i++) {
 		const struct span *sp = &spans[i];
 		uint64_t last = min_u64(sp->last, max_pages - 1);
 
 		if (sp->first > last)
 			continue;
-		for (uint64_t cno = sp->first >> CHUNK_SHIFT; cno <= last >> CHUNK_SHIFT; cno++) {
-			struct chunk *c = find_cno(w, n, cno);
+		for (size_t k = lower_cno(w, n, sp->first >> CHUNK_SHIFT);
+		     k < n && w[k].cno <= last >> CHUNK_SHIFT; k++) {
 			unsigned lo, hi;
 
-			if (!c)
-				continue;
-			chunk_part(cno, sp->first, last, &lo, &hi);
-			mark_chunk(c, lo, hi, sp->ts, sp->weak ? MARK_WEAK : MARK_STRONG);
+			chunk_part(w[k].cno, sp->first, last, &lo, &hi);
+			mark_chunk(&w[k], lo, hi, sp->ts, sp->weak ? MARK_WEAK : MARK_STRONG);
 		}
 	}
 	*ret = w;

@@ -331,6 +331,47 @@ START_TEST(test_long_reads_interleaved)
 }
 END_TEST
 
+/* Reads of two files in turn, each asking 2 GiB: one span per file, not one per read. */
+START_TEST(test_long_reads_alternating)
+{
+	struct pageset_file *files = NULL;
+	struct pageset_range *r = NULL;
+	size_t n = 0, nr = 0;
+
+	for (uint64_t i = 0; i < 100000; i++)
+		ck_assert_int_eq(pageset_access(ps, DEV, 7 + (i & 1), i % 300, (2ull << 30) / 4096,
+						1000 + i, PAGESET_STRONG), 0);
+	ck_assert_uint_eq(pageset_chunks(ps), 2);
+	ck_assert_int_eq(pageset_files(ps, &files, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(pageset_file_ranges(ps, &files[0], 262144, 0, &r, &nr), 0);
+	ck_assert_uint_eq(nr, 1);
+	ck_assert_uint_eq(r[0].page_count, 262144);
+	free(r);
+	/* an empty file: nothing, and no wrap below 0 */
+	ck_assert_int_eq(pageset_file_ranges(ps, &files[1], 0, 0, &r, &nr), 0);
+	ck_assert_uint_eq(nr, 0);
+	free(r);
+	free(files);
+}
+END_TEST
+
+/* Long reads of one file far apart in time keep their times: the ranges split. */
+START_TEST(test_long_reads_keep_times)
+{
+	struct pageset_range *r = NULL;
+	size_t nr;
+
+	for (uint64_t i = 0; i < 40; i++)
+		ck_assert_int_eq(pageset_access(ps, DEV, 9, i * 256, i * 256 + 255,
+						i * 500000000ull, PAGESET_STRONG), 0);
+	nr = only_file_ranges(40 * 256, 0, &r);
+	ck_assert_uint_eq(nr, 40);
+	ck_assert_uint_eq(r[39].first_ns, 39 * 500000000ull);
+	free(r);
+}
+END_TEST
+
 static Suite *pageset_suite(void)
 {
 	Suite *s = suite_create("pageset");
@@ -351,6 +392,8 @@ static Suite *pageset_suite(void)
 	tcase_add_test(tc, test_long_read_over_added_pages);
 	tcase_add_test(tc, test_long_read_without_size);
 	tcase_add_test(tc, test_long_reads_interleaved);
+	tcase_add_test(tc, test_long_reads_alternating);
+	tcase_add_test(tc, test_long_reads_keep_times);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
