@@ -47,6 +47,8 @@
 /* of them, of one user's processes (root's are not counted): a user's failing execs of an
  * interpreter (E2BIG after it was opened) wait the whole PENDING_NS, and would fill the table */
 #define PENDING_PER_USER	(PENDING_MAX / 4)
+/* ... and of all users together (a user with subordinate uids is many): root keeps half */
+#define PENDING_USERS		(PENDING_MAX / 2)
 #define SCRIPTS_MAX	32	/* "#!" scripts whose interpreter's exec is still to come */
 #define SCRIPT_NS	1000000000ull
 #define STARTS_MAX	64	/* replays queued lately, by process and pack: one per start */
@@ -421,15 +423,17 @@ static void pend(struct watch *w, const struct watch_exec_event *ev, const struc
 	struct pending q = { .pid = ev->pid, .script = script, .dev = ev->dev, .ino = ev->ino,
 			     .since = now, .deadline = now + PENDING_NS, .spec = spec,
 			     .spec_path = spec_path, .next_poll = now };
-	size_t mine = 0;
+	size_t mine = 0, users = 0;
 
 	if (proc_uid(ev->pid, &q.uid) < 0)
 		q.uid = (uid_t)-1;
-	for (size_t i = 0; q.uid != 0 && i < w->npending; i++)
+	for (size_t i = 0; q.uid != 0 && i < w->npending; i++) {
 		mine += w->pending[i].uid == q.uid;
-	if (w->npending == PENDING_MAX || mine >= PENDING_PER_USER) {
+		users += w->pending[i].uid != 0;
+	}
+	if (w->npending == PENDING_MAX || mine >= PENDING_PER_USER || users >= PENDING_USERS) {
 		log_debug("'%s' started (pid %d): too many interpreters waiting%s, skipping", path,
-			  ev->pid, mine >= PENDING_PER_USER ? " of its user" : "");
+			  ev->pid, q.uid != 0 && w->npending < PENDING_MAX ? " of users" : "");
 		pending_free(&q);
 		return;
 	}

@@ -30,6 +30,7 @@ struct programs {
 	struct program *b[BUCKETS];
 	unsigned long n;
 	struct user users[USER_SLOTS];
+	struct user all;		/* every user but root, together */
 };
 
 static size_t key_hash(const char *name)
@@ -48,6 +49,7 @@ int programs_new(uint64_t interval_ns, struct programs **ret)
 	if (!p)
 		return -ENOMEM;
 	p->interval_ns = interval_ns;
+	p->all = (struct user){ .tokens = USERS_NEW_BURST };
 	*ret = p;
 	return 0;
 }
@@ -127,21 +129,6 @@ static struct program *find_or_add(struct programs *p, const char *name, uint64_
 	return e;
 }
 
-/* User @uid's bucket of new programs, a full one if not known (the least lately seen goes). */
-static struct user *user_of(struct programs *p, unsigned uid, uint64_t now_ns)
-{
-	struct user *oldest = &p->users[0];
-
-	for (size_t i = 0; i < USER_SLOTS; i++) {
-		if (p->users[i].uid == uid)
-			return &p->users[i];
-		if (p->users[i].tokens_ns < oldest->tokens_ns)
-			oldest = &p->users[i];
-	}
-	*oldest = (struct user){ .uid = uid, .tokens = USER_NEW_BURST, .tokens_ns = now_ns };
-	return oldest;
-}
-
 /* @tokens brought up to @dt_ns later, at most @burst. */
 static double refill_to(double tokens, uint64_t dt_ns, uint64_t interval_ns, double burst)
 {
@@ -171,6 +158,32 @@ static bool take(double *tokens, uint64_t *tokens_ns, uint64_t now_ns, uint64_t 
 	return true;
 }
 
+/*
+ * User @uid's bucket of new programs: a full one if not known, in a slot of a
+ * user whose bucket has filled up again (the least lately seen); NULL when
+ * every slot's user has spent some lately (a flood of uids: refused).
+ */
+static struct user *user_of(struct programs *p, unsigned uid, uint64_t now_ns)
+{
+	struct user *free_slot = NULL;
+
+	for (size_t i = 0; i < USER_SLOTS; i++) {
+		struct user *u = &p->users[i];
+		double full;
+
+		if (u->uid == uid && u->tokens_ns)
+			return u;
+		full = !u->tokens_ns ? USER_NEW_BURST :
+		       refill_to(u->tokens, now_ns - u->tokens_ns, USER_NEW_INTERVAL_NS,
+				 USER_NEW_BURST);
+		if (full >= USER_NEW_BURST && (!free_slot || u->tokens_ns < free_slot->tokens_ns))
+			free_slot = u;
+	}
+	if (free_slot)
+		*free_slot = (struct user){ .uid = uid, .tokens = USER_NEW_BURST, .tokens_ns = now_ns };
+	return free_slot;
+}
+
 enum programs_refusal programs_start(struct programs *p, const char *name, unsigned uid,
 				     uint64_t now_ns, uint64_t *ret_wait_ns)
 {
@@ -180,10 +193,20 @@ enum programs_refusal programs_start(struct programs *p, const char *name, unsig
 		return PROGRAMS_YES;
 	if (uid != 0 && !find(p, name)) {
 		struct user *u = user_of(p, uid, now_ns);
+		struct user all = p->all;
 
-		if (!take(&u->tokens, &u->tokens_ns, now_ns, USER_NEW_INTERVAL_NS, USER_NEW_BURST,
+		/* the user's bucket, and all users', both have one (or neither is taken) */
+		if (!u) {
+			if (ret_wait_ns)
+				*ret_wait_ns = USER_NEW_INTERVAL_NS;
+			return PROGRAMS_USER_NEW;
+		}
+		if (!take(&all.tokens, &all.tokens_ns, now_ns, USERS_NEW_INTERVAL_NS, USERS_NEW_BURST,
+			  ret_wait_ns) ||
+		    !take(&u->tokens, &u->tokens_ns, now_ns, USER_NEW_INTERVAL_NS, USER_NEW_BURST,
 			  ret_wait_ns))
 			return PROGRAMS_USER_NEW;	/* and the table is left as it was */
+		p->all = all;
 	}
 	e = find_or_add(p, name, now_ns);
 	if (!e)

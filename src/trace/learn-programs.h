@@ -27,7 +27,10 @@
  */
 #define USER_NEW_BURST		32
 #define USER_NEW_INTERVAL_NS	(120ull * 1000 * 1000 * 1000)
-#define USER_SLOTS		256	/* users remembered (the least lately seen goes) */
+/* all users but root together (a user with many subordinate uids is many users) */
+#define USERS_NEW_BURST		128
+#define USERS_NEW_INTERVAL_NS	(30ull * 1000 * 1000 * 1000)
+#define USER_SLOTS		256	/* users remembered (one whose budget is whole goes first) */
 
 struct programs;
 

@@ -103,6 +103,27 @@ START_TEST(test_user_new_programs)
 }
 END_TEST
 
+/* A user with many subordinate uids: all users together get USERS_NEW_BURST new programs. */
+START_TEST(test_many_uids)
+{
+	struct programs *p = NULL;
+	unsigned yes = 0;
+	char name[64];
+
+	ck_assert_int_eq(programs_new(600 * S, &p), 0);
+	for (unsigned uid = 100000; uid < 100300; uid++)
+		for (unsigned i = 0; i < 40; i++) {
+			snprintf(name, sizeof(name), "@x-u%u-f%u.pack", uid, i);
+			yes += programs_start(p, name, uid, 1000 * S + uid, NULL) == PROGRAMS_YES;
+		}
+	ck_assert_uint_le(yes, USERS_NEW_BURST + 1);
+	ck_assert_uint_ge(yes, USERS_NEW_BURST);
+	/* root is not held back */
+	ck_assert_int_eq(programs_start(p, "usr-bin-z.pack", 0, 1001 * S, NULL), PROGRAMS_YES);
+	programs_free(p);
+}
+END_TEST
+
 /* A restarted daemon: the budget played again from the runs a pack remembers. */
 START_TEST(test_seed)
 {
@@ -153,6 +174,7 @@ static Suite *learn_programs_suite(void)
 	tcase_add_test(tc, test_table_bounded);
 	tcase_add_test(tc, test_seed);
 	tcase_add_test(tc, test_user_new_programs);
+	tcase_add_test(tc, test_many_uids);
 	suite_add_tcase(s, tc);
 	return s;
 }
