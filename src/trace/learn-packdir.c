@@ -131,23 +131,6 @@ static bool stale_temp(const char *name, const struct stat *st, int64_t now)
 	       S_ISREG(st->st_mode) && now - mtime > PACKDIR_TEMP_NS;
 }
 
-/* The runs pack @name was learned from (0 when it cannot be read). */
-static size_t pack_runs(int dirfd, const char *name)
-{
-	struct ura_pack *p = NULL;
-	size_t runs = 0;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	if (ura_pack_open_fd(fd, &p) == 0) {
-		runs = ura_pack_runs(p);
-		ura_pack_free(p);
-	}
-	close(fd);
-	return runs;
-}
-
 int packdir_bound(const char *dir, const struct packdir_caps *caps, const char *keep,
 		  struct packdir_usage *ret)
 {
@@ -197,13 +180,9 @@ int packdir_bound(const char *dir, const struct packdir_caps *caps, const char *
 	if (n > 1)
 		qsort(e, n, sizeof(*e), cmp_last);
 	u.packs = n;
-	/*
-	 * First the packs of programs not started for long, or gone; then over the
-	 * caps, the least lately started first, of those learned from one run first
-	 * (a program started once: a user's one-off script, a test binary) and then
-	 * of all
-	 */
-	for (int pass = 0; pass < 3; pass++)
+	/* first the packs of programs not started for long, or gone; then over the caps, the
+	 * least lately started first */
+	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < n; i++) {
 			bool gone = false;
 
@@ -216,8 +195,6 @@ int packdir_bound(const char *dir, const struct packdir_caps *caps, const char *
 					continue;
 			} else if (u.packs <= caps->max_packs && u.bytes <= caps->max_bytes) {
 				break;
-			} else if (pass == 1 && pack_runs(dirfd(d), e[i].name) > 1) {
-				continue;
 			}
 			if (unlinkat(dirfd(d), e[i].name, 0) < 0)
 				continue;

@@ -16,8 +16,8 @@
 #include "unit.h"
 #include "key.h"
 
-/* A learned pack of @runs runs of program @prog in @dir, of about @bytes, written @age s ago. */
-static void learned_runs(const char *dir, const char *prog, size_t runs, size_t bytes, int age)
+/* A learned pack of program @prog in @dir, of about @bytes, last written @age seconds ago. */
+static void learned(const char *dir, const char *prog, size_t bytes, int age)
 {
 	struct ura_pack_builder *b = NULL;
 	struct ura_pack_info info = { .command = prog };
@@ -29,8 +29,6 @@ static void learned_runs(const char *dir, const char *prog, size_t runs, size_t 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	ck_assert_int_eq(ura_pack_builder_new(&b), 0);
 	ck_assert_int_eq(ura_pack_builder_set_info(b, &info), 0);
-	for (size_t i = 0; runs > 1 && i < runs; i++)
-		ck_assert_int_eq(ura_pack_builder_add_run(b, (int64_t)(runs - i) * 1000000000, 1), 0);
 	ck_assert_int_eq(ura_pack_builder_write(b, path, 0600), 0);
 	ura_pack_builder_free(b);
 	/* pad it to its size: only the size counts here */
@@ -43,11 +41,6 @@ static void learned_runs(const char *dir, const char *prog, size_t runs, size_t 
 	t[0].tv_sec -= age;
 	t[1] = t[0];
 	ck_assert_int_eq(utimensat(AT_FDCWD, path, t, 0), 0);
-}
-
-static void learned(const char *dir, const char *prog, size_t bytes, int age)
-{
-	learned_runs(dir, prog, 1, bytes, age);
 }
 
 static bool has(const char *dir, const char *prog)
@@ -101,36 +94,6 @@ START_TEST(test_caps)
 	learned(d, "/bin/true", 0, 7200);
 	ck_assert_int_eq(packdir_bound(d, &caps, NULL, &u), 0);
 	ck_assert(!has(d, "/bin/true") && has(d, "/bin/cat"));
-	unit_rmtree(d);
-	free(d);
-}
-END_TEST
-
-/*
- * Over the caps, the packs of programs learned from one run go first, however
- * lately started (a user's flood of one-off scripts evicts its own packs, not
- * the system's): then the least lately started of the others.
- */
-START_TEST(test_one_run_first)
-{
-	char *d = unit_mkdtemp();
-	struct packdir_caps caps = { .max_packs = 4, .max_bytes = 1 << 30 };
-	struct packdir_usage u;
-	char prog[64];
-
-	learned_runs(d, "/bin/sh", 5, 0, 900);
-	learned_runs(d, "/bin/ls", 3, 0, 800);
-	for (int i = 0; i < 6; i++) {
-		snprintf(prog, sizeof(prog), "/etc/f%d", i);
-		learned_runs(d, prog, 1, 0, 10 + i);
-	}
-	ck_assert_int_eq(packdir_bound(d, &caps, NULL, &u), 0);
-	ck_assert_uint_eq(u.packs, 4);
-	ck_assert(has(d, "/bin/sh") && has(d, "/bin/ls"));
-	ck_assert(has(d, "/etc/f0") && has(d, "/etc/f1"));	/* the latest one-run packs */
-	caps.max_packs = 1;
-	ck_assert_int_eq(packdir_bound(d, &caps, NULL, &u), 0);
-	ck_assert(has(d, "/bin/ls") && !has(d, "/bin/sh"));
 	unit_rmtree(d);
 	free(d);
 }
@@ -235,7 +198,6 @@ static Suite *learn_dir_suite(void)
 	tcase_add_test(tc, test_caps);
 	tcase_add_test(tc, test_gone);
 	tcase_add_test(tc, test_temp_files);
-	tcase_add_test(tc, test_one_run_first);
 	suite_add_tcase(s, tc);
 	return s;
 }
