@@ -11,6 +11,19 @@
 #include "util-log.h"
 #include "cli-errors.h"
 #include "trace-merge.h"
+#include "util.h"
+
+/*
+ * The directory's lock is waited for this long at most: any process that can
+ * open the directory can hold it (a user, on /tmp), and the daemon holds it for
+ * a pack's read-merge-write only.
+ */
+#define MERGE_LOCK_WAIT_NS	(30ull * 1000 * 1000 * 1000)
+
+static bool past(void *deadline)
+{
+	return now_monotonic_ns() >= *(uint64_t *)deadline;
+}
 
 int trace_merge(const struct trace_options *o, struct merge_stats *stats)
 {
@@ -22,6 +35,7 @@ int trace_merge(const struct trace_options *o, struct merge_stats *stats)
 	mode_t mode = 0644;
 	size_t n = 0;
 	int lock = -1, r, rc = EXIT_OK;
+	uint64_t deadline;
 
 	while (o->argv[n])
 		n++;
@@ -37,9 +51,12 @@ int trace_merge(const struct trace_options *o, struct merge_stats *stats)
 	 * nor does it lose ours.
 	 */
 	dir = packdir_of(o->pack);
-	r = dir ? packdir_lock(dir, NULL, NULL, &lock) : -ENOMEM;
+	deadline = now_monotonic_ns() + MERGE_LOCK_WAIT_NS;
+	r = dir ? packdir_lock(dir, past, &deadline, &lock) : -ENOMEM;
 	if (r < 0) {
-		log_err("cannot lock the directory of '%s': %s", o->pack, strerror(-r));
+		log_err("cannot lock the directory of '%s': %s", o->pack,
+			r == -ETIMEDOUT ? "held by another for 30 s (the learning daemon, or any "
+			"process that can open it), not merged" : strerror(-r));
 		rc = r == -ENOENT ? EXIT_NOINPUT : EXIT_FAIL;
 		goto out;
 	}
