@@ -114,15 +114,19 @@ if [ -e /dev/fuse ] && [ -x "$HELPERS/fuse-hang" ]; then
 		- "$W/bin2" "$W/fp/b"
 fi
 
-# sample the daemons' CPU and RSS
+# sample the daemons' CPU, RSS and open files; RSS and files also at the first and last minute
 peak_l=0 peak_r=0
-for _ in $(seq "$SECS"); do
+fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+for i in $(seq "$SECS"); do
 	sleep 1
-	l=$(awk '/^VmRSS/ { print $2 }' "/proc/$LP/status" 2>/dev/null || echo 0)
-	r=$(awk '/^VmRSS/ { print $2 }' "/proc/$RPID/status" 2>/dev/null || echo 0)
+	l=$(rss "$LP") r=$(rss "$RPID")
 	[ "${l:-0}" -gt "$peak_l" ] && peak_l=$l
 	[ "${r:-0}" -gt "$peak_r" ] && peak_r=$r
+	[ "$i" = 60 ] && early="learner $((l / 1024)) MiB $(fds "$LP") fds, exec daemon $((r / 1024)) MiB $(fds "$RPID") fds"
 done
+late="learner $((l / 1024)) MiB $(fds "$LP") fds, exec daemon $((r / 1024)) MiB $(fds "$RPID") fds"
+
 cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null; }
 cl=$(cpu "$LP") cr=$(cpu "$RPID")
 for p in $PIDS; do [ "$p" = "$LPID" ] || [ "$p" = "$RPID" ] || kill "$p" 2>/dev/null; done
@@ -143,5 +147,6 @@ echo "root's program: $(grep -c "learned '$W/bin/victim'" "$W/learn.log") runs l
 	"$(grep -c "'$W/bin/victim' started: issued" "$W/replay.log") starts replayed"
 echo "DIR: $(ls "$DIR" | grep -c '\.pack$') packs, $(du -sk "$DIR" | cut -f1) KiB," \
 	"$(ls "$DIR" | grep -vc '\.pack$') other files"
+[ -n "${early:-}" ] && echo "after 1 min: $early; at the end: $late"
 echo "floods cut: $(grep -c 'more events than a start' "$W/learn.log"); users' new programs refused:" \
 	"$(grep -o '[0-9]* not learned (a user.s new programs)' "$W/learn.log")"
