@@ -123,8 +123,12 @@
  * (all are traced then) is added again: it may not be in the new list.
  */
 #define EXTRA_EVENTS_MAX	2000
-/* this many records in a row of one task in no window: a flood, banned and dropped at once */
-#define EXTRA_FLOOD		20000
+/*
+ * This many records in a row of one task in no window: a flood, banned and
+ * dropped at once, by a rewrite with windows open (a child a window's task
+ * forks while the list is emptied may lose its first events: only for floods)
+ */
+#define EXTRA_FLOOD		WINDOW_MAX_EVENTS
 #define REWRITE_GAP_NS		(1000 * MS)
 /* The answers about directories (is a program a user's?) are kept this long. */
 #define PRIVATE_KEEP_NS		(10000 * MS)
