@@ -95,7 +95,7 @@
  * wait, and the windows open then are not merged (as when the kernel's
  * buffers overflow). A window's flood stops before (WINDOW_MAX_EVENTS).
  */
-#define BACKLOG_MAX		(WINDOW_MAX_EVENTS * 2)
+#define BACKLOG_MAX		((size_t)WINDOW_MAX_EVENTS * 2)
 /* A traced exec is remembered this long, to be matched with the exec instance's record. */
 #define PEXEC_KEEP_NS		(100 * MS)
 /*
@@ -862,7 +862,7 @@ static int round_once(struct learner *l, bool *ret_more)
 		return (int)n;
 	}
 	if (l->dropped) {
-		log_warn("%" PRIu64 " events dropped: more than %u waiting, runs being learned are "
+		log_warn("%" PRIu64 " events dropped: more than %zu waiting, runs being learned are "
 			 "dropped", l->dropped, 2 * BACKLOG_MAX);
 		l->dropped = 0;
 	}

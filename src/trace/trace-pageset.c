@@ -24,7 +24,7 @@
  * can ask 2 GiB of a one-byte file), and chunks for all of them would let a
  * traced program take the tracer's memory (8 MiB per such read).
  */
-#define SPAN_PAGES	(2 * CHUNK_PAGES)
+#define SPAN_PAGES	(2ull * CHUNK_PAGES)
 
 struct span {
 	uint64_t ino;
@@ -430,10 +430,20 @@ int pageset_files(struct pageset *ps, struct pageset_file **ret, size_t *ret_n)
 		return r;
 	/* the files of the chunks and of the spans, both sorted by file */
 	while (k < ps->nchunks || s < ps->nspans) {
-		const struct chunk *c = k < ps->nchunks ? &ps->chunks[k] : NULL;
-		const struct span *sp = s < ps->nspans ? &ps->spans[s] : NULL;
-		bool from_chunk = c && (!sp || !file_before(sp->dev, sp->ino, c->dev, c->ino));
+		bool has_c = k < ps->nchunks, has_s = s < ps->nspans;
 		struct pageset_file *f;
+		uint32_t dev;
+		uint64_t ino;
+
+		/* the next file: the lower of the next chunk's and the next span's */
+		if (has_c && (!has_s || !file_before(ps->spans[s].dev, ps->spans[s].ino,
+						     ps->chunks[k].dev, ps->chunks[k].ino))) {
+			dev = ps->chunks[k].dev;
+			ino = ps->chunks[k].ino;
+		} else {
+			dev = ps->spans[s].dev;
+			ino = ps->spans[s].ino;
+		}
 
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
@@ -445,9 +455,8 @@ int pageset_files(struct pageset *ps, struct pageset_file **ret, size_t *ret_n)
 			files = f;
 		}
 		f = &files[n++];
-		*f = (struct pageset_file){ .dev = from_chunk ? c->dev : sp->dev,
-					    .ino = from_chunk ? c->ino : sp->ino, .first_chunk = k,
-					    .first_span = s, .first_ns = NO_TS };
+		*f = (struct pageset_file){ .dev = dev, .ino = ino, .first_chunk = k, .first_span = s,
+					    .first_ns = NO_TS };
 		for (; k < ps->nchunks && ps->chunks[k].dev == f->dev && ps->chunks[k].ino == f->ino;
 		     k++)
 			count_chunk(f, &ps->chunks[k]);
