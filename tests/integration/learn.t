@@ -97,7 +97,9 @@ for p in app burst launch late third often reader mounted bigread flood during f
 done
 only+=(--only "$M/tmp/reader")
 SH=$(readlink -f /bin/sh)
-timeout 120 "$URA_TRACE" --watch "$PACKS" --window 2 "${only[@]}" -v 2>"$T/daemon.log" &
+# under ASan (make SANITIZE=...), freed memory waits in a quarantine: its peak would not be ours
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0:thread_local_quarantine_size_kb=0" \
+	timeout 120 "$URA_TRACE" --watch "$PACKS" --window 2 "${only[@]}" -v 2>"$T/daemon.log" &
 DAEMON=$!
 # started: its exec instance is there (slow under ASan: setting up an instance parses every event
 # format)
