@@ -412,6 +412,7 @@ static void sum_stats(const struct engine *c, struct replay_stats *ret)
 		.requests = c->io.requests,
 		.files = p->files,
 		.stale_files = f->stale_files,
+		.written_files = f->written_files,
 		.missing_files = f->missing_files,
 		.refused_files = f->refused_files,
 		.errors = f->errors + c->io.errors,
@@ -434,6 +435,9 @@ static void sum_stats(const struct engine *c, struct replay_stats *ret)
 		case REPLAY_OBJ_MISSING:
 		case REPLAY_OBJ_REFUSED:
 			st.changed_bytes += q->len;
+			break;
+		case REPLAY_OBJ_WRITTEN:
+			st.written_bytes += q->len;
 			break;
 		}
 	}

@@ -60,11 +60,14 @@ int replay_run(const struct ura_pack *pack, struct sys_view *view, const struct 
  * --check-stale (the package's dpkg trigger).
  *
  * Return: true when more than REPLAY_RETRACE_STALE_PCT percent of its files, or of the
- * bytes of its files' requests, were on stale, missing or refused files (a package
- * update replaces files, so this also catches a changed package database), or when
+ * bytes of its files' requests, were on stale (replaced), missing or refused files (a
+ * package update replaces files, so this also catches a changed package database), or when
  * the pack is older than REPLAY_RETRACE_AGE_NS. Why 10%: a retrace boot loses one
  * boot's prefetch; a stale share s loses about s of the gain at every boot until the
  * retrace, so with some ten boots between updates a retrace pays once s passes 10%.
+ * Files written in place (the journal, logs, databases) do not count: the boot writes
+ * them again, so they are changed after any retrace too, and a pack with a large journal
+ * would be traced again every other boot.
  */
 bool replay_needs_retrace(const struct ura_pack *pack, const struct replay_stats *s,
 			  int64_t now_ns);

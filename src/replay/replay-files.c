@@ -118,8 +118,7 @@ int replay_files_open_file(const struct ura_pack *pack, const struct replay_fs *
 {
 	struct ura_pack_file f;
 	struct statx stx;
-	int fd;
-	bool stale;
+	int fd, st;
 
 	if (ret_err)
 		*ret_err = 0;
@@ -127,8 +126,6 @@ int replay_files_open_file(const struct ura_pack *pack, const struct replay_fs *
 		return REPLAY_OBJ_MISSING;
 	fd = safeopen_file(fs[f.fs_index].dirfd, f.path, &stx);
 	if (fd < 0) {
-		int st;
-
 		switch (fd) {
 		case -ENOENT:
 		case -ENOTDIR:
@@ -149,15 +146,25 @@ int replay_files_open_file(const struct ura_pack *pack, const struct replay_fs *
 			*ret_err = -fd;
 		return st;
 	}
-	/* inode check: a stale pack must not prefetch a replaced file */
-	stale = fileid_is_stale(fd, &stx, &f);
-	if (stale && !read_stale) {
+	/* inode check: a stale pack must not prefetch a replaced or rewritten file */
+	switch (fileid_compare(fd, &stx, &f)) {
+	case FILEID_SAME:
+		st = REPLAY_OBJ_OK;
+		break;
+	case FILEID_WRITTEN:
+		st = REPLAY_OBJ_WRITTEN;
+		break;
+	default:
+		st = REPLAY_OBJ_STALE;
+		break;
+	}
+	if (st != REPLAY_OBJ_OK && !read_stale) {
 		close(fd);
-		return REPLAY_OBJ_STALE;
+		return st;
 	}
 	*ret_fd = fd;
 	*ret_size = stx.stx_size;
-	return stale ? REPLAY_OBJ_STALE : REPLAY_OBJ_OK;
+	return st;
 }
 
 /* Open file @idx of the pack as replay_files_open_file() does, with --fadvise=random. */
@@ -231,7 +238,12 @@ static void first_open(struct replay_files *files, uint32_t i, struct replay_obj
 	switch (ob->state) {
 	case REPLAY_OBJ_STALE:
 		count(&files->counts.stale_files);
-		log_info("'%s' changed since the trace, %s", name,
+		log_info("'%s' was replaced since the trace, %s", name,
+			 ob->fd >= 0 ? "reading it anyway" : "skipping");
+		break;
+	case REPLAY_OBJ_WRITTEN:
+		count(&files->counts.written_files);
+		log_info("'%s' was written since the trace, %s", name,
 			 ob->fd >= 0 ? "reading it anyway" : "skipping");
 		break;
 	case REPLAY_OBJ_MISSING:
@@ -282,7 +294,8 @@ int replay_files_get(struct replay_files *files, uint32_t i)
 		first_open(files, i, ob);
 	else if (ob->fd < 0 && i < files->nfiles && !ob->reopen_failed &&
 		 (ob->state == REPLAY_OBJ_OK ||
-		  (ob->state == REPLAY_OBJ_STALE && files->read_stale)))
+		  ((ob->state == REPLAY_OBJ_STALE || ob->state == REPLAY_OBJ_WRITTEN) &&
+		   files->read_stale)))
 		reopen(files, i, ob);
 	fd = ob->fd;
 	if (fd >= 0)

@@ -19,7 +19,8 @@
 enum replay_obj_state {
 	REPLAY_OBJ_UNOPENED,
 	REPLAY_OBJ_OK,
-	REPLAY_OBJ_STALE,	/* changed since the trace */
+	REPLAY_OBJ_STALE,	/* replaced since the trace: another inode (a package update) */
+	REPLAY_OBJ_WRITTEN,	/* written in place since the trace: a log, a database */
 	REPLAY_OBJ_MISSING,
 	REPLAY_OBJ_REFUSED,	/* not a regular file on its filesystem */
 	REPLAY_OBJ_ERROR,
@@ -39,7 +40,8 @@ struct replay_obj {
 
 /* What the files were found to be, and the failures noted (the engine's reads' too). */
 struct replay_files_counts {
-	uint64_t stale_files;		/* changed since the trace */
+	uint64_t stale_files;		/* replaced since the trace */
+	uint64_t written_files;		/* written in place since the trace */
 	uint64_t missing_files;
 	uint64_t refused_files;		/* not regular files, symlinks, outside the mount */
 	uint64_t errors;		/* failed opens */
@@ -102,18 +104,20 @@ void replay_files_open_bdevs(struct replay_files *files);
  * @fs: where the pack's filesystems are (replay_mounts_find()), indexed like the pack's
  * @read_stale: also give a file that changed since the trace (--stale=read)
  * @ret_fd: the descriptor (O_CLOEXEC, the caller's to close), set only when one is returned:
- *	REPLAY_OBJ_OK, or REPLAY_OBJ_STALE with @read_stale
+ *	REPLAY_OBJ_OK, or REPLAY_OBJ_STALE or REPLAY_OBJ_WRITTEN with @read_stale
  * @ret_size: the file's size now, set with @ret_fd
  * @ret_err: if not NULL, the errno of a REPLAY_OBJ_ERROR (and of a REPLAY_OBJ_REFUSED for a
  *	symlink, a crossed mount or a long name: ELOOP, EXDEV, ENAMETOOLONG), else 0
  *
  * The file is opened beneath its filesystem's directory (safeopen_file(): no symlink followed,
  * no mount crossed, a regular file only) and its identity compared with what the pack recorded
- * (fileid_is_stale()): a stale pack must not prefetch a file that replaced the traced one. The
+ * (fileid_compare()): a stale pack must not prefetch a file that replaced the traced one, nor
+ * data written since over what was traced. The
  * one open of the replay's files and of ura-replay --watch's look at a sample of them.
  * Logs nothing, counts nothing.
  *
- * Return: an enum replay_obj_state: REPLAY_OBJ_OK, REPLAY_OBJ_STALE, REPLAY_OBJ_MISSING (no
+ * Return: an enum replay_obj_state: REPLAY_OBJ_OK, REPLAY_OBJ_STALE, REPLAY_OBJ_WRITTEN,
+ * REPLAY_OBJ_MISSING (no
  * such file, or its filesystem was not found), REPLAY_OBJ_REFUSED, REPLAY_OBJ_ERROR.
  */
 int replay_files_open_file(const struct ura_pack *pack, const struct replay_fs *fs, uint32_t idx,

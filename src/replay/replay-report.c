@@ -23,10 +23,12 @@ static void report_json(FILE *f, const struct replay_stats *s, double sec, doubl
 	json_key_u64(&j, "requests", s->requests);
 	json_key_u64(&j, "files", s->files);
 	json_key_u64(&j, "stale_files", s->stale_files);
+	json_key_u64(&j, "written_files", s->written_files);
 	json_key_u64(&j, "missing_files", s->missing_files);
 	json_key_u64(&j, "refused_files", s->refused_files);
 	json_key_u64(&j, "file_bytes", s->file_bytes);
 	json_key_u64(&j, "changed_bytes", s->changed_bytes);
+	json_key_u64(&j, "written_bytes", s->written_bytes);
 	json_key_u64(&j, "errors", s->errors);
 	json_key_bool(&j, "memory_limited", s->memory_limited);
 	json_key_bool(&j, "max_bytes_reached", s->max_bytes_reached);
@@ -75,11 +77,12 @@ void replay_report(FILE *f, const struct replay_stats *s, bool json)
 		return;
 	}
 	fprintf(f, "pack %.1f MiB, resident %.1f MiB, issued %.1f MiB in %" PRIu64 " requests, "
-		"skipped %.1f MiB, past the end %.1f MiB, %" PRIu64 " files: %" PRIu64 " stale, %" PRIu64 " missing, %" PRIu64 " refused; "
+		"skipped %.1f MiB, past the end %.1f MiB, %" PRIu64 " files: %" PRIu64 " stale, %" PRIu64 " written, %" PRIu64 " missing, "
+		"%" PRIu64 " refused; "
 		"%" PRIu64 " errors; %.3f s, %.1f MiB/s%s%s%s\n",
 		(double)s->pack_bytes / mib, (double)s->resident_bytes / mib,
 		(double)s->issued_bytes / mib, s->requests, (double)s->skipped_bytes / mib,
-		(double)s->past_eof_bytes / mib, s->files, s->stale_files,
+		(double)s->past_eof_bytes / mib, s->files, s->stale_files, s->written_files,
 		s->missing_files, s->refused_files, s->errors, sec, rate,
 		s->memory_limited ? "; stopped at the MemAvailable floor" : "",
 		s->max_bytes_reached ? "; stopped at --max-bytes" : "",

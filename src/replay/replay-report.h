@@ -32,17 +32,19 @@ struct replay_stats {
 					 * (data and metadata): overlaps once, holes merged in */
 	uint64_t resident_bytes;	/* already in the page cache, not issued */
 	uint64_t issued_bytes;		/* handed to readahead() */
-	uint64_t skipped_bytes;		/* of stale, missing or refused files, failed reads,
+	uint64_t skipped_bytes;		/* of changed, missing or refused files, failed reads,
 					 * or past a limit */
 	uint64_t past_eof_bytes;	/* past the end of the file or device now */
 	uint64_t unresident_bytes;	/* with --wait: still not resident at the end */
 	uint64_t requests;		/* readahead() calls */
 	uint64_t files;			/* files in the pack that were to be read */
-	uint64_t stale_files;		/* changed since the trace */
+	uint64_t stale_files;		/* replaced since the trace (another inode) */
+	uint64_t written_files;		/* written in place since the trace (a log) */
 	uint64_t missing_files;
 	uint64_t refused_files;		/* not regular files, symlinks, outside the mount */
 	uint64_t file_bytes;		/* of the requests on the pack's files (not metadata) */
 	uint64_t changed_bytes;		/* of those, on stale, missing or refused files */
+	uint64_t written_bytes;		/* of those, on files written in place */
 	uint64_t errors;		/* failed opens and reads */
 	struct {
 		int err;		/* errno */

@@ -131,10 +131,12 @@ static void check_report(FILE *f, const char *path, const struct ura_pack *pack,
 	json_key_u64(&j, "files", s->files);
 	json_key_u64(&j, "changed_files", changed);
 	json_key_u64(&j, "stale_files", s->stale_files);
+	json_key_u64(&j, "written_files", s->written_files);
 	json_key_u64(&j, "missing_files", s->missing_files);
 	json_key_u64(&j, "refused_files", s->refused_files);
 	json_key_u64(&j, "file_bytes", s->file_bytes);
 	json_key_u64(&j, "changed_bytes", s->changed_bytes);
+	json_key_u64(&j, "written_bytes", s->written_bytes);
 	json_key_double(&j, "changed_files_pct", pct(changed, s->files), 2);
 	json_key_double(&j, "changed_bytes_pct", pct(s->changed_bytes, s->file_bytes), 2);
 	if (days >= 0)

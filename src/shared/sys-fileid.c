@@ -33,17 +33,24 @@ int fileid_generation(int fd, uint32_t *ret)
 	return 0;
 }
 
-bool fileid_is_stale(int fd, const struct statx *stx, const struct ura_pack_file *f)
+enum fileid_change fileid_compare(int fd, const struct statx *stx, const struct ura_pack_file *f)
 {
 	uint32_t gen = 0;
 
-	if (stx->stx_ino != f->ino || stx->stx_size != f->size ||
-	    fileid_ns(&stx->stx_mtime) != f->mtime_ns)
-		return true;
+	if (stx->stx_ino != f->ino)
+		return FILEID_REPLACED;
 	if ((f->flags & URA_PACK_FILE_HAS_BTIME) && (stx->stx_mask & STATX_BTIME) &&
 	    fileid_ns(&stx->stx_btime) != f->btime_ns)
-		return true;
-	if ((f->flags & URA_PACK_FILE_HAS_GENERATION) && fileid_generation(fd, &gen) == 0)
-		return gen != f->generation;
-	return false;
+		return FILEID_REPLACED;
+	if ((f->flags & URA_PACK_FILE_HAS_GENERATION) && fileid_generation(fd, &gen) == 0 &&
+	    gen != f->generation)
+		return FILEID_REPLACED;
+	if (stx->stx_size != f->size || fileid_ns(&stx->stx_mtime) != f->mtime_ns)
+		return FILEID_WRITTEN;
+	return FILEID_SAME;
+}
+
+bool fileid_is_stale(int fd, const struct statx *stx, const struct ura_pack_file *f)
+{
+	return fileid_compare(fd, stx, f) != FILEID_SAME;
 }

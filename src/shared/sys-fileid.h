@@ -27,6 +27,23 @@ void fileid_from_statx(struct ura_pack_file *f, const struct statx *stx);
  */
 int fileid_generation(int fd, uint32_t *ret);
 
+enum fileid_change {
+	FILEID_SAME,
+	FILEID_WRITTEN,		/* the same inode, written in place: a log, a database */
+	FILEID_REPLACED,	/* another inode: a package update renames the new file over it */
+};
+
+/**
+ * fileid_compare() - how has the file changed since the pack recorded @f?
+ * @fd: the file, open
+ * @stx: its statx now, with STATX_BASIC_STATS (and STATX_BTIME if known)
+ *
+ * Replaced when the inode number differs, or the birth time or the generation when the pack
+ * has them and the filesystem tells them now (an inode number used again); written when the
+ * inode is the same and its size or mtime differ.
+ */
+enum fileid_change fileid_compare(int fd, const struct statx *stx, const struct ura_pack_file *f);
+
 /**
  * fileid_is_stale() - has the file changed since the pack recorded @f?
  * @fd: the file, open

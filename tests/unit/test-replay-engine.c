@@ -642,6 +642,20 @@ static void write_file(const char *name, size_t len)
 	free(p);
 }
 
+/* A new file @name of @len bytes renamed over the old one, as a package update replaces it. */
+static void replace_file(const char *name, size_t len)
+{
+	char *tmp, *from, *to = in_dir(name);
+
+	ck_assert_int_ne(asprintf(&tmp, "%s.new", name), -1);
+	write_file(tmp, len);
+	from = in_dir(tmp);
+	ck_assert_int_eq(rename(from, to), 0);
+	free(from);
+	free(tmp);
+	free(to);
+}
+
 static void evict(const char *name)
 {
 	char *p = in_dir(name);
@@ -794,7 +808,7 @@ START_TEST(test_replay_given_fs)
 	ck_assert_int_ge(fcntl(fs[0].dirfd, F_GETFD), 0);	/* not closed by the replay */
 	write_file("b", 100);
 	ck_assert_int_eq(replay_run(p, view, fs, &o, &st), 0);
-	ck_assert_uint_eq(st.stale_files, 1);
+	ck_assert_uint_eq(st.written_files, 1);
 	/* what is given is what is used: a filesystem not found leaves every file missing */
 	ck_assert_int_eq(replay_run(p, view, &gone, &o, &st), 0);
 	ck_assert_uint_eq(st.missing_files, 2);
@@ -840,11 +854,8 @@ START_TEST(test_replay_stale_missing_refused)
 	for (size_t i = 0; i < 6; i++)
 		write_file(names[i], 8192);
 	pack = make_pack(names, 6);
-	/* rewrite (new inode), delete, and replace by a FIFO, a symlink and a directory */
-	p = in_dir("stale");
-	ck_assert_int_eq(unlink(p), 0);
-	free(p);
-	write_file("stale", 8192);
+	/* replace (new inode), delete, and replace by a FIFO, a symlink and a directory */
+	replace_file("stale", 8192);
 	p = in_dir("gone");
 	ck_assert_int_eq(unlink(p), 0);
 	free(p);
@@ -893,13 +904,57 @@ START_TEST(test_replay_same_size_rewrite)
 
 	write_file("f", 4096);
 	pack = make_pack(names, 1);
-	/* same inode and size, other mtime: stale */
+	/* same inode and size, other mtime: written since the trace */
 	p = in_dir("f");
 	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
 	free(p);
+	evict("f");
 	replay_options_init(&o);
 	st = run(pack, &o);
+	ck_assert_uint_eq(st.written_files, 1);
+	ck_assert_uint_eq(st.stale_files, 0);
+	ck_assert_uint_eq(resident_pages("f"), 0);	/* skipped as a replaced file is */
+	free(pack);
+}
+END_TEST
+
+/*
+ * A boot's pack holds the journal, which the boot writes at every boot: a pack whose only
+ * change is that large file written in place is not traced again (it would be changed after
+ * the new trace too), one with a library replaced by an update is.
+ */
+START_TEST(test_replay_written_not_retraced)
+{
+	const char *names[] = { "journal", "lib" };
+	struct replay_options o;
+	struct replay_stats st;
+	struct ura_pack *p = NULL;
+	char *pack, *path;
+	int fd;
+
+	write_file("journal", 65536);
+	write_file("lib", 4096);
+	pack = make_pack(names, 2);
+	ck_assert_int_eq(replay_open_pack(pack, &p), 0);
+	path = in_dir("journal");
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "entry", 5), 5);
+	close(fd);
+	free(path);
+	replay_options_init(&o);
+	o.check_stale = true;
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.written_files, 1);
+	ck_assert_uint_eq(st.stale_files + st.missing_files + st.refused_files, 0);
+	ck_assert_uint_ge(st.written_bytes, 65536);
+	ck_assert_uint_eq(st.changed_bytes, 0);
+	ck_assert(!replay_needs_retrace(p, &st, 0));
+	replace_file("lib", 4096);
+	st = run(pack, &o);
 	ck_assert_uint_eq(st.stale_files, 1);
+	ck_assert(replay_needs_retrace(p, &st, 0));
+	ura_pack_free(p);
 	free(pack);
 }
 END_TEST
@@ -1201,6 +1256,7 @@ static Suite *replay_suite(void)
 	tcase_add_test(eng, test_replay_resident);
 	tcase_add_test(eng, test_replay_stale_missing_refused);
 	tcase_add_test(eng, test_replay_same_size_rewrite);
+	tcase_add_test(eng, test_replay_written_not_retraced);
 	tcase_add_test(eng, test_replay_limits_and_dry_run);
 	tcase_add_test(eng, test_replay_past_eof);
 	tcase_add_test(eng, test_replay_duplicate_file);

@@ -30,18 +30,21 @@ static char *in_dir(const char *name)
 	return p;
 }
 
-/* (Re)write file @name with @len bytes: a new inode each time. */
+/* (Re)write file @name with @len bytes: a new inode each time, renamed over the old one as a
+ * package update does (an unlink and a create may be given the same inode number again). */
 static void write_file(const char *name, size_t len)
 {
-	char *p = in_dir(name), buf[256] = { 0 };
+	char *p = in_dir(name), *tmp, buf[256] = { 0 };
 	int fd;
 
-	(void)unlink(p);
-	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	ck_assert_int_ne(asprintf(&tmp, "%s.new", p), -1);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_uint_le(len, sizeof(buf));
 	ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
 	close(fd);
+	ck_assert_int_eq(rename(tmp, p), 0);
+	free(tmp);
 	free(p);
 }
 
@@ -244,6 +247,17 @@ START_TEST(test_open_file)
 			 REPLAY_OBJ_STALE);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_uint_eq(size, 50);
+	close(fd);
+	/* written in place (the same inode): told apart from a replaced file */
+	fd = -7;
+	ck_assert_int_eq(truncate(p, 10), 0);
+	ck_assert_int_eq(replay_files_open_file(pack, &fs, 2, false, &fd, &size, &err),
+			 REPLAY_OBJ_WRITTEN);
+	ck_assert_int_eq(fd, -7);
+	ck_assert_int_eq(replay_files_open_file(pack, &fs, 2, true, &fd, &size, &err),
+			 REPLAY_OBJ_WRITTEN);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_uint_eq(size, 10);
 	close(fd);
 	fd = -7;
 	/* not a regular file; a symlink (its reason given) */

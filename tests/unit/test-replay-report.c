@@ -44,8 +44,8 @@ START_TEST(test_json)
 	ck_assert_str_eq(out,
 		"{\"pack_bytes\":10485760,\"resident_bytes\":1048576,\"issued_bytes\":8388608,"
 		"\"skipped_bytes\":1044480,\"past_eof_bytes\":4096,\"unresident_bytes\":8192,"
-		"\"requests\":17,\"files\":9,\"stale_files\":1,\"missing_files\":2,"
-		"\"refused_files\":3,\"file_bytes\":9437184,\"changed_bytes\":1040384,"
+		"\"requests\":17,\"files\":9,\"stale_files\":1,\"written_files\":0,\"missing_files\":2,"
+		"\"refused_files\":3,\"file_bytes\":9437184,\"changed_bytes\":1040384,\"written_bytes\":0,"
 		"\"errors\":4,\"memory_limited\":true,"
 		"\"max_bytes_reached\":false,\"seconds\":1.500,\"mib_per_second\":5.3,"
 		"\"plan_seconds\":0.190,\"failures\":[{\"error\":\"Permission denied\",\"count\":3},"
@@ -68,8 +68,8 @@ START_TEST(test_json_empty)
 	ck_assert_str_eq(out,
 		"{\"pack_bytes\":0,\"resident_bytes\":0,\"issued_bytes\":0,\"skipped_bytes\":0,"
 		"\"past_eof_bytes\":0,\"unresident_bytes\":0,\"requests\":0,\"files\":0,"
-		"\"stale_files\":0,\"missing_files\":0,\"refused_files\":0,\"file_bytes\":0,"
-		"\"changed_bytes\":0,\"errors\":0,"
+		"\"stale_files\":0,\"written_files\":0,\"missing_files\":0,\"refused_files\":0,\"file_bytes\":0,"
+		"\"changed_bytes\":0,\"written_bytes\":0,\"errors\":0,"
 		"\"memory_limited\":false,\"max_bytes_reached\":false,\"seconds\":0.000,"
 		"\"mib_per_second\":0.0,\"plan_seconds\":0.000,\"failures\":[],\"devices\":[]}\n");
 	free(out);
@@ -82,7 +82,7 @@ START_TEST(test_text)
 
 	ck_assert_str_eq(out,
 		"pack 10.0 MiB, resident 1.0 MiB, issued 8.0 MiB in 17 requests, skipped 1.0 MiB, "
-		"past the end 0.0 MiB, 9 files: 1 stale, 2 missing, 3 refused; 4 errors; 1.500 s, "
+		"past the end 0.0 MiB, 9 files: 1 stale, 0 written, 2 missing, 3 refused; 4 errors; 1.500 s, "
 		"5.3 MiB/s; stopped at the MemAvailable floor; some pages not resident\n");
 	free(out);
 }
