@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "watch-names.h"
 #include "key.h"
@@ -22,9 +24,12 @@
 
 int watch_names_init(struct watch_names *x, const char *dir)
 {
-	*x = (struct watch_names){ 0 };
+	*x = (struct watch_names){ .notify_fd = -1, .wd = -1 };
 	x->dir = strdup(dir);
-	return x->dir ? 0 : -ENOMEM;
+	if (!x->dir)
+		return -ENOMEM;
+	x->notify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	return 0;
 }
 
 static void forget(struct watch_names *x)
@@ -42,6 +47,9 @@ void watch_names_free(struct watch_names *x)
 	forget(x);
 	free(x->dir);
 	x->dir = NULL;
+	if (x->notify_fd >= 0)
+		close(x->notify_fd);
+	x->notify_fd = x->wd = -1;
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -129,6 +137,12 @@ static int refresh(struct watch_names *x, int64_t now_ns)
 	    ((x->read_ns - x->mtime_ns >= RACY_NS && x->read_ns - x->ctime_ns >= RACY_NS) ||
 	     now_ns - x->read_ns < REREAD_NS))
 		return 0;
+	/* watched from the first read on, again when the directory was replaced */
+	if (x->notify_fd >= 0 && (x->wd < 0 || x->wd_ino != st.st_ino)) {
+		x->wd = inotify_add_watch(x->notify_fd, x->dir, IN_CREATE | IN_MOVED_TO |
+					  IN_MOVED_FROM | IN_DELETE | IN_ONLYDIR);
+		x->wd_ino = st.st_ino;
+	}
 	x->read_ns = now_ns;
 	x->dev = st.st_dev;
 	x->ino = st.st_ino;
@@ -149,6 +163,25 @@ static bool has(const struct watch_names *x, uint64_t root_id, const char *path)
 void watch_names_refresh(struct watch_names *x, int64_t now_ns)
 {
 	refresh(x, now_ns);
+}
+
+int watch_names_notify_fd(const struct watch_names *x)
+{
+	return x->wd >= 0 ? x->notify_fd : -1;
+}
+
+bool watch_names_notified(struct watch_names *x, int64_t now_ns)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool any = false;
+
+	if (x->notify_fd < 0)
+		return false;
+	while (read(x->notify_fd, buf, sizeof(buf)) > 0)
+		any = true;
+	if (any)
+		refresh(x, now_ns);
+	return any;
 }
 
 bool watch_names_may_have(struct watch_names *x, uint64_t root_id, const char *path,

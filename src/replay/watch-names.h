@@ -18,6 +18,9 @@ struct watch_names {
 	int64_t mtime_ns, ctime_ns;
 	int64_t read_ns;		/* when it was read (the caller's clock) */
 	uint64_t reads;			/* times the directory was read (tests) */
+	int notify_fd;			/* inotify of the directory, -1 without */
+	int wd;				/* its watch, once the directory was read */
+	ino_t wd_ino;			/* of the directory watched */
 };
 
 /** watch_names_init() - an index of @dir, read when first needed; 0 or -ENOMEM */
@@ -45,6 +48,21 @@ bool watch_names_may_have(struct watch_names *x, uint64_t root_id, const char *p
 
 /** watch_names_refresh() - read the directory again if it changed (as watch_names_may_have()) */
 void watch_names_refresh(struct watch_names *x, int64_t now_ns);
+
+/**
+ * watch_names_notify_fd() - a descriptor that polls readable when an entry of the directory
+ * was added, renamed or removed since watch_names_notified() (inotify, watched once the
+ * directory was first read): a pack written is then seen at once, not at the next look.
+ * Return: the descriptor, or -1 (no inotify: the caller looks every so often).
+ */
+int watch_names_notify_fd(const struct watch_names *x);
+
+/**
+ * watch_names_notified() - take what the descriptor has, and read the directory again if
+ * it changed
+ * Return: true when something was taken.
+ */
+bool watch_names_notified(struct watch_names *x, int64_t now_ns);
 
 /**
  * watch_names_in_other_roots() - may a pack in the directory, as last read, be for the path

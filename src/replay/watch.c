@@ -787,14 +787,18 @@ int watch_run(const struct replay_options *o)
 		log_info("'%s' does not exist (yet): no pack to replay until it does", o->watch_dir);
 	log_info("watching execs on %u filesystems, packs in '%s'", src.marked, o->watch_dir);
 	for (;;) {
-		struct pollfd p[3] = {
+		struct pollfd p[4] = {
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = src.fd, .events = POLLIN },
 			{ .fd = sys_view_watch_fd(w->view), .events = POLLPRI },
+			{ .fd = watch_names_notify_fd(&w->names), .events = POLLIN },
 		};
 
-		/* with files ignored, the directory is looked at every second for a new pack */
-		if (poll(p, 3, w->npending ? pending_wait_ms(w) : src.ignoring ? 1000 : -1) < 0) {
+		/*
+		 * With files ignored, a pack written is seen when DIR says so (inotify),
+		 * and the directory is looked at every second (no inotify, or not yet)
+		 */
+		if (poll(p, 4, w->npending ? pending_wait_ms(w) : src.ignoring ? 1000 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			r = -errno;
@@ -809,7 +813,9 @@ int watch_run(const struct replay_options *o)
 			break;
 		}
 		/* a pack added since (the directory read again): the files ignored are seen again */
-		if (src.ignoring)
+		if (p[3].revents)
+			watch_names_notified(&w->names, now_realtime_ns());
+		else if (src.ignoring)
 			watch_names_refresh(&w->names, now_realtime_ns());
 		forget_ignored(w, &src, &names_reads);
 		if (w->held_ns && now_monotonic_ns() - w->held_ns >= RESIDENT_HOLD_NS) {

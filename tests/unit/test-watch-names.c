@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* ura-replay --watch's index of pack names: which execs no pack can be for */
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,31 @@ START_TEST(test_host_names)
 		fclose(o);
 		ck_assert(!watch_names_may_have(&x, 0, "/usr/bin/ls", LATER + 2));
 	}
+	watch_names_free(&x);
+}
+END_TEST
+
+/* A pack written is told by the directory's descriptor, and read at once. */
+START_TEST(test_notified)
+{
+	struct watch_names x;
+	struct pollfd p;
+
+	ck_assert_int_eq(watch_names_init(&x, packs), 0);
+	ck_assert_int_eq(watch_names_notify_fd(&x), -1);	/* not read yet: not watched */
+	ck_assert(!watch_names_may_have(&x, 0, "/usr/bin/cc1", LATER));
+	p = (struct pollfd){ .fd = watch_names_notify_fd(&x), .events = POLLIN };
+	if (p.fd < 0) {
+		watch_names_free(&x);
+		return;		/* no inotify here: the caller looks every second */
+	}
+	ck_assert_int_eq(poll(&p, 1, 0), 0);
+	ck_assert(!watch_names_notified(&x, LATER + 1));
+	touch_pack(0, "/usr/bin/cc1");
+	ck_assert_int_eq(poll(&p, 1, 1000), 1);
+	ck_assert(watch_names_notified(&x, LATER + 1));
+	ck_assert_int_eq(poll(&p, 1, 0), 0);			/* taken */
+	ck_assert_uint_eq(x.n, 1);				/* read again */
 	watch_names_free(&x);
 }
 END_TEST
@@ -154,6 +180,7 @@ static Suite *watch_names_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_host_names);
+	tcase_add_test(tc, test_notified);
 	tcase_add_test(tc, test_other_roots);
 	tcase_add_test(tc, test_racy_and_missing);
 	tcase_add_test(tc, test_unreadable_is_maybe);
