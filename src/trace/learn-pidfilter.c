@@ -27,6 +27,7 @@ struct done_write {
 
 struct pid_filter {
 	char *path;
+	pthread_mutex_t *serial;	/* held around each write (pidfilter_new()) */
 	pthread_t thread;
 	bool started;
 	pthread_mutex_t lock;
@@ -121,6 +122,8 @@ static void *writer(void *arg)
 		pf->busy = true;
 		pthread_mutex_unlock(&pf->lock);
 
+		if (pf->serial)
+			pthread_mutex_lock(pf->serial);
 		t0 = now_monotonic_ns();
 		/*
 		 * Emptying the list (O_TRUNC) waits for the synchronisation; the pids are
@@ -157,6 +160,8 @@ static void *writer(void *arg)
 			r = -errno;
 		if (fd >= 0)
 			close(fd);
+		if (pf->serial)
+			pthread_mutex_unlock(pf->serial);
 		free(text);
 		d.since_ns = t1;
 		d.error = r;
@@ -186,13 +191,14 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-int pidfilter_new(const char *path, struct pid_filter **ret)
+int pidfilter_new(const char *path, pthread_mutex_t *serial, struct pid_filter **ret)
 {
 	struct pid_filter *pf = calloc(1, sizeof(*pf));
 	int r;
 
 	if (!pf)
 		return -ENOMEM;
+	pf->serial = serial;
 	pthread_mutex_init(&pf->lock, NULL);
 	pthread_cond_init(&pf->cond, NULL);
 	pf->path = strdup(path);

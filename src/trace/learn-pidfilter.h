@@ -3,6 +3,7 @@
 #ifndef URA_LEARN_PIDFILTER_H
 #define URA_LEARN_PIDFILTER_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -35,9 +36,12 @@ struct pid_filter;
 /**
  * pidfilter_new() - start the thread that writes the pid filter @path
  * @path: the instance's set_event_pid (tracer_pid_file()); copied
+ * @serial: if not NULL, held around each write: the other threads that write tracefs files
+ *	waiting on the kernel's event_mutex take it too, so that the time a write began is
+ *	when it began in the kernel, not behind another's synchronisation
  * Return: 0, -ENOMEM or the -errno of pthread_create().
  */
-int pidfilter_new(const char *path, struct pid_filter **ret);
+int pidfilter_new(const char *path, pthread_mutex_t *serial, struct pid_filter **ret);
 
 /** pidfilter_free() - stop the thread (after the write under way) and release; NULL is allowed */
 void pidfilter_free(struct pid_filter *pf);

@@ -31,6 +31,7 @@
 #include "learn-pidfilter.h"
 #include "learn-private.h"
 #include "learn-programs.h"
+#include "learn-quiet.h"
 #include "learn-recent.h"
 #include "learn-run.h"
 #include "learn-windows.h"
@@ -44,6 +45,7 @@
 #include "sys-view.h"
 #include "util-log.h"
 #include "util.h"
+#include "key-exec.h"
 #include "key.h"
 
 #define MS			(1000ull * 1000)
@@ -178,6 +180,8 @@ struct learner {
 	struct trace_decoder *page_dec;
 	struct learn_windows ws;
 	struct pid_filter *pf;
+	struct quiet *quiet;		/* the exec filter: programs refused until due */
+	pthread_mutex_t tracefs_lock;	/* the two writer threads' writes, one at a time */
 	struct learn_worker *wk;
 	struct recent *recent;		/* the last records of the traced tasks */
 	struct programs *programs;	/* each program's budget of runs */
@@ -576,6 +580,14 @@ static bool open_window(struct learner *l, const struct exec_seen *x, bool trace
 		break;
 	case PROGRAMS_LEARNED_LATELY:
 		l->skipped_rate++;
+		/*
+		 * Its next execs left out by the kernel until due, when the name the
+		 * exec passed is the very path of the program's file (learn-quiet.h)
+		 */
+		if (l->quiet && prog->root.id == 0 && strcmp(x->filename, prog->exe) == 0 &&
+		    strcmp(prog->path, prog->exe) == 0 && !key_exec_is_interpreter(prog->exe) &&
+		    quiet_add(l->quiet, x->filename, now + wait_ns))
+			log_debug("execs of '%s' left out until its next run is due", x->filename);
 		log_debug("not learning '%s' (pid %d): learned lately, next run in %.0f s",
 			  prog->path, x->pid, (double)wait_ns / 1e9);
 		return false;
@@ -671,8 +683,13 @@ static int handle(struct learner *l, const struct rec *r)
 		recent_push(l->recent, tev.child, r->ts, true, NULL, 0);	/* a new task */
 		follow_fork(&l->follow, tev.pid, tev.child);
 	}
-	if (r->kind == REC_PEXEC)
-		return 0;	/* seen with the exec instance's record */
+	if (r->kind == REC_PEXEC) {
+		/* a followed parent's child left out of the exec events: a miss all the same */
+		if (l->quiet && learn_events_decode(l->task_dec, &rec, &tev) == 1 &&
+		    tev.type == TASK_EXEC && quiet_has(l->quiet, tev.filename))
+			follow_miss(&l->follow, r->pid);
+		return 0;	/* else seen with the exec instance's record */
+	}
 	if (!windows_has_task(&l->ws, r->pid)) {
 		l->extra_events++;
 		return 0;
@@ -937,6 +954,8 @@ static void after_round(struct learner *l, uint64_t now)
 {
 	settle_pending(l);
 	close_due(l, now);
+	if (l->quiet)
+		quiet_update(l->quiet, now);
 	if (l->rewrite_seq) {
 		uint64_t since;
 		int err;
@@ -985,7 +1004,7 @@ static int setup(struct learner *l)
 			  .forget_ns = PACKDIR_FORGET_NS },
 		.include_user_files = o->include_user_files,
 	};
-	char *pid_file = NULL;
+	char *pid_file = NULL, *filter_file;
 	int r;
 
 	r = key_self_read(&l->self);
@@ -1024,6 +1043,12 @@ static int setup(struct learner *l)
 		r = tracer_new(&po, &l->pages_t);
 	if (r < 0)
 		return r;
+	/* the kernel leaves out the execs of programs refused until due (learn-quiet.h) */
+	filter_file = tracer_filter_file(l->exec_t, "sched", "sched_process_exec");
+	r = filter_file ? quiet_new(filter_file, &l->tracefs_lock, &l->quiet) : -ENOMEM;
+	free(filter_file);
+	if (r < 0)
+		log_debug("no exec filter: %s; every exec is read", strerror(-r));
 	/* no task traced until a window opens (set before tracing is on) */
 	r = tracer_set_pids(l->pages_t, NULL, 0);
 	if (r < 0)
@@ -1053,7 +1078,7 @@ static int setup(struct learner *l)
 	if (r < 0)
 		return r;
 	pid_file = tracer_pid_file(l->pages_t);
-	r = pid_file ? pidfilter_new(pid_file, &l->pf) : -ENOMEM;
+	r = pid_file ? pidfilter_new(pid_file, &l->tracefs_lock, &l->pf) : -ENOMEM;
 	free(pid_file);
 	if (r < 0)
 		return r;
@@ -1092,6 +1117,17 @@ static int loop(struct learner *l, int sigfd)
 			      busy ? POLL_MS : -1;
 		int r;
 
+		/* a name of the exec filter due, or its write to make: woken for it */
+		if (l->quiet && !more) {
+			uint64_t t = now_monotonic_ns(), next = quiet_next_ns(l->quiet, t);
+
+			if (next != UINT64_MAX) {
+				int q = next <= t ? 0 : (int)((next - t) / MS) + 1;
+
+				if (timeout < 0 || q < timeout)
+					timeout = q;
+			}
+		}
 		if (poll(p, pages ? 3 : 2, timeout) < 0 && errno != EINTR)
 			return -errno;
 		if (p[0].revents & POLLIN) {
@@ -1136,11 +1172,14 @@ static void log_counts(struct learner *l)
 {
 	struct pidfilter_stats ps = { 0 };
 	struct worker_stats ws = { 0 };
+	struct quiet_stats qs = { 0 };
 
 	if (l->pf)
 		pidfilter_get_stats(l->pf, &ps);
 	if (l->wk)
 		worker_get_stats(l->wk, &ws);
+	if (l->quiet)
+		quiet_get_stats(l->quiet, &qs);
 	log_info("%" PRIu64 " execs, %" PRIu64 " windows (%" PRIu64 " traced from the exec), %"
 		 PRIu64 " runs merged, %" PRIu64 " dropped (%" PRIu64 " late, %" PRIu64 " floods), %" PRIu64
 		 " not opened (busy), %" PRIu64 " not learned (learned lately), %" PRIu64
@@ -1148,15 +1187,17 @@ static void log_counts(struct learner *l)
 		 PRIu64 " gone before seen, %" PRIu64
 		 " parents no longer followed; %" PRIu64
 		 " packs written, %" PRIu64 " removed (caps); %" PRIu64 " pid filter writes, "
-		 "longest %.1f ms", l->execs, l->windows, l->traced_at_exec, ws.merged,
+		 "longest %.1f ms; %" PRIu64 " programs left out of the exec events, %"
+		 PRIu64 " exec filter writes%s%s", l->execs, l->windows, l->traced_at_exec, ws.merged,
 		 l->lost_runs + ws.dropped, l->late, l->floods, l->skipped_busy, l->skipped_rate,
 		 l->skipped_private, l->skipped_user_new, l->gone, l->follow.dropped, ws.writes, ws.evicted, ps.writes,
-		 (double)ps.max_write_ns / 1e6);
+		 (double)ps.max_write_ns / 1e6, qs.added, qs.writes,
+		 qs.last_error ? ", the last failed: " : "", qs.last_error ? strerror(-qs.last_error) : "");
 }
 
 int learn_run(const struct trace_options *o, bool *ret_unavailable)
 {
-	struct learner l = { .o = o };
+	struct learner l = { .o = o, .tracefs_lock = PTHREAD_MUTEX_INITIALIZER };
 	sigset_t mask, orig;
 	int sigfd = -1, r;
 
@@ -1199,6 +1240,7 @@ out:
 	/* the runs handed over are complete: written before the worker stops */
 	worker_free(l.wk);
 	pidfilter_free(l.pf);
+	quiet_free(l.quiet);
 	recent_free(l.recent);
 	programs_free(l.programs);
 	private_cache_free(l.priv);

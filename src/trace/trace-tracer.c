@@ -583,6 +583,19 @@ char *tracer_pid_file(struct tracer *t)
 	return ret;
 }
 
+char *tracer_filter_file(struct tracer *t, const char *system, const char *event)
+{
+	char *name, *path, *ret;
+
+	if (asprintf(&name, "events/%s/%s/filter", system, event) < 0)
+		return NULL;
+	path = tracefs_instance_get_file(t->inst, name);
+	ret = path ? strdup(path) : NULL;
+	tracefs_put_tracing_file(path);
+	free(name);
+	return ret;
+}
+
 int tracer_set_wakeup(struct tracer *t, unsigned percent)
 {
 	char buf[16];

@@ -114,6 +114,12 @@ int tracer_add_pid(struct tracer *t, int pid);
 char *tracer_pid_file(struct tracer *t);
 
 /**
+ * tracer_filter_file() - the path of the filter of event @system:@event in the instance, for
+ * a thread of its own that writes it; malloc()ed, or NULL
+ */
+char *tracer_filter_file(struct tracer *t, const char *system, const char *event);
+
+/**
  * tracer_set_wakeup() - how full (percent) a CPU's buffer must be before tracer_poll_fd() polls
  * readable: 0 for any event (the kernel's default is 50)
  * Return: 0 or -errno.

@@ -22,7 +22,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 36
+plan 38
 
 # the programs, on the scratch filesystem, each reading data files of its own
 mkdir -p "$M/bin" "$M/data" "$M/pub" "$M/tmp"
@@ -59,6 +59,9 @@ printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.5\nexit 0\n' "$M/data/victim" >"
 # reads a file of its own and one of a temporary tree; a copy of it runs from a temporary tree
 printf '#!/bin/sh\ncat "%s" "%s" >/dev/null\nsleep 0.2\nexit 0\n' "$M/data/reader" "$M/pub/scratch" >"$M/bin/reader"
 cp "$M/bin/reader" "$M/tmp/reader"
+# a program that is its own file (not a script): refused once its budget is spent, its execs
+# are then left out of the exec events by the kernel
+cp /bin/true "$M/bin/quick"
 chmod 755 "$M/bin/"* "$M/tmp/reader"
 # a user's reads of 2 GiB each from 3,000 one-byte files, by a root program (the kernel's read
 # event names the pages asked for, not those the file has)
@@ -92,7 +95,7 @@ pack_of() {
 }
 
 only=()
-for p in app burst launch late third often reader mounted bigread flood during flood1 flood2 flood3 flood4 victim; do
+for p in app burst launch late third often quick reader mounted bigread flood during flood1 flood2 flood3 flood4 victim; do
 	only+=(--only "$M/bin/$p")
 done
 only+=(--only "$M/tmp/reader")
@@ -249,6 +252,24 @@ ok "24 starts in a row: 16 runs learned, the pack written for those only" sh -c 
 	[ "$(grep -cF "learned '"'"'$1'"'"'" "$2")" = 16 ] &&
 	"$3" --json "$4" | python3 -c "import json, sys; sys.exit(json.load(sys.stdin)[\"runs\"] != 16)"' \
 	- "$M/bin/often" "$T/daemon.log" "$URA_DUMP" "$(pack_of often)"
+# a program that is its own file, refused for its budget: the kernel leaves its execs out of
+# the exec events until its next run is due
+for _ in $(seq 20); do "$M/bin/quick"; sleep 0.02; done
+FILTER=$TRACEFS/instances/ura-$PID-exec/events/sched/sched_process_exec/filter
+in_filter() {
+	for _ in $(seq 100); do grep -F "\"$M/bin/quick\"" "$FILTER" >/dev/null && return 0; sleep 0.1; done
+	echo "the exec filter: $(cat "$FILTER")" >&2
+	grep -F "'$M/bin/quick'" "$T/daemon.log" | tail -n 3 >&2
+	return 1
+}
+ok "a program refused for its budget is left out of the exec events" in_filter
+seen=$(grep -cF "not learning '$M/bin/quick'" "$T/daemon.log")
+for _ in $(seq 8); do "$M/bin/quick"; done
+sleep 1
+ok "its next 8 starts cost the daemon nothing: none of them seen" sh -c '
+	[ "$(grep -cF "not learning '"'"'$1'"'"'" "$2")" = "$3" ] || {
+		grep -F "not learning '"'"'$1'"'"'" "$2" | tail -n 3 >&2; exit 1; }' \
+	- "$M/bin/quick" "$T/daemon.log" "$seen"
 
 # privacy: what users and temporary trees hold is not learned
 "$M/bin/reader"

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Learning's quiet list: the exec instance's filter leaves out the programs it would refuse now */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "learn-quiet.h"
+
+struct quiet_name {
+	char name[QUIET_NAME_MAX + 1];
+	uint64_t until_ns;
+};
+
+struct quiet {
+	/* the loop's own */
+	struct quiet_name v[QUIET_MAX];
+	size_t n;
+	bool dirty;			/* changed since last handed to the thread */
+	uint64_t last_ns;		/* when last handed */
+	uint64_t added;
+	/* shared with the thread, under @lock */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t thread;
+	char *path;
+	pthread_mutex_t *serial;	/* held around each write */
+	char *pending;			/* the filter to write next */
+	bool busy, stop, failed;
+	uint64_t writes;
+	int last_error;
+};
+
+bool quiet_name_ok(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (name[0] != '/' || len > QUIET_NAME_MAX)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr("/._+-@,:=~", *p)))
+			return false;
+	return true;
+}
+
+size_t quiet_filter(const char *const *names, size_t n, char *buf, size_t size)
+{
+	size_t len = 0, held = 0;
+
+	if (size > QUIET_FILTER_MAX)
+		size = QUIET_FILTER_MAX;
+	for (size_t i = 0; i < n; i++) {
+		int k = snprintf(buf + len, size - len, "%sfilename!=\"%s\"", held ? "&&" : "",
+				 names[i]);
+
+		if (k < 0 || (size_t)k >= size - len) {
+			buf[len] = 0;	/* not a part of the name */
+			break;
+		}
+		len += (size_t)k;
+		held++;
+	}
+	if (!held)
+		snprintf(buf, size, "0");
+	return held;
+}
+
+static int write_filter(const char *path, const char *filter)
+{
+	size_t len = strlen(filter);
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, filter, len) != (ssize_t)len)
+		r = errno ? -errno : -EIO;
+	close(fd);
+	return r;
+}
+
+static void *writer(void *arg)
+{
+	struct quiet *q = arg;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		char *f;
+		int r;
+
+		while (!q->pending && !q->stop)
+			pthread_cond_wait(&q->cond, &q->lock);
+		if (!q->pending)
+			break;
+		f = q->pending;
+		q->pending = NULL;
+		q->busy = true;
+		pthread_mutex_unlock(&q->lock);
+		if (q->serial)
+			pthread_mutex_lock(q->serial);
+		r = write_filter(q->path, f);
+		if (q->serial)
+			pthread_mutex_unlock(q->serial);
+		free(f);
+		pthread_mutex_lock(&q->lock);
+		q->busy = false;
+		q->writes++;
+		q->last_error = r;
+		q->failed |= r < 0;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+int quiet_new(const char *path, pthread_mutex_t *serial, struct quiet **ret)
+{
+	struct quiet *q = calloc(1, sizeof(*q));
+	int r;
+
+	if (!q)
+		return -ENOMEM;
+	q->serial = serial;
+	q->path = strdup(path);
+	if (!q->path) {
+		free(q);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->cond, NULL);
+	r = pthread_create(&q->thread, NULL, writer, q);
+	if (r) {
+		pthread_cond_destroy(&q->cond);
+		pthread_mutex_destroy(&q->lock);
+		free(q->path);
+		free(q);
+		return -r;
+	}
+	*ret = q;
+	return 0;
+}
+
+void quiet_free(struct quiet *q)
+{
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->lock);
+	q->stop = true;
+	free(q->pending);
+	q->pending = NULL;
+	pthread_cond_signal(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+	pthread_join(q->thread, NULL);
+	pthread_cond_destroy(&q->cond);
+	pthread_mutex_destroy(&q->lock);
+	free(q->path);
+	free(q);
+}
+
+bool quiet_add(struct quiet *q, const char *name, uint64_t until_ns)
+{
+	size_t at = q->n;
+
+	if (!quiet_name_ok(name))
+		return false;
+	for (size_t i = 0; i < q->n; i++) {
+		if (strcmp(q->v[i].name, name) == 0) {
+			if (q->v[i].until_ns < until_ns)
+				q->v[i].until_ns = until_ns;
+			return false;
+		}
+	}
+	if (q->n == QUIET_MAX) {
+		at = 0;
+		for (size_t i = 1; i < q->n; i++)
+			if (q->v[i].until_ns < q->v[at].until_ns)
+				at = i;
+		if (q->v[at].until_ns >= until_ns)
+			return false;
+	} else {
+		q->n++;
+	}
+	snprintf(q->v[at].name, sizeof(q->v[at].name), "%s", name);
+	q->v[at].until_ns = until_ns;
+	q->dirty = true;
+	q->added++;
+	return true;
+}
+
+void quiet_update(struct quiet *q, uint64_t now_ns)
+{
+	const char *names[QUIET_MAX];
+	char buf[QUIET_FILTER_MAX];
+	size_t k = 0;
+
+	for (size_t i = 0; i < q->n;) {
+		if (q->v[i].until_ns <= now_ns) {
+			q->v[i] = q->v[--q->n];
+			q->dirty = true;
+		} else {
+			i++;
+		}
+	}
+	pthread_mutex_lock(&q->lock);
+	if (q->failed) {
+		q->failed = false;
+		q->dirty = true;	/* the filter in force is not the list: again */
+	}
+	if (q->dirty && now_ns - q->last_ns >= QUIET_GAP_NS && !q->busy && !q->pending) {
+		for (size_t i = 0; i < q->n; i++)
+			names[k++] = q->v[i].name;
+		quiet_filter(names, k, buf, sizeof(buf));
+		q->pending = strdup(buf);
+		if (q->pending) {
+			q->dirty = false;
+			q->last_ns = now_ns;
+			pthread_cond_signal(&q->cond);
+		}
+	}
+	pthread_mutex_unlock(&q->lock);
+}
+
+uint64_t quiet_next_ns(struct quiet *q, uint64_t now_ns)
+{
+	uint64_t next = UINT64_MAX, w = UINT64_MAX;
+
+	for (size_t i = 0; i < q->n; i++)
+		if (q->v[i].until_ns < next)
+			next = q->v[i].until_ns;
+	pthread_mutex_lock(&q->lock);
+	if (q->busy || q->pending)
+		w = now_ns + QUIET_BUSY_NS;	/* how it went, soon */
+	else if (q->dirty || q->failed)
+		w = q->last_ns + QUIET_GAP_NS > now_ns ? q->last_ns + QUIET_GAP_NS : now_ns;
+	pthread_mutex_unlock(&q->lock);
+	return w < next ? w : next;
+}
+
+bool quiet_has(const struct quiet *q, const char *name)
+{
+	for (size_t i = 0; i < q->n; i++)
+		if (strcmp(q->v[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+void quiet_get_stats(struct quiet *q, struct quiet_stats *ret)
+{
+	pthread_mutex_lock(&q->lock);
+	*ret = (struct quiet_stats){ .names = q->n, .added = q->added, .writes = q->writes,
+				     .last_error = q->last_error };
+	pthread_mutex_unlock(&q->lock);
+}
