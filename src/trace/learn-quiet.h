@@ -18,15 +18,15 @@
  * event, so a filter on sched_process_exec that leaves out the file names of
  * those programs makes their execs cost the daemon nothing until they are due.
  *
- * Which names: the file name as the exec passed it, only when it is the very
- * path of the executable the kernel ran, which is the program's key (trusted:
- * in the daemon's own mounts that path is the file run), in the daemon's own
- * root, the file not an interpreter, and the exec refused only for its
- * budget. Not a name that leads to the program another way ("/bin/true" on a
- * merged /usr, /dev/fd/N, /proc/self/exe, a link of a user's): it could name
- * other programs, or lead the daemon's own lookups where a user decides; not
- * an interpreter's ("python3 A" and "python3 B" share a name and not a
- * program, and a user decides what "perl /usr/bin/perl" names). A name is
+ * Which names: the file name as the exec passed it, of an exec refused only
+ * for its budget, whose program is the executable itself (its trusted key, in
+ * the daemon's own root; not an interpreter: "python3 A" and "python3 B" share
+ * a name and not a program, and a user decides what "perl /usr/bin/perl"
+ * names), when the name is that file's very path, or another name with no
+ * directory on its way a user's that the daemon resolves to the same file
+ * through no magic link ("/bin/true" on a merged /usr;
+ * not /dev/fd/N, /proc/self/exe or a user's link, which would name other
+ * programs later, or lead the daemon's lookups where a user decides). A name is
  * left in until the program's next run is due, then dropped so that the next
  * exec is seen (learn-run.c wakes for it). The same name in a container or a
  * chroot is left out as long: its learning delayed, by one interval at most.

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/openat2.h>
+
 #include <event-parse.h>
 #include <ura/pack.h>
 
@@ -36,6 +38,7 @@
 #include "learn-run.h"
 #include "learn-windows.h"
 #include "learn-worker.h"
+#include "sys-safeopen.h"
 #include "trace-demand.h"
 #include "trace-events.h"
 #include "trace-pageset.h"
@@ -506,6 +509,47 @@ static bool program_private(struct learner *l, const struct exec_program *prog, 
 	       private_path(l->priv, prog->root.path, host);
 }
 
+/*
+ * May the exec's file name @name be left out of the exec events for @prog
+ * (learn-quiet.h)? Only if it names, in the daemon's own root, that program's
+ * file and nothing a user decides: its very path; or another name ("/bin/true"
+ * on a merged /usr) with no directory on its way a user's (learn-private.h: a
+ * user's link names what they choose later; the look stops at a user's
+ * directory, so no lookup enters a user's FUSE mount), not in /proc or /dev,
+ * that resolves through no magic link (/dev/fd/N, /proc/self/exe) to the same
+ * file.
+ */
+static bool quiet_names_program(struct learner *l, const char *name,
+				const struct exec_program *prog)
+{
+	const uint64_t how = RESOLVE_NO_MAGICLINKS;
+	struct stat a, b;
+	int root, fa, fb;
+	bool same;
+
+	if (prog->root.id != 0 || strcmp(prog->path, prog->exe) != 0 ||
+	    key_exec_is_interpreter(prog->exe))
+		return false;
+	if (strcmp(name, prog->exe) == 0)
+		return true;
+	if (name[0] != '/' || strncmp(name, "/proc/", 6) == 0 || strncmp(name, "/dev/", 5) == 0 ||
+	    !l->priv || private_path(l->priv, "/", name))
+		return false;
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return false;
+	fa = safeopen_openat2(root, name + 1, O_PATH | O_CLOEXEC, how);
+	fb = safeopen_openat2(root, prog->exe + 1, O_PATH | O_CLOEXEC, how);
+	same = fa >= 0 && fb >= 0 && fstat(fa, &a) == 0 && fstat(fb, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	close(root);
+	return same;
+}
+
 static int seed_program(void *ctx, const char *name, int64_t *runs_ns, size_t n)
 {
 	struct learner *l = ctx;
@@ -580,12 +624,9 @@ static bool open_window(struct learner *l, const struct exec_seen *x, bool trace
 		break;
 	case PROGRAMS_LEARNED_LATELY:
 		l->skipped_rate++;
-		/*
-		 * Its next execs left out by the kernel until due, when the name the
-		 * exec passed is the very path of the program's file (learn-quiet.h)
-		 */
-		if (l->quiet && prog->root.id == 0 && strcmp(x->filename, prog->exe) == 0 &&
-		    strcmp(prog->path, prog->exe) == 0 && !key_exec_is_interpreter(prog->exe) &&
+		/* its next execs left out by the kernel until due (learn-quiet.h) */
+		if (l->quiet && !quiet_has(l->quiet, x->filename) &&
+		    quiet_names_program(l, x->filename, prog) &&
 		    quiet_add(l->quiet, x->filename, now + wait_ns))
 			log_debug("execs of '%s' left out until its next run is due", x->filename);
 		log_debug("not learning '%s' (pid %d): learned lately, next run in %.0f s",

@@ -22,7 +22,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 38
+plan 39
 
 # the programs, on the scratch filesystem, each reading data files of its own
 mkdir -p "$M/bin" "$M/data" "$M/pub" "$M/tmp"
@@ -60,8 +60,9 @@ printf '#!/bin/sh\ncat "%s" >/dev/null\nsleep 0.5\nexit 0\n' "$M/data/victim" >"
 printf '#!/bin/sh\ncat "%s" "%s" >/dev/null\nsleep 0.2\nexit 0\n' "$M/data/reader" "$M/pub/scratch" >"$M/bin/reader"
 cp "$M/bin/reader" "$M/tmp/reader"
 # a program that is its own file (not a script): refused once its budget is spent, its execs
-# are then left out of the exec events by the kernel
-cp /bin/true "$M/bin/quick"
+# are then left out of the exec events by the kernel (it lives 50 ms: a program gone before
+# its exec is read is named by nothing, neither learned nor refused)
+cp "$(command -v sleep)" "$M/bin/quick"
 chmod 755 "$M/bin/"* "$M/tmp/reader"
 # a user's reads of 2 GiB each from 3,000 one-byte files, by a root program (the kernel's read
 # event names the pages asked for, not those the file has)
@@ -254,7 +255,7 @@ ok "24 starts in a row: 16 runs learned, the pack written for those only" sh -c 
 	- "$M/bin/often" "$T/daemon.log" "$URA_DUMP" "$(pack_of often)"
 # a program that is its own file, refused for its budget: the kernel leaves its execs out of
 # the exec events until its next run is due
-for _ in $(seq 20); do "$M/bin/quick"; sleep 0.02; done
+for _ in $(seq 20); do "$M/bin/quick" 0.05; done
 FILTER=$TRACEFS/instances/ura-$PID-exec/events/sched/sched_process_exec/filter
 in_filter() {
 	for _ in $(seq 100); do grep -F "\"$M/bin/quick\"" "$FILTER" >/dev/null && return 0; sleep 0.1; done
@@ -263,8 +264,17 @@ in_filter() {
 	return 1
 }
 ok "a program refused for its budget is left out of the exec events" in_filter
+# the same file by another name: a link of root's is left out too, one in a temporary tree
+# (a user's: it could name another program later) is not
+ln -s quick "$M/bin/quick-link"
+ln -s "$M/bin/quick" "$M/pub/quick-link"
+"$M/bin/quick-link" 0.05; "$M/pub/quick-link" 0.05
+sleep 0.5
+ok "another name of the file: a link of root's is left out, a user's is not" sh -c '
+	grep -F "execs of '"'"'$1/bin/quick-link'"'"' left out" "$2" >/dev/null &&
+	! grep -F "execs of '"'"'$1/pub/quick-link'"'"' left out" "$2"' - "$M" "$T/daemon.log"
 seen=$(grep -cF "not learning '$M/bin/quick'" "$T/daemon.log")
-for _ in $(seq 8); do "$M/bin/quick"; done
+for _ in $(seq 8); do "$M/bin/quick" 0.05; done
 sleep 1
 ok "its next 8 starts cost the daemon nothing: none of them seen" sh -c '
 	[ "$(grep -cF "not learning '"'"'$1'"'"'" "$2")" = "$3" ] || {
