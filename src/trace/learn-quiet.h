@@ -22,9 +22,10 @@
  * for its budget, whose program is the executable itself (its trusted key, in
  * the daemon's own root; not an interpreter: "python3 A" and "python3 B" share
  * a name and not a program, and a user decides what "perl /usr/bin/perl"
- * names), when the name is that file's very path, or another name with no
- * directory on its way a user's that the daemon resolves to the same file
- * through no magic link ("/bin/true" on a merged /usr;
+ * names) or a "#!" script the kernel was given by that name, when the name is
+ * the key's very path, or another name with no directory on its way a user's
+ * that the daemon resolves to the same file through no magic link ("/bin/true"
+ * on a merged /usr;
  * not /dev/fd/N, /proc/self/exe or a user's link, which would name other
  * programs later, or lead the daemon's lookups where a user decides). A name is
  * left in until the program's next run is due, then dropped so that the next

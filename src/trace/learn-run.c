@@ -509,45 +509,61 @@ static bool program_private(struct learner *l, const struct exec_program *prog, 
 	       private_path(l->priv, prog->root.path, host);
 }
 
+/* The inode @path (absolute, in the daemon's root) leads to through no magic link; 0 or -errno. */
+static int inode_of(int root, const char *path, struct stat *ret)
+{
+	int fd = safeopen_openat2(root, path + 1, O_PATH | O_CLOEXEC, RESOLVE_NO_MAGICLINKS);
+	int r = 0;
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, ret) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
 /*
  * May the exec's file name @name be left out of the exec events for @prog
- * (learn-quiet.h)? Only if it names, in the daemon's own root, that program's
- * file and nothing a user decides: its very path; or another name ("/bin/true"
- * on a merged /usr) with no directory on its way a user's (learn-private.h: a
- * user's link names what they choose later; the look stops at a user's
- * directory, so no lookup enters a user's FUSE mount), not in /proc or /dev,
- * that resolves through no magic link (/dev/fd/N, /proc/self/exe) to the same
- * file.
+ * (learn-quiet.h)? Only if every exec of that name, in the daemon's own root,
+ * runs that program whatever its arguments, and no user decides what it names:
+ * - the program is a file run (its key is the executable, not an interpreter's:
+ *   "python3 A" and "python3 B" share a name and not a program), or a script
+ *   the kernel was given by that name (its key's file is not the executable);
+ * - the name is the key's very path, or another name of the key's file
+ *   ("/bin/true" on a merged /usr) with no directory on its way a user's
+ *   (learn-private.h: a user's link names what they choose later; the look
+ *   stops at a user's directory, so no lookup enters a user's FUSE mount), not
+ *   in /proc or /dev, that resolves through no magic link (/dev/fd/N,
+ *   /proc/self/exe) to that file.
+ * "python3 /usr/bin/python3" (the argv's script, the interpreter itself) is neither.
  */
 static bool quiet_names_program(struct learner *l, const char *name,
 				const struct exec_program *prog)
 {
-	const uint64_t how = RESOLVE_NO_MAGICLINKS;
-	struct stat a, b;
-	int root, fa, fb;
-	bool same;
+	bool script = strcmp(prog->path, prog->exe) != 0;
+	struct stat k, e, n;
+	int root, r;
 
-	if (prog->root.id != 0 || strcmp(prog->path, prog->exe) != 0 ||
-	    key_exec_is_interpreter(prog->exe))
+	if (prog->root.id != 0 || (!script && key_exec_is_interpreter(prog->exe)))
 		return false;
-	if (strcmp(name, prog->exe) == 0)
+	if (!script && strcmp(name, prog->path) == 0)
 		return true;
 	if (name[0] != '/' || strncmp(name, "/proc/", 6) == 0 || strncmp(name, "/dev/", 5) == 0 ||
-	    !l->priv || private_path(l->priv, "/", name))
+	    !l->priv || (strcmp(name, prog->path) != 0 && private_path(l->priv, "/", name)))
 		return false;
 	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return false;
-	fa = safeopen_openat2(root, name + 1, O_PATH | O_CLOEXEC, how);
-	fb = safeopen_openat2(root, prog->exe + 1, O_PATH | O_CLOEXEC, how);
-	same = fa >= 0 && fb >= 0 && fstat(fa, &a) == 0 && fstat(fb, &b) == 0 &&
-	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-	if (fa >= 0)
-		close(fa);
-	if (fb >= 0)
-		close(fb);
+	r = inode_of(root, prog->path, &k);
+	if (r == 0)
+		r = inode_of(root, name, &n);
+	if (r == 0 && script)
+		r = inode_of(root, prog->exe, &e);
 	close(root);
-	return same;
+	if (r < 0 || k.st_dev != n.st_dev || k.st_ino != n.st_ino)
+		return false;
+	return !script || k.st_dev != e.st_dev || k.st_ino != e.st_ino;
 }
 
 static int seed_program(void *ctx, const char *name, int64_t *runs_ns, size_t n)

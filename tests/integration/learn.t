@@ -22,7 +22,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 39
+plan 40
 
 # the programs, on the scratch filesystem, each reading data files of its own
 mkdir -p "$M/bin" "$M/data" "$M/pub" "$M/tmp"
@@ -273,6 +273,13 @@ sleep 0.5
 ok "another name of the file: a link of root's is left out, a user's is not" sh -c '
 	grep -F "execs of '"'"'$1/bin/quick-link'"'"' left out" "$2" >/dev/null &&
 	! grep -F "execs of '"'"'$1/pub/quick-link'"'"' left out" "$2"' - "$M" "$T/daemon.log"
+# a "#!" script given to the kernel by its name is its own program too; the same script given
+# to its interpreter by argv is not left out by the interpreter's name (that names any script)
+"$M/bin/often"; sh "$M/bin/often"
+sleep 0.5
+ok "a '#!' script refused for its budget is left out; its interpreter's name is not" sh -c '
+	grep -F "execs of '"'"'$1'"'"' left out" "$2" >/dev/null &&
+	! grep -E "execs of '"'"'(/usr)?/bin/(sh|dash)'"'"' left out" "$2"' - "$M/bin/often" "$T/daemon.log"
 seen=$(grep -cF "not learning '$M/bin/quick'" "$T/daemon.log")
 for _ in $(seq 8); do "$M/bin/quick" 0.05; done
 sleep 1
