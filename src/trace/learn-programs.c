@@ -238,6 +238,8 @@ int programs_seed(struct programs *p, const char *name, int64_t *runs_ns, size_t
 					p->interval_ns);
 		tokens = tokens >= 1 ? tokens - 1 : 0;
 	}
+	if (n >= LEARN_SETTLE_RUNS)
+		tokens = 0;
 	if (now_real_ns > runs_ns[n - 1])
 		tokens = refill(tokens, (uint64_t)(now_real_ns - runs_ns[n - 1]), p->interval_ns);
 	e = find_or_add(p, name, now_ns);
@@ -246,6 +248,22 @@ int programs_seed(struct programs *p, const char *name, int64_t *runs_ns, size_t
 	e->tokens = tokens;
 	e->tokens_ns = now_ns;
 	return 0;
+}
+
+bool programs_settled(struct programs *p, const char *name, uint64_t now_ns)
+{
+	struct program *e = p->interval_ns ? find(p, name) : NULL;
+
+	if (!e)
+		return false;
+	if (now_ns > e->tokens_ns) {
+		e->tokens = refill(e->tokens, now_ns - e->tokens_ns, p->interval_ns);
+		e->tokens_ns = now_ns;
+	}
+	if (e->tokens <= 0)
+		return false;
+	e->tokens = 0;
+	return true;
 }
 
 unsigned long programs_count(const struct programs *p)

@@ -13,9 +13,17 @@
  * has a budget of runs (a token bucket): LEARN_BURST at once, enough for its
  * pack to settle (and for copies started together), then one more every
  * interval (--learn-interval). A start beyond the budget opens no window: it
- * costs neither tracing nor a rewrite.
+ * costs neither tracing nor a rewrite. A program whose pack settled sooner
+ * (its last runs changed it by little) gives up the rest of its burst: the
+ * runs of a program that does the same at every start would only cost.
  */
 #define LEARN_BURST		16
+/*
+ * The runs a pack needs before it can have settled (learn-worker.h); a pack
+ * holding this many when the daemon starts is taken as settled: the budget
+ * survives a restart, which forgets which packs settled.
+ */
+#define LEARN_SETTLE_RUNS	4
 /* programs remembered; when full, the eighth started least lately is forgotten */
 #define PROGRAMS_MAX		8192
 /*
@@ -65,11 +73,19 @@ enum programs_refusal programs_start(struct programs *p, const char *name, unsig
  *
  * The budget is played again over those runs, oldest first, then brought up to
  * now: a restarted daemon learns no more of a program than one that kept
- * running would (its pack remembers its newest runs, --keep-runs of them).
+ * running would (its pack remembers its newest runs, --keep-runs of them). A
+ * pack of LEARN_SETTLE_RUNS runs or more has spent its burst.
  * Return: 0 or -ENOMEM.
  */
 int programs_seed(struct programs *p, const char *name, int64_t *runs_ns, size_t n,
 		  int64_t now_real_ns, uint64_t now_ns);
+
+/**
+ * programs_settled() - the pack of program @name has settled (learn-worker.h): the rest of
+ * its burst is given up, its next run learned one interval from @now_ns
+ * Return: true when the program was known and had runs left to give up.
+ */
+bool programs_settled(struct programs *p, const char *name, uint64_t now_ns);
 
 /** programs_count() - programs in the table */
 unsigned long programs_count(const struct programs *p);

@@ -1011,6 +1011,17 @@ static void after_round(struct learner *l, uint64_t now)
 {
 	settle_pending(l);
 	close_due(l, now);
+	/* the programs whose packs settled give up the rest of their burst */
+	if (l->wk) {
+		char names[8][NAME_MAX + 1];
+		size_t n;
+
+		while ((n = worker_take_settled(l->wk, names, 8)) > 0)
+			for (size_t i = 0; i < n; i++)
+				if (programs_settled(l->programs, names[i], now))
+					log_debug("'%s': its pack has settled, its next run learned "
+						  "in an interval", names[i]);
+	}
 	if (l->quiet)
 		quiet_update(l->quiet, now);
 	if (l->rewrite_seq) {
@@ -1243,11 +1254,13 @@ static void log_counts(struct learner *l)
 		 " not learned (a user's tree), %" PRIu64 " not learned (a user's new programs), %"
 		 PRIu64 " gone before seen, %" PRIu64
 		 " parents no longer followed; %" PRIu64
-		 " packs written, %" PRIu64 " removed (caps); %" PRIu64 " pid filter writes, "
+		 " packs written, %" PRIu64 " removed (caps), %" PRIu64 " settled; %" PRIu64
+		 " pid filter writes, "
 		 "longest %.1f ms; %" PRIu64 " programs left out of the exec events, %"
 		 PRIu64 " exec filter writes%s%s", l->execs, l->windows, l->traced_at_exec, ws.merged,
 		 l->lost_runs + ws.dropped, l->late, l->floods, l->skipped_busy, l->skipped_rate,
-		 l->skipped_private, l->skipped_user_new, l->gone, l->follow.dropped, ws.writes, ws.evicted, ps.writes,
+		 l->skipped_private, l->skipped_user_new, l->gone, l->follow.dropped, ws.writes,
+		 ws.evicted, ws.settled, ps.writes,
 		 (double)ps.max_write_ns / 1e6, qs.added, qs.writes,
 		 qs.last_error ? ", the last failed: " : "", qs.last_error ? strerror(-qs.last_error) : "");
 }

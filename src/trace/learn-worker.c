@@ -20,6 +20,7 @@
 
 #include "learn-packdir.h"
 #include "learn-private.h"
+#include "learn-programs.h"
 #include "learn-windows.h"
 #include "learn-worker.h"
 #include "merge.h"
@@ -53,6 +54,8 @@ struct learn_worker {
 	uint64_t bound_ns, gone_ns;	/* when DIR's caps were last checked, and programs gone */
 	bool new_pack;			/* a pack was made since */
 	struct worker_stats st;
+	char settled[SETTLED_MAX][NAME_MAX + 1];	/* for worker_take_settled() (lock) */
+	size_t nsettled;
 };
 
 /* One run being written: its window, the pack built from it, what it held. */
@@ -143,6 +146,48 @@ static void bound(struct learn_worker *wk, const char *keep)
 			 (double)u.evicted_bytes / (1 << 20), u.packs, (double)u.bytes / (1 << 20));
 }
 
+/* The pages and demanded pages of @p's ranges. */
+static void pack_pages(const struct ura_pack *p, uint64_t *ret_all, uint64_t *ret_demanded)
+{
+	struct ura_pack_range r;
+
+	*ret_all = *ret_demanded = 0;
+	for (size_t i = 0; i < ura_pack_range_count(p); i++) {
+		if (ura_pack_get_range(p, i, &r) < 0)
+			continue;
+		*ret_all += r.page_count;
+		if (r.flags & URA_PACK_RANGE_DEMANDED)
+			*ret_demanded += r.page_count;
+	}
+}
+
+static bool near(uint64_t a, uint64_t b, uint64_t slack)
+{
+	uint64_t d = a > b ? a - b : b - a, m = a > b ? a : b;
+
+	return d <= m / 100 + slack;
+}
+
+/* Has the pack settled (learn-worker.h): @old as it was, the pack now written at @path? */
+static bool settled(const struct ura_pack *old, const char *path)
+{
+	struct ura_pack *now = NULL;
+	uint64_t a0, d0, a1, d1;
+	bool r;
+
+	if (!old || ura_pack_open(path, &now) < 0)
+		return false;
+	r = ura_pack_runs(now) >= LEARN_SETTLE_RUNS;
+	if (r) {
+		pack_pages(old, &a0, &d0);
+		pack_pages(now, &a1, &d1);
+		r = near(a0, a1, SETTLE_PAGES) && near(d0, d1, SETTLE_PAGES) &&
+		    near(ura_pack_file_count(old), ura_pack_file_count(now), 1);
+	}
+	ura_pack_free(now);
+	return r;
+}
+
 /* Merge the runs @j[0..n) (built, of one pack) into the pack at @path, under the lock. */
 static void write_pack(struct learn_worker *wk, struct job *j, size_t n, const char *path)
 {
@@ -213,6 +258,13 @@ static void write_pack(struct learn_worker *wk, struct job *j, size_t n, const c
 	}
 	wk->st.writes++;
 	wk->new_pack |= !old;
+	if (settled(old, path)) {
+		wk->st.settled++;
+		pthread_mutex_lock(&wk->lock);
+		if (wk->nsettled < SETTLED_MAX)
+			snprintf(wk->settled[wk->nsettled++], NAME_MAX + 1, "%s", j->name);
+		pthread_mutex_unlock(&wk->lock);
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (!j[i].sum.files && !j[i].sum.meta_bytes && !j[i].sum.bytes)
 			continue;
@@ -415,6 +467,19 @@ int worker_submit(struct learn_worker *wk, struct learn_window *w, struct sys_vi
 		memset(w, 0, sizeof(*w));
 	}
 	return r;
+}
+
+size_t worker_take_settled(struct learn_worker *wk, char (*names)[NAME_MAX + 1], size_t max)
+{
+	size_t n;
+
+	pthread_mutex_lock(&wk->lock);
+	n = wk->nsettled < max ? wk->nsettled : max;
+	memcpy(names, wk->settled, n * sizeof(*names));
+	memmove(wk->settled, wk->settled + n, (wk->nsettled - n) * sizeof(*names));
+	wk->nsettled -= n;
+	pthread_mutex_unlock(&wk->lock);
+	return n;
 }
 
 void worker_get_stats(struct learn_worker *wk, struct worker_stats *ret)

@@ -3,6 +3,8 @@
 #ifndef URA_LEARN_WORKER_H
 #define URA_LEARN_WORKER_H
 
+#include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "learn-packdir.h"
@@ -31,6 +33,7 @@ struct worker_stats {
 	uint64_t dropped_stop;		/* runs not merged: the daemon stopped (STOP_DRAIN_NS) */
 	uint64_t writes;		/* packs written */
 	uint64_t evicted;		/* packs removed to keep DIR within its caps */
+	uint64_t settled;		/* packs that settled (LEARN_SETTLE_RUNS) */
 	uint64_t busy_ns;		/* time spent on runs */
 };
 
@@ -51,6 +54,24 @@ int worker_new(const struct worker_opts *o, struct sys_view *view, struct learn_
  *	(half of it): the run is dropped and counted.
  */
 int worker_submit(struct learn_worker *wk, struct learn_window *w, struct sys_view *view);
+
+/*
+ * A program's pack has settled when a merge that leaves it with
+ * LEARN_SETTLE_RUNS runs or more changed it by little: its pages, demanded
+ * pages and files each within 1% and SETTLE_PAGES pages (or one file) of what
+ * they were. The program then does the same at every start, and more of its
+ * runs would only cost: the learning loop gives up the rest of its burst
+ * (programs_settled()).
+ */
+#define SETTLE_PAGES	16
+#define SETTLED_MAX	64	/* names waiting for the loop; more are dropped */
+
+/**
+ * worker_take_settled() - the pack names of the programs whose packs settled since the last
+ * call, at most @max, into @names
+ * Return: how many.
+ */
+size_t worker_take_settled(struct learn_worker *wk, char (*names)[NAME_MAX + 1], size_t max);
 
 /** worker_get_stats() - the counts so far */
 void worker_get_stats(struct learn_worker *wk, struct worker_stats *ret);

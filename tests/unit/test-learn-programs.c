@@ -148,19 +148,48 @@ START_TEST(test_seed)
 	for (int i = 0; i < 40; i++)
 		learned += (programs_start(p, "usr-bin-rare.pack", 0, mono, NULL) == PROGRAMS_YES);
 	ck_assert_uint_eq(learned, LEARN_BURST);
-	/* 8 recent runs, out of order (a pack lists the newest first): 8 left */
-	for (int i = 0; i < 8; i++)
+	/* 3 recent runs, out of order (a pack lists the newest first): 13 left */
+	for (int i = 0; i < 3; i++)
 		runs[i] = now - (int64_t)i * S;
-	ck_assert_int_eq(programs_seed(p, "usr-bin-half.pack", runs, 8, now, mono), 0);
+	ck_assert_int_eq(programs_seed(p, "usr-bin-half.pack", runs, 3, now, mono), 0);
 	learned = 0;
 	for (int i = 0; i < 40; i++)
 		learned += (programs_start(p, "usr-bin-half.pack", 0, mono, NULL) == PROGRAMS_YES);
-	ck_assert_uint_eq(learned, LEARN_BURST - 8);
+	ck_assert_uint_eq(learned, LEARN_BURST - 3);
+	/* LEARN_SETTLE_RUNS recent runs: taken as settled (which packs settled is not kept) */
+	for (int i = 0; i < LEARN_SETTLE_RUNS; i++)
+		runs[i] = now - (int64_t)i * S;
+	ck_assert_int_eq(programs_seed(p, "usr-bin-settled.pack", runs, LEARN_SETTLE_RUNS, now,
+				       mono), 0);
+	ck_assert_int_eq(programs_start(p, "usr-bin-settled.pack", 0, mono, NULL),
+			 PROGRAMS_LEARNED_LATELY);
 	/* a clock set back: runs "in the future" refill nothing, and spend no more than all */
 	for (int i = 0; i < 20; i++)
 		runs[i] = now + 3600 * (int64_t)S + i;
 	ck_assert_int_eq(programs_seed(p, "usr-bin-future.pack", runs, 20, now, mono), 0);
 	ck_assert(!(programs_start(p, "usr-bin-future.pack", 0, mono, NULL) == PROGRAMS_YES));
+	programs_free(p);
+}
+END_TEST
+
+/* A pack that settled: the rest of the burst given up, one run an interval on. */
+START_TEST(test_settled)
+{
+	struct programs *p = NULL;
+	uint64_t wait = 0;
+
+	ck_assert_int_eq(programs_new(600 * S, &p), 0);
+	ck_assert(!programs_settled(p, "usr-bin-x.pack", 1 * S));	/* not known */
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(programs_start(p, "usr-bin-x.pack", 0, 1 * S, NULL), PROGRAMS_YES);
+	ck_assert(programs_settled(p, "usr-bin-x.pack", 2 * S));
+	ck_assert(!programs_settled(p, "usr-bin-x.pack", 2 * S));	/* nothing left */
+	ck_assert_int_eq(programs_start(p, "usr-bin-x.pack", 0, 3 * S, &wait),
+			 PROGRAMS_LEARNED_LATELY);
+	ck_assert_uint_gt(wait, 590 * S);
+	ck_assert_int_eq(programs_start(p, "usr-bin-x.pack", 0, 603 * S, NULL), PROGRAMS_YES);
+	ck_assert_int_eq(programs_start(p, "usr-bin-x.pack", 0, 604 * S, NULL),
+			 PROGRAMS_LEARNED_LATELY);
 	programs_free(p);
 }
 END_TEST
@@ -173,6 +202,7 @@ static Suite *learn_programs_suite(void)
 	tcase_add_test(tc, test_budget);
 	tcase_add_test(tc, test_table_bounded);
 	tcase_add_test(tc, test_seed);
+	tcase_add_test(tc, test_settled);
 	tcase_add_test(tc, test_user_new_programs);
 	tcase_add_test(tc, test_many_uids);
 	suite_add_tcase(s, tc);
