@@ -17,6 +17,8 @@ struct program {
 	char *name;		/* the program's pack name (key_pack_name()) */
 	double tokens;		/* runs it may have learned now */
 	uint64_t tokens_ns;	/* when @tokens was brought up to date */
+	uint64_t settled_ns;	/* when its pack settled, its burst given up; 0 */
+	double burst_left;	/* the runs it then gave up */
 };
 
 struct user {
@@ -262,7 +264,19 @@ bool programs_settled(struct programs *p, const char *name, uint64_t now_ns)
 	}
 	if (e->tokens <= 0)
 		return false;
+	e->burst_left = e->tokens;
 	e->tokens = 0;
+	e->settled_ns = now_ns;
+	return true;
+}
+
+bool programs_settled_after(struct programs *p, const char *name, uint64_t exec_ns)
+{
+	struct program *e = p->interval_ns ? find(p, name) : NULL;
+
+	if (!e || !e->settled_ns || exec_ns >= e->settled_ns || e->burst_left < 1)
+		return false;
+	e->burst_left -= 1;
 	return true;
 }
 

@@ -87,6 +87,15 @@ int programs_seed(struct programs *p, const char *name, int64_t *runs_ns, size_t
  */
 bool programs_settled(struct programs *p, const char *name, uint64_t now_ns);
 
+/**
+ * programs_settled_after() - did the pack of program @name settle after @exec_ns
+ * (CLOCK_MONOTONIC, as the trace clock)? Then a run of the burst it gave up is
+ * taken: a copy exec'd before that, read late, is learned as it would have
+ * been (copies started together are one start, all learned whichever was read
+ * last). False when it did not, or no run is left.
+ */
+bool programs_settled_after(struct programs *p, const char *name, uint64_t exec_ns);
+
 /** programs_count() - programs in the table */
 unsigned long programs_count(const struct programs *p);
 

@@ -639,6 +639,9 @@ static bool open_window(struct learner *l, const struct exec_seen *x, bool trace
 	case PROGRAMS_YES:
 		break;
 	case PROGRAMS_LEARNED_LATELY:
+		/* a copy started with the runs that settled it (a parallel build): learned too */
+		if (programs_settled_after(l->programs, name, x->ts))
+			break;
 		l->skipped_rate++;
 		/* its next execs left out by the kernel until due (learn-quiet.h) */
 		if (l->quiet && !quiet_has(l->quiet, x->filename) &&
@@ -1007,21 +1010,24 @@ static void rewrite(struct learner *l, uint64_t now)
 }
 
 /* After a round: windows settled and closed, the pid filter armed again or rewritten. */
+/* The programs whose packs settled give up the rest of their burst. */
+static void settle(struct learner *l, uint64_t now)
+{
+	char names[8][NAME_MAX + 1];
+	size_t n;
+
+	while (l->wk && (n = worker_take_settled(l->wk, names, 8)) > 0)
+		for (size_t i = 0; i < n; i++)
+			if (programs_settled(l->programs, names[i], now))
+				log_debug("'%s': its pack has settled, its next run learned in an "
+					  "interval", names[i]);
+}
+
 static void after_round(struct learner *l, uint64_t now)
 {
 	settle_pending(l);
 	close_due(l, now);
-	/* the programs whose packs settled give up the rest of their burst */
-	if (l->wk) {
-		char names[8][NAME_MAX + 1];
-		size_t n;
-
-		while ((n = worker_take_settled(l->wk, names, 8)) > 0)
-			for (size_t i = 0; i < n; i++)
-				if (programs_settled(l->programs, names[i], now))
-					log_debug("'%s': its pack has settled, its next run learned "
-						  "in an interval", names[i]);
-	}
+	settle(l, now);
 	if (l->quiet)
 		quiet_update(l->quiet, now);
 	if (l->rewrite_seq) {

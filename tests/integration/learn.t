@@ -188,6 +188,11 @@ assert pages == 40, ("pages demanded by every run", pages, f[0]["ranges"])
 ' "$2" "$3"
 }
 
+# one copy first: a window it opens makes the daemon follow this shell again (the helpers it
+# ran since, none learned, stopped that), so its next children are traced from their fork; a
+# copy not traced from its fork is traced by a pid filter write 15-50 ms after its exec, too
+# late to be learned (ura-trace(8)), and so is its first copy here
+"$M/bin/burst"
 pids=
 for i in $(seq 12); do
 	"$M/bin/burst" &
@@ -195,7 +200,8 @@ for i in $(seq 12); do
 done
 wait $pids
 ok "12 copies started at once: every run learned" wait_learned burst 12
-ok "each run read the whole data file" all_runs_have "$(pack_of burst)" "$M/data/burst" 12
+n=$(learned_runs burst)
+ok "each run read the whole data file ($n runs)" all_runs_have "$(pack_of burst)" "$M/data/burst" "$n"
 
 "$M/bin/launch" && "$M/bin/late" && "$M/bin/third"
 ok "back to back: the launcher's run learned" wait_learned launch 1

@@ -184,6 +184,12 @@ START_TEST(test_settled)
 		ck_assert_int_eq(programs_start(p, "usr-bin-x.pack", 0, 1 * S, NULL), PROGRAMS_YES);
 	ck_assert(programs_settled(p, "usr-bin-x.pack", 2 * S));
 	ck_assert(!programs_settled(p, "usr-bin-x.pack", 2 * S));	/* nothing left */
+	/* copies exec'd before it settled, read late: the runs given up, no more */
+	ck_assert(!programs_settled_after(p, "usr-bin-x.pack", 2 * S));
+	for (int i = 0; i < 12; i++)
+		ck_assert(programs_settled_after(p, "usr-bin-x.pack", 1 * S + 1));
+	ck_assert(!programs_settled_after(p, "usr-bin-x.pack", 1 * S + 1));
+	ck_assert(!programs_settled_after(p, "usr-bin-y.pack", 1 * S));
 	ck_assert_int_eq(programs_start(p, "usr-bin-x.pack", 0, 3 * S, &wait),
 			 PROGRAMS_LEARNED_LATELY);
 	ck_assert_uint_gt(wait, 590 * S);
