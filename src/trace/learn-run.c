@@ -542,7 +542,7 @@ static bool quiet_names_program(struct learner *l, const char *name,
 				const struct exec_program *prog)
 {
 	bool script = strcmp(prog->path, prog->exe) != 0;
-	struct stat k, e, n;
+	struct stat k = { 0 }, e = { 0 }, n = { 0 };
 	int root, r;
 
 	if (prog->root.id != 0 || (!script && key_exec_is_interpreter(prog->exe)))
