@@ -44,6 +44,8 @@ static void forget(struct watch_names *x)
 
 void watch_names_free(struct watch_names *x)
 {
+	if (!x->dir)
+		return;		/* never made (watch_names_init() sets the descriptor first) */
 	forget(x);
 	free(x->dir);
 	x->dir = NULL;
@@ -138,10 +140,14 @@ static int refresh(struct watch_names *x, int64_t now_ns)
 	     now_ns - x->read_ns < REREAD_NS))
 		return 0;
 	/* watched from the first read on, again when the directory was replaced */
-	if (x->notify_fd >= 0 && (x->wd < 0 || x->wd_ino != st.st_ino)) {
-		x->wd = inotify_add_watch(x->notify_fd, x->dir, IN_CREATE | IN_MOVED_TO |
-					  IN_MOVED_FROM | IN_DELETE | IN_ONLYDIR);
+	if (x->notify_fd >= 0 && (x->wd < 0 || x->wd_ino != st.st_ino || x->wd_dev != st.st_dev)) {
+		if (x->wd >= 0)
+			inotify_rm_watch(x->notify_fd, x->wd);
+		x->wd = inotify_add_watch(x->notify_fd, x->dir, IN_MOVED_TO | IN_MOVED_FROM |
+					  IN_CLOSE_WRITE | IN_DELETE | IN_DELETE_SELF |
+					  IN_MOVE_SELF | IN_ONLYDIR);
 		x->wd_ino = st.st_ino;
+		x->wd_dev = st.st_dev;
 	}
 	x->read_ns = now_ns;
 	x->dev = st.st_dev;
@@ -170,17 +176,38 @@ int watch_names_notify_fd(const struct watch_names *x)
 	return x->wd >= 0 ? x->notify_fd : -1;
 }
 
+/* Is the event @e about a pack (a name ending in ".pack"), or the directory itself? */
+static bool about_packs(const struct inotify_event *e)
+{
+	size_t l = e->len ? strlen(e->name) : 0;
+
+	if (e->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_Q_OVERFLOW))
+		return true;
+	return l > 5 && strcmp(e->name + l - 5, ".pack") == 0;
+}
+
 bool watch_names_notified(struct watch_names *x, int64_t now_ns)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	bool any = false;
+	ssize_t n;
 
 	if (x->notify_fd < 0)
 		return false;
-	while (read(x->notify_fd, buf, sizeof(buf)) > 0)
-		any = true;
-	if (any)
+	while ((n = read(x->notify_fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p + sizeof(struct inotify_event) <= buf + n;) {
+			const struct inotify_event *e = (const struct inotify_event *)p;
+
+			any |= about_packs(e);
+			if (e->mask & IN_IGNORED)
+				x->wd = -1;	/* gone: watched again at the next read */
+			p += sizeof(*e) + e->len;
+		}
+	}
+	if (any) {
+		x->valid = false;	/* read again whatever the times say: told it changed */
 		refresh(x, now_ns);
+	}
 	return any;
 }
 

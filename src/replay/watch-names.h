@@ -21,6 +21,7 @@ struct watch_names {
 	int notify_fd;			/* inotify of the directory, -1 without */
 	int wd;				/* its watch, once the directory was read */
 	ino_t wd_ino;			/* of the directory watched */
+	dev_t wd_dev;
 };
 
 /** watch_names_init() - an index of @dir, read when first needed; 0 or -ENOMEM */
@@ -58,9 +59,9 @@ void watch_names_refresh(struct watch_names *x, int64_t now_ns);
 int watch_names_notify_fd(const struct watch_names *x);
 
 /**
- * watch_names_notified() - take what the descriptor has, and read the directory again if
- * it changed
- * Return: true when something was taken.
+ * watch_names_notified() - take what the descriptor has, and read the directory again when
+ * a pack was added, renamed or removed (a writer's temporary file is no pack)
+ * Return: true when the directory was read again for it.
  */
 bool watch_names_notified(struct watch_names *x, int64_t now_ns);
 

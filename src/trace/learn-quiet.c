@@ -29,6 +29,7 @@ struct quiet {
 	char *path;
 	pthread_mutex_t *serial;	/* held around each write */
 	char *pending;			/* the filter to write next */
+	char *in_force;			/* the filter last written, NULL before */
 	bool busy, stop, failed;
 	uint64_t writes;
 	int last_error;
@@ -104,8 +105,13 @@ static void *writer(void *arg)
 		r = write_filter(q->path, f);
 		if (q->serial)
 			pthread_mutex_unlock(q->serial);
-		free(f);
 		pthread_mutex_lock(&q->lock);
+		if (r == 0) {
+			free(q->in_force);
+			q->in_force = f;
+		} else {
+			free(f);
+		}
 		q->busy = false;
 		q->writes++;
 		q->last_error = r;
@@ -155,6 +161,7 @@ void quiet_free(struct quiet *q)
 	pthread_join(q->thread, NULL);
 	pthread_cond_destroy(&q->cond);
 	pthread_mutex_destroy(&q->lock);
+	free(q->in_force);
 	free(q->path);
 	free(q);
 }
@@ -244,6 +251,20 @@ bool quiet_has(const struct quiet *q, const char *name)
 		if (strcmp(q->v[i].name, name) == 0)
 			return true;
 	return false;
+}
+
+bool quiet_in_force(struct quiet *q, const char *name)
+{
+	char needle[QUIET_NAME_MAX + 3];
+	bool r;
+
+	if (!quiet_name_ok(name))
+		return false;
+	snprintf(needle, sizeof(needle), "\"%s\"", name);
+	pthread_mutex_lock(&q->lock);
+	r = q->in_force && strstr(q->in_force, needle);
+	pthread_mutex_unlock(&q->lock);
+	return r;
 }
 
 void quiet_get_stats(struct quiet *q, struct quiet_stats *ret)

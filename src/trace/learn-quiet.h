@@ -84,8 +84,14 @@ void quiet_update(struct quiet *q, uint64_t now_ns);
  */
 uint64_t quiet_next_ns(struct quiet *q, uint64_t now_ns);
 
-/** quiet_has() - is @name in the list (its execs left out)? */
+/** quiet_has() - is @name in the list (its execs left out, or soon)? */
 bool quiet_has(const struct quiet *q, const char *name);
+
+/**
+ * quiet_in_force() - is @name in the filter the kernel has (last written)? Its execs are
+ * then not in the exec events at all.
+ */
+bool quiet_in_force(struct quiet *q, const char *name);
 
 /**
  * quiet_filter() - the filter of @n names: 'filename!="A"&&filename!="B"', or "0"

@@ -746,7 +746,7 @@ static int handle(struct learner *l, const struct rec *r)
 	if (r->kind == REC_PEXEC) {
 		/* a followed parent's child left out of the exec events: a miss all the same */
 		if (l->quiet && learn_events_decode(l->task_dec, &rec, &tev) == 1 &&
-		    tev.type == TASK_EXEC && quiet_has(l->quiet, tev.filename))
+		    tev.type == TASK_EXEC && quiet_in_force(l->quiet, tev.filename))
 			follow_miss(&l->follow, r->pid);
 		return 0;	/* else seen with the exec instance's record */
 	}

@@ -95,9 +95,12 @@ START_TEST(test_added_written_and_due)
 	quiet_update(q, t);
 	wait_writes(q, 1);
 	ck_assert_str_eq(read_all(path), "filename!=\"/usr/bin/true\"");
+	ck_assert(quiet_in_force(q, "/usr/bin/true"));
+	ck_assert(!quiet_in_force(q, "/usr/bin/tru"));
 	ck_assert_uint_eq(quiet_next_ns(q, t + 1), t + 700 * S);	/* written: the name due */
 	/* another name within the gap waits for it */
 	ck_assert(quiet_add(q, "/bin/ls", t + 10 * S));
+	ck_assert(!quiet_in_force(q, "/bin/ls"));		/* listed, not written yet */
 	ck_assert_uint_eq(quiet_next_ns(q, t + 1 * S), t + QUIET_GAP_NS);
 	quiet_update(q, t + 1 * S);
 	usleep(50000);

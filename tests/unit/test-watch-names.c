@@ -86,6 +86,19 @@ START_TEST(test_notified)
 	}
 	ck_assert_int_eq(poll(&p, 1, 0), 0);
 	ck_assert(!watch_names_notified(&x, LATER + 1));
+	/* a writer's temporary file is no pack: not read again for it */
+	{
+		char f[PATH_MAX];
+		FILE *o;
+
+		snprintf(f, sizeof(f), "%s/usr-bin-ls.pack.Xy12ab", packs);
+		o = fopen(f, "we");
+		ck_assert_ptr_nonnull(o);
+		fclose(o);
+		ck_assert_int_eq(poll(&p, 1, 1000), 1);
+		ck_assert(!watch_names_notified(&x, LATER + 1));
+		ck_assert_uint_eq(x.n, 0);
+	}
 	touch_pack(0, "/usr/bin/cc1");
 	ck_assert_int_eq(poll(&p, 1, 1000), 1);
 	ck_assert(watch_names_notified(&x, LATER + 1));
