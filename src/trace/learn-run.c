@@ -750,7 +750,7 @@ static int handle(struct learner *l, const struct rec *r)
 			follow_miss(&l->follow, r->pid);
 		return 0;	/* else seen with the exec instance's record */
 	}
-	if (!windows_has_task(&l->ws, r->pid)) {
+	if (!windows_knows_task(&l->ws, r->pid)) {
 		l->extra_events++;
 		return 0;
 	}

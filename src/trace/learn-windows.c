@@ -15,6 +15,8 @@
 struct learn_task_slot {
 	int pid;			/* 0: empty (pid 0 is the idle task, never in a window) */
 	unsigned window;
+	uint64_t exit_ns;		/* exited (kept until its window closes: its last events
+					 * may be read after its exit, from another CPU's buffer) */
 };
 
 void windows_init(struct learn_windows *ws, size_t max)
@@ -69,13 +71,21 @@ static struct learn_task_slot *find_task(const struct learn_windows *ws, int pid
 	}
 }
 
-static void put_task(struct learn_task_slot *tab, size_t cap, int pid, unsigned window)
+static void put_task(struct learn_task_slot *tab, size_t cap, const struct learn_task_slot *s)
 {
-	size_t i = slot_of(pid, cap);
+	size_t i = slot_of(s->pid, cap);
 
 	while (tab[i].pid != 0)
 		i = (i + 1) & (cap - 1);
-	tab[i] = (struct learn_task_slot){ .pid = pid, .window = window };
+	tab[i] = *s;
+}
+
+/* The task @pid if it has not exited. */
+static struct learn_task_slot *find_live(const struct learn_windows *ws, int pid)
+{
+	struct learn_task_slot *t = find_task(ws, pid);
+
+	return t && !t->exit_ns ? t : NULL;
 }
 
 static int add_task(struct learn_windows *ws, int pid, unsigned window)
@@ -88,12 +98,13 @@ static int add_task(struct learn_windows *ws, int pid, unsigned window)
 			return -ENOMEM;
 		for (size_t i = 0; i < ws->tasks_cap; i++)
 			if (ws->tasks[i].pid)
-				put_task(t, cap, ws->tasks[i].pid, ws->tasks[i].window);
+				put_task(t, cap, &ws->tasks[i]);
 		free(ws->tasks);
 		ws->tasks = t;
 		ws->tasks_cap = cap;
 	}
-	put_task(ws->tasks, ws->tasks_cap, pid, window);
+	put_task(ws->tasks, ws->tasks_cap,
+		 &(struct learn_task_slot){ .pid = pid, .window = window });
 	ws->live_tasks++;
 	ws->ntasks = ws->live_tasks;
 	return 0;
@@ -147,12 +158,17 @@ struct learn_window *windows_outer(const struct learn_windows *ws, const struct 
 
 struct learn_window *windows_task_window(const struct learn_windows *ws, int pid)
 {
-	struct learn_task_slot *t = find_task(ws, pid);
+	struct learn_task_slot *t = find_live(ws, pid);
 
 	return t ? by_id(ws, t->window) : NULL;
 }
 
 bool windows_has_task(const struct learn_windows *ws, int pid)
+{
+	return find_live(ws, pid) != NULL;
+}
+
+bool windows_knows_task(const struct learn_windows *ws, int pid)
 {
 	return find_task(ws, pid) != NULL;
 }
@@ -162,8 +178,14 @@ int windows_open(struct learn_windows *ws, uint64_t root_id, const char *root, c
 {
 	struct learn_task_slot *t = find_task(ws, pid);
 	struct learn_window *w;
-	unsigned outer = t ? t->window : 0;
+	unsigned outer;
 	int r;
+
+	if (t && t->exit_ns) {
+		del_task(ws, t);	/* its pid taken again: the new task is another */
+		t = NULL;
+	}
+	outer = t ? t->window : 0;
 
 	if (ws->n >= ws->max)
 		return -ENOSPC;
@@ -218,8 +240,10 @@ int windows_fork(struct learn_windows *ws, int parent, int child)
 	if (!t)
 		return 0;
 	id = t->window;
-	if (find_task(ws, child))	/* a pid reused before we saw its exit */
+	if (find_task(ws, child)) {	/* a pid taken again (its exit seen, or not yet) */
 		windows_exit(ws, child, 0);
+		del_task(ws, find_task(ws, child));
+	}
 	for (struct learn_window *w = by_id(ws, id); w; w = by_id(ws, w->parent))
 		w->tasks++;
 	return add_task(ws, child, id);
@@ -227,7 +251,7 @@ int windows_fork(struct learn_windows *ws, int parent, int child)
 
 void windows_exit(struct learn_windows *ws, int pid, uint64_t ts_ns)
 {
-	struct learn_task_slot *t = find_task(ws, pid);
+	struct learn_task_slot *t = find_live(ws, pid);
 
 	if (!t)
 		return;
@@ -235,7 +259,7 @@ void windows_exit(struct learn_windows *ws, int pid, uint64_t ts_ns)
 	for (struct learn_window *w = by_id(ws, t->window); w; w = by_id(ws, w->parent))
 		if (w->tasks > 0 && --w->tasks == 0)
 			w->empty_ns = ts_ns;
-	del_task(ws, t);
+	t->exit_ns = ts_ns ? ts_ns : 1;
 }
 
 int windows_feed(struct learn_windows *ws, const struct trace_event *ev)
@@ -243,7 +267,7 @@ int windows_feed(struct learn_windows *ws, const struct trace_event *ev)
 	struct learn_task_slot *t = find_task(ws, ev->pid);
 	int fed = 0;
 
-	if (!t)
+	if (!t || (t->exit_ns && ev->ts > t->exit_ns))
 		return 0;
 	for (struct learn_window *w = by_id(ws, t->window); w; w = by_id(ws, w->parent)) {
 		int r;
@@ -296,8 +320,8 @@ void windows_take(struct learn_windows *ws, struct learn_window *w, struct learn
 				t->window = parent;	/* still in the outer program's tree */
 			} else {
 				/* a flood's tasks leave the windows around it too */
-				for (struct learn_window *o = by_id(ws, parent); flood && o;
-				     o = by_id(ws, o->parent))
+				for (struct learn_window *o = by_id(ws, parent);
+				     flood && !t->exit_ns && o; o = by_id(ws, o->parent))
 					if (o->tasks > 0 && --o->tasks == 0)
 						o->empty_ns = ret->start_ns;
 				del_task(ws, t);
@@ -322,7 +346,8 @@ static long pids_of(const struct learn_windows *ws, unsigned id, int **ret)
 		if (!pids)
 			return -ENOMEM;
 		for (size_t i = 0; i < ws->tasks_cap; i++)
-			if (ws->tasks[i].pid && (!id || ws->tasks[i].window == id))
+			if (ws->tasks[i].pid && !ws->tasks[i].exit_ns &&
+			    (!id || ws->tasks[i].window == id))
 				pids[n++] = ws->tasks[i].pid;
 	}
 	*ret = pids;

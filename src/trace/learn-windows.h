@@ -111,6 +111,13 @@ struct learn_window *windows_task_window(const struct learn_windows *ws, int pid
 bool windows_has_task(const struct learn_windows *ws, int pid);
 
 /**
+ * windows_knows_task() - whether task @pid is in a window, or exited from one still open: an
+ * event of a task can be read after its exit (another CPU's buffer, a vCPU held between
+ * the event's time and its commit), and windows_feed() takes those older than the exit
+ */
+bool windows_knows_task(const struct learn_windows *ws, int pid);
+
+/**
  * windows_feed() - account @ev to the window of its task, and to the windows around it
  *
  * An event outside a window's time ([start, end)) does not count for it: an

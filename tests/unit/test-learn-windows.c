@@ -229,8 +229,18 @@ START_TEST(test_many_tasks)
 	free(pids);
 	for (int i = 0; i < 5000; i += 3)
 		windows_exit(&ws, 10 + i * 7, 2 * SEC);
-	for (int i = 0; i < 5000; i++)
+	for (int i = 0; i < 5000; i++) {
 		ck_assert(windows_has_task(&ws, 10 + i * 7) == (i % 3 != 0));
+		ck_assert(windows_knows_task(&ws, 10 + i * 7));
+	}
+	/* an exited task's event read late: fed when older than its exit, not when newer */
+	{
+		struct trace_event ev = read_ev(10, 2 * SEC - 1, 77);
+
+		ck_assert_int_eq(windows_feed(&ws, &ev), 1);
+		ev = read_ev(10, 2 * SEC + 1, 78);
+		ck_assert_int_eq(windows_feed(&ws, &ev), 0);
+	}
 	a = find_exe(&ws, "/bin/a");
 	windows_take(&ws, a, &taken);
 	windows_free_one(&taken);
