@@ -240,7 +240,7 @@ int programs_seed(struct programs *p, const char *name, int64_t *runs_ns, size_t
 					p->interval_ns);
 		tokens = tokens >= 1 ? tokens - 1 : 0;
 	}
-	if (n >= LEARN_SETTLE_RUNS)
+	if (n >= LEARN_SETTLE_RUNS && runs_ns[n - 1] - runs_ns[0] >= LEARN_SETTLE_SPAN_NS)
 		tokens = 0;
 	if (now_real_ns > runs_ns[n - 1])
 		tokens = refill(tokens, (uint64_t)(now_real_ns - runs_ns[n - 1]), p->interval_ns);

@@ -24,6 +24,7 @@
  * survives a restart, which forgets which packs settled.
  */
 #define LEARN_SETTLE_RUNS	4
+#define LEARN_SETTLE_SPAN_NS	(30ll * 1000 * 1000 * 1000)	/* ... over this long at least */
 /* programs remembered; when full, the eighth started least lately is forgotten */
 #define PROGRAMS_MAX		8192
 /*
@@ -74,7 +75,7 @@ enum programs_refusal programs_start(struct programs *p, const char *name, unsig
  * The budget is played again over those runs, oldest first, then brought up to
  * now: a restarted daemon learns no more of a program than one that kept
  * running would (its pack remembers its newest runs, --keep-runs of them). A
- * pack of LEARN_SETTLE_RUNS runs or more has spent its burst.
+ * pack of LEARN_SETTLE_RUNS runs or more, over LEARN_SETTLE_SPAN_NS, has spent its burst.
  * Return: 0 or -ENOMEM.
  */
 int programs_seed(struct programs *p, const char *name, int64_t *runs_ns, size_t n,

@@ -161,6 +161,20 @@ static void pack_pages(const struct ura_pack *p, uint64_t *ret_all, uint64_t *re
 	}
 }
 
+/* From the oldest run the pack remembers to its newest, wall clock. */
+static int64_t runs_span_ns(const struct ura_pack *p)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN, t;
+
+	for (size_t i = 0; i < ura_pack_runs(p); i++) {
+		if (ura_pack_get_run(p, i, &t, NULL) < 0)
+			continue;
+		lo = t < lo ? t : lo;
+		hi = t > hi ? t : hi;
+	}
+	return hi > lo ? hi - lo : 0;
+}
+
 static bool near(uint64_t a, uint64_t b, uint64_t slack)
 {
 	uint64_t d = a > b ? a - b : b - a, m = a > b ? a : b;
@@ -177,7 +191,7 @@ static bool settled(const struct ura_pack *old, const char *path)
 
 	if (!old || ura_pack_open(path, &now) < 0)
 		return false;
-	r = ura_pack_runs(now) >= LEARN_SETTLE_RUNS;
+	r = ura_pack_runs(now) >= LEARN_SETTLE_RUNS && runs_span_ns(now) >= LEARN_SETTLE_SPAN_NS;
 	if (r) {
 		pack_pages(old, &a0, &d0);
 		pack_pages(now, &a1, &d1);

@@ -57,11 +57,12 @@ int worker_submit(struct learn_worker *wk, struct learn_window *w, struct sys_vi
 
 /*
  * A program's pack has settled when a merge that leaves it with
- * LEARN_SETTLE_RUNS runs or more changed it by little: its pages, demanded
- * pages and files each within 1% and SETTLE_PAGES pages (or one file) of what
- * they were. The program then does the same at every start, and more of its
- * runs would only cost: the learning loop gives up the rest of its burst
- * (programs_settled()).
+ * LEARN_SETTLE_RUNS runs or more, over LEARN_SETTLE_SPAN_NS at least, changed it by
+ * little: its pages, demanded pages and files each within 1% and SETTLE_PAGES
+ * pages (or one file) of what they were. The program then does the same at
+ * every start, and more of its runs would only cost: the learning loop gives
+ * up the rest of its burst (programs_settled()). Runs close together (copies
+ * started at once, a loop) say little of how its starts vary: not enough.
  */
 #define SETTLE_PAGES	16
 #define SETTLED_MAX	64	/* names waiting for the loop; more are dropped */

@@ -156,9 +156,10 @@ START_TEST(test_seed)
 	for (int i = 0; i < 40; i++)
 		learned += (programs_start(p, "usr-bin-half.pack", 0, mono, NULL) == PROGRAMS_YES);
 	ck_assert_uint_eq(learned, LEARN_BURST - 3);
-	/* LEARN_SETTLE_RUNS recent runs: taken as settled (which packs settled is not kept) */
+	/* LEARN_SETTLE_RUNS recent runs over a minute: taken as settled (which packs settled
+	 * is not kept) */
 	for (int i = 0; i < LEARN_SETTLE_RUNS; i++)
-		runs[i] = now - (int64_t)i * S;
+		runs[i] = now - (int64_t)i * 20 * S;
 	ck_assert_int_eq(programs_seed(p, "usr-bin-settled.pack", runs, LEARN_SETTLE_RUNS, now,
 				       mono), 0);
 	ck_assert_int_eq(programs_start(p, "usr-bin-settled.pack", 0, mono, NULL),
