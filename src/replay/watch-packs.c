@@ -62,7 +62,7 @@ int watch_packs_init(struct watch_packs *c, const char *dir)
 {
 	int r;
 
-	*c = (struct watch_packs){ 0 };
+	*c = (struct watch_packs){ .max_bytes = REPLAY_PACKS_BYTES };
 	pthread_mutex_init(&c->lock, NULL);
 	c->locked = true;
 	c->dir = strdup(dir);
@@ -100,6 +100,7 @@ void watch_pack_put(struct watch_pack *p)
 
 static void drop(struct watch_packs *c, size_t i)
 {
+	c->bytes -= (uint64_t)c->slot[i]->size;
 	watch_pack_put(c->slot[i]);
 	c->slot[i] = c->slot[--c->n];
 }
@@ -252,14 +253,16 @@ static int lookup(struct watch_packs *c, const char *name, struct watch_pack **r
 	char path[PATH_MAX];
 	struct watch_pack *p = NULL;
 	struct stat st;
+	uint64_t h;
 	size_t i;
 	int r;
 
 	if (snprintf(path, sizeof(path), "%s/%s", c->dir, name) >= (int)sizeof(path))
 		return -ENOENT;		/* no pack can have that name */
 	c->lookups++;
+	h = hash_str(path);
 	for (i = 0; i < c->n; i++)
-		if (strcmp(c->slot[i]->path, path) == 0)
+		if (c->slot[i]->hash == h && strcmp(c->slot[i]->path, path) == 0)
 			break;
 	if (stat(path, &st) < 0) {
 		r = -errno;
@@ -276,7 +279,8 @@ static int lookup(struct watch_packs *c, const char *name, struct watch_pack **r
 		r = load(c, path, &st, &p);
 		if (r < 0)
 			return r;
-		if (c->n == REPLAY_PACKS_MAX) {	/* evict the least recently used */
+		/* evict the least recently used (the new one stays, whatever its size) */
+		while (c->n && (c->n == REPLAY_PACKS_MAX || c->bytes + (uint64_t)p->size > c->max_bytes)) {
 			size_t old = 0;
 
 			for (size_t k = 1; k < c->n; k++)
@@ -284,6 +288,8 @@ static int lookup(struct watch_packs *c, const char *name, struct watch_pack **r
 					old = k;
 			drop(c, old);
 		}
+		p->hash = h;
+		c->bytes += (uint64_t)p->size;
 		c->slot[c->n] = p;
 		i = c->n++;
 	}

@@ -14,7 +14,16 @@
 struct replay_fs;
 struct sys_view;
 
-#define REPLAY_PACKS_MAX	64	/* packs kept parsed at most */
+/*
+ * Packs kept parsed at most, by count and by their files' bytes (a pack is
+ * read whole): the learning daemon's default caps of DIR are 1,000 packs and
+ * 128 MiB, and most are small. A pack evicted costs its read and parse again
+ * at its program's next start (0.1-0.7 ms), and forgets that its data was
+ * found resident: a cache smaller than the programs a machine runs in turn
+ * made every start of each one cost that.
+ */
+#define REPLAY_PACKS_MAX	1024
+#define REPLAY_PACKS_BYTES	(32ull << 20)
 #define REPLAY_PACKS_SAMPLES	64	/* pages looked at to tell whether a start is cached */
 
 /* A page of a pack's file, looked at to tell whether the program's data is resident. */
@@ -26,6 +35,7 @@ struct replay_sample {
 /* One pack file, as last seen; shared by the cache and the replays that use it. */
 struct watch_pack {
 	char *path;			/* DIR/NAME.pack */
+	uint64_t hash;			/* of the path, to find it */
 	struct ura_pack *pack;		/* NULL when it could not be read (err) */
 	int err;			/* replay_open_pack()'s error for this version of the file */
 	dev_t dev;			/* the file's identity when read: a change means read again */
@@ -52,6 +62,8 @@ struct watch_packs {
 	char *dir;
 	struct watch_pack *slot[REPLAY_PACKS_MAX];
 	size_t n;
+	uint64_t bytes;			/* the packs' file sizes, summed */
+	uint64_t max_bytes;		/* REPLAY_PACKS_BYTES (tests set less) */
 	uint64_t lookups;
 	struct replay_shared *shared;	/* left out of the samples */
 	size_t nshared;

@@ -28,6 +28,7 @@
 
 #include "util-log.h"
 #include "watch-exec.h"
+#include "watch-hold.h"
 #include "watch-names.h"
 #include "watch-packs.h"
 #include "watch.h"
@@ -53,15 +54,6 @@
 #define SCRIPT_NS	1000000000ull
 #define STARTS_MAX	64	/* replays queued lately, by process and pack: one per start */
 #define START_NS	2000000000ull
-/*
- * A program whose pack's data a check found resident is not looked at again
- * for this long: its execs meanwhile are skipped, and the kernel drops them
- * (an ignore mark on its file, all such marks removed RESIDENT_HOLD_NS after
- * the first). A loop or a build starting it over and over costs one check a
- * second; its data evicted in between, a start can go unprefetched for up to
- * twice this long.
- */
-#define RESIDENT_HOLD_NS	1000000000ull
 
 /* A replay to run; shared (refcounted) by the queue, a worker, and a pending exec. */
 struct job {
@@ -120,7 +112,14 @@ struct watch {
 	size_t npending;
 	struct watch_recent scripts[SCRIPTS_MAX];
 	struct watch_recent starts[STARTS_MAX];
-	uint64_t held_ns;		/* when the first ignore mark for resident data was set, 0 */
+	/*
+	 * A program whose data a check found resident is left alone while the hold
+	 * lasts (watch-hold.h): its execs are skipped, and the kernel drops them
+	 * (an ignore mark on its file). All such marks go when the hold of the
+	 * oldest check behind one ends.
+	 */
+	struct watch_hold hold;
+	uint64_t held_ns;		/* that oldest check, 0: no mark for resident data */
 };
 
 static struct job *job_get(struct job *j)
@@ -261,17 +260,6 @@ static void *worker(void *arg)
 
 /* ---- what each exec is: the event loop ---- */
 
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 /*
  * The record of @pid (and @hash, unless 0) younger than @max_ns, or NULL;
  * taken out (moved to *@ret, which is returned) when @take.
@@ -317,18 +305,19 @@ static void watch_recent_add(struct watch_recent *r, size_t n, pid_t pid, uint64
 
 /*
  * The program @path (in @root) was exec'd by @pid: queue a replay of its pack,
- * if it has one. Return: the job (a reference, for the caller to cancel) when
- * @want_job, else NULL.
+ * if it has one and its data is not held for resident (*@ret_held, if not
+ * NULL: that check's time, else 0). Return: the job (a reference, for the
+ * caller to cancel) when @want_job, else NULL.
  */
 static struct job *consider(struct watch *w, pid_t pid, const struct key_root *root,
-			    const char *path, uint64_t since, bool want_job, bool *ret_held)
+			    const char *path, uint64_t since, bool want_job, uint64_t *ret_held)
 {
 	const char *rs = in_root(root->id ? root->path : NULL);
 	const char *rp = root_name(root->id ? root->path : NULL);
 	char name[NAME_MAX + 1] = "";
 	struct watch_pack *p = NULL;
 	struct job *j = NULL;
-	uint64_t now = now_monotonic_ns(), h;
+	uint64_t now = now_monotonic_ns(), h, resident;
 	int r;
 
 	r = watch_packs_lookup(&w->packs, root->id, path, &p, name);
@@ -341,16 +330,21 @@ static struct job *consider(struct watch *w, pid_t pid, const struct key_root *r
 				  path, rs, rp, pid, name);
 		return NULL;
 	}
-	if (ret_held && now - __atomic_load_n(&p->resident_ns, __ATOMIC_ACQUIRE) < RESIDENT_HOLD_NS) {
+	/* a look at the reclaim count before the check, and at each start after it */
+	watch_hold_look(&w->hold, now);
+	resident = __atomic_load_n(&p->resident_ns, __ATOMIC_ACQUIRE);
+	if (watch_hold_holds(&w->hold, resident, now)) {
 		if (w->chatty)
-			log_debug("'%s%s%s' started (pid %d): its data was resident less than %.0f s "
-				  "ago, skipping", path, rs, rp, pid, RESIDENT_HOLD_NS / 1e9);
-		*ret_held = true;
+			log_debug("'%s%s%s' started (pid %d): its data was resident %.1f s ago and "
+				  "nothing was reclaimed since, skipping", path, rs, rp, pid,
+				  (double)(now - resident) / 1e9);
+		if (ret_held)
+			*ret_held = resident;
 		watch_pack_put(p);
 		return NULL;
 	}
 	/* one replay per start: a process that execs the program again (env, a wrapper) */
-	h = name_hash(name);
+	h = hash_str(name);
 	if (watch_recent_find(w->starts, STARTS_MAX, pid, h, now, START_NS, false, NULL)) {
 		log_debug("'%s%s%s' started again by pid %d: replayed for it already, skipping", path,
 			  rs, rp, pid);
@@ -616,7 +610,8 @@ static bool on_exec(const struct watch_exec_event *ev, void *userdata)
 	char path[PATH_MAX];
 	uint64_t now = now_monotonic_ns();
 	struct key_file file = { .dev = ev->dev, .ino = ev->ino, .uid = ev->uid, .mode = ev->mode };
-	bool interp, held = false;
+	uint64_t held = 0;
+	bool interp;
 	int r;
 
 	r = key_root_of(ev->pid, &w->self, &root);
@@ -684,9 +679,9 @@ static bool on_exec(const struct watch_exec_event *ev, void *userdata)
 	consider(w, ev->pid, &root, path, now, false, &held);
 	if (!held || !ignorable(w, ev->pid, &root, path, &file))
 		return false;
-	if (!w->held_ns)
-		w->held_ns = now_monotonic_ns();
-	return true;	/* dropped by the kernel until the marks go (RESIDENT_HOLD_NS) */
+	if (!w->held_ns || held < w->held_ns)
+		w->held_ns = held;
+	return true;	/* dropped by the kernel until the marks go (the hold's end) */
 }
 
 /*
@@ -818,9 +813,14 @@ int watch_run(const struct replay_options *o)
 		else if (src.ignoring)
 			watch_names_refresh(&w->names, now_realtime_ns());
 		forget_ignored(w, &src, &names_reads);
-		if (w->held_ns && now_monotonic_ns() - w->held_ns >= RESIDENT_HOLD_NS) {
-			watch_exec_forget(&src);	/* the resident programs looked at again */
-			w->held_ns = 0;
+		if (w->held_ns && now_monotonic_ns() - w->held_ns >= WATCH_HOLD_MIN_NS) {
+			uint64_t now = now_monotonic_ns();
+
+			watch_hold_look(&w->hold, now);
+			if (!watch_hold_holds(&w->hold, w->held_ns, now)) {
+				watch_exec_forget(&src);	/* the resident programs looked at again */
+				w->held_ns = 0;
+			}
 		}
 		if (p[2].revents & (POLLPRI | POLLERR)) {
 			int k = sys_view_refresh(&w->view, true);

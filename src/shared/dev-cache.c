@@ -59,10 +59,8 @@ int dev_cache_key(unsigned major, unsigned minor, char *buf, size_t size)
 /* FNV-1a: the file name of a key, with @suffix (".model", ".failed") */
 static void key_path(const char *dir, const char *key, const char *suffix, char *buf, size_t size)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = hash_str(key);
 
-	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ull;
 	snprintf(buf, size, "%s/%016" PRIx64 "%s", dir, h, suffix);
 }
 

@@ -85,6 +85,15 @@ int parse_size(const char *s, uint64_t *ret)
 	return 0;
 }
 
+uint64_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
 uint64_t now_monotonic_ns(void)
 {
 	struct timespec ts;

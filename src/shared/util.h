@@ -18,6 +18,9 @@ int parse_seconds(const char *s, uint64_t *ret_ns);
 /* Parse a size with an optional K, M, G (powers of 1024) suffix into bytes. */
 int parse_size(const char *s, uint64_t *ret);
 
+/* FNV-1a of the string @s: names in hash tables and file names of keys. */
+uint64_t hash_str(const char *s);
+
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in ns. */
 uint64_t now_monotonic_ns(void);
 int64_t now_realtime_ns(void);

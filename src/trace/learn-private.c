@@ -9,6 +9,7 @@
 
 #include "learn-private.h"
 #include "sys-mountinfo.h"
+#include "util.h"
 
 #define CACHE_SLOTS	1024	/* directories remembered (a power of two) */
 
@@ -44,10 +45,8 @@ void private_cache_free(struct private_cache *c)
 
 static size_t hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = hash_str(s);
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
 	return (size_t)(h ^ (h >> 29)) & (CACHE_SLOTS - 1);
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "learn-programs.h"
+#include "util.h"
 
 #define BUCKETS		4096	/* hash chains (a power of two) */
 
@@ -37,10 +38,8 @@ struct programs {
 
 static size_t key_hash(const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = hash_str(name);
 
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 0x100000001b3ULL;
 	return (size_t)(h ^ (h >> 31)) & (BUCKETS - 1);
 }
 

@@ -62,7 +62,11 @@ mkpacks() {
 		"$MKPACK" "$(name "$T/bin/prog")" "$T/data" >/dev/null &&
 		"$MKPACK" "$(name "$T/bin/fast")" "$T/data2" >/dev/null
 }
-evict() { "$MKPACK" --evict "$1"; }
+# evicted as reclaim would: the file's pages, then the kernel counts pages dropped (drop_caches),
+# which ends the daemon's hold of data it found resident (a POSIX_FADV_DONTNEED alone is not
+# counted: seen when the hold ends, ura-replay(8))
+evict() { "$MKPACK" --evict "$1" && echo 1 >/proc/sys/vm/drop_caches; }
+checks() { grep -c "'$1' started: all 64 sampled pages" "$T/log"; }
 # "resident total" (mkpack --resident) on stdin: at least 90% of the file, or less than 10%.
 # Not all: this VM runs a DAMON reclaimer, which can page out a few of the replayed pages
 # before the check (ura-replay(8) NOTES); the copy without a pack reads none at all.
@@ -98,7 +102,7 @@ stop_daemon() {
 	return $rc
 }
 
-plan 50
+plan 51
 mkpacks
 : >"$T/log"
 ok "the daemon starts and watches execs" start_daemon -v
@@ -118,9 +122,15 @@ ok "started again with everything resident: skipped, and -v says why" \
 	wait_log "'$T/bin/dyn' started: all 64 sampled pages of what its pack would read"
 ok "one replay line in all for the two starts" \
 	test "$(grep -c "'$T/bin/dyn' started: issued" "$T/log")" = 1
-# started over and over with its data resident: looked at once a second, its other execs
-# dropped by the kernel; once its data is evicted, a start 2 s later is replayed again
+# started over and over with its data resident: looked at once, its other execs dropped by
+# the kernel while it reclaims nothing, a start 2 s later too; once the kernel drops pages,
+# a start 2 s later is replayed again
+n=$(checks "$T/bin/dyn")
 for _ in $(seq 20); do "$T/bin/dyn" 0; done
+sleep 2.2
+"$T/bin/dyn" 0
+ok "started 20 times resident, then 2 s later: not looked at again (nothing reclaimed)" \
+	test "$(checks "$T/bin/dyn")" -le $((n + 1))
 sleep 2.2
 evict "$T/data"
 ok "started 20 times resident, then evicted: its next start 2 s later is replayed" \
@@ -351,8 +361,10 @@ t0 = time.monotonic()
 n = 0
 while time.monotonic() - t0 < secs:
     subprocess.run([fast])
-    if n % 20 == 0:
+    if n % 50 == 0:
         subprocess.run([mkpack, "--evict", data])
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("1")
     n += 1
     time.sleep(max(0, t0 + n / 100 - time.monotonic()))
 print(n)

@@ -211,6 +211,46 @@ START_TEST(test_eviction)
 }
 END_TEST
 
+/* Kept by their bytes too: the least recently used go; a pack found resident is remembered. */
+START_TEST(test_eviction_by_bytes)
+{
+	struct watch_packs c;
+	struct watch_pack *p = NULL, *first = NULL;
+	uint64_t one;
+	char name[64];
+
+	ck_assert_int_eq(watch_packs_init(&c, packs), 0);
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "b%d.pack", i);
+		write_pack(name, 0, true);
+	}
+	ck_assert_int_eq(watch_packs_lookup(&c, 0, "/b0", &first, NULL), 0);
+	one = c.bytes;
+	ck_assert_uint_gt(one, 0);
+	c.max_bytes = 3 * one;
+	__atomic_store_n(&first->resident_ns, 42, __ATOMIC_RELAXED);
+	watch_pack_put(first);
+	for (int i = 1; i < 8; i++) {
+		snprintf(name, sizeof(name), "/b%d", i);
+		ck_assert_int_eq(watch_packs_lookup(&c, 0, name, &p, NULL), 0);
+		watch_pack_put(p);
+		/* b0 used each time: it stays */
+		ck_assert_int_eq(watch_packs_lookup(&c, 0, "/b0", &p, NULL), 0);
+		ck_assert_uint_eq(__atomic_load_n(&p->resident_ns, __ATOMIC_RELAXED), 42);
+		watch_pack_put(p);
+		ck_assert_uint_le(c.bytes, c.max_bytes);
+	}
+	ck_assert_uint_eq(c.n, 3);
+	/* one larger than the cap is kept alone */
+	c.max_bytes = one / 2;
+	ck_assert_int_eq(watch_packs_lookup(&c, 0, "/b1", &p, NULL), 0);
+	watch_pack_put(p);
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_uint_eq(c.bytes, one);
+	watch_packs_free(&c);
+}
+END_TEST
+
 /* A pack of the data file's pages and of a second file @other (all of it), both demanded. */
 static void write_pack2(const char *name, const char *other)
 {
@@ -394,6 +434,7 @@ static Suite *watch_packs_suite(void)
 	tcase_add_test(tc, test_dir_recreated);
 	tcase_add_test(tc, test_corrupt_remembered);
 	tcase_add_test(tc, test_eviction);
+	tcase_add_test(tc, test_eviction_by_bytes);
 	tcase_add_test(tc, test_resident);
 	tcase_add_test(tc, test_samples);
 	tcase_add_test(tc, test_shared_own_maps);
