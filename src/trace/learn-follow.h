@@ -16,6 +16,8 @@
  * programs learned enough, over and over) is followed no more. A child not
  * learned counts one miss, a child learned takes two away; FOLLOW_MISSES
  * misses and the parent is dropped (fewer than one child in three learned).
+ * A parent dropped is written out of the pid list when no window is open
+ * (learn-run.c), whatever the events of tasks in no window since.
  */
 #define FOLLOW_MAX		64		/* parents followed at most */
 #define FOLLOW_NS		(60ull * 1000 * 1000 * 1000)	/* since its last child learned */

@@ -123,7 +123,9 @@
  * Tasks traced but in no window (armed pids, tasks left from closed windows,
  * children of parents no longer followed) cost the events they make: once this
  * many were read and no window is open, the filter is written afresh with
- * the parents followed, at most once a REWRITE_GAP_NS.
+ * the parents followed, at most once a REWRITE_GAP_NS (since the last such
+ * write: a machine where windows open every few hundred ms, each adding its
+ * pid, never went a second without a write).
  * A task that opens a window or forks into one while the list is emptied
  * (all are traced then) is added again: it may not be in the new list.
  */
@@ -204,6 +206,9 @@ struct learner {
 	bool untraced;			/* an exec not traced from its fork since then */
 	uint64_t last_open_ns;		/* when a window last opened */
 	uint64_t extra_events;		/* events of traced tasks in no window, since the last rewrite */
+	bool unfollowed;		/* a parent was dropped: the pid list to be written afresh */
+	uint64_t page_records;		/* records read from the page instance, in all */
+	uint64_t extra_records;		/* of them, of tasks in no window when read */
 	struct follow follow;		/* parents whose next children are traced from their fork */
 	/* a rewrite: asked for at @rewrite_ns, request @rewrite_seq (0 when done), done by
 	 * @rewrite_done_ns; a task forked meanwhile was not added with its parent */
@@ -267,10 +272,12 @@ static int collect_pages(struct tep_record *rec, void *ctx)
 	size_t waiting = l->recs.n - l->recs.head;
 	int r;
 
+	l->page_records++;
 	if (kind == REC_PAGE) {
 		/* a window's flood is counted as it is read, and dropped from then on */
 		struct learn_window *w = windows_task_window(&l->ws, pid);
 
+		l->extra_records += !w;
 		if (w && (w->lost & WINDOW_LOST_FLOOD))
 			return 0;
 		if (w && ++w->events > WINDOW_MAX_EVENTS &&
@@ -707,18 +714,25 @@ static bool open_window(struct learner *l, const struct exec_seen *x, bool trace
 	return true;
 }
 
+/* A traced child of @pid's parent opened no window: dropped soon, if that was one too many. */
+static void missed(struct learner *l, int pid)
+{
+	int parent = follow_miss(&l->follow, pid);
+
+	if (!parent)
+		return;
+	l->unfollowed = true;
+	log_debug("pid %d no longer followed: too few of the programs it started were learned",
+		  parent);
+}
+
 static void on_exec(struct learner *l, const struct exec_seen *x)
 {
 	bool traced = exec_traced(l, x->pid, x->ts);
 
 	l->execs++;
-	if (!open_window(l, x, traced) && traced) {
-		int parent = follow_miss(&l->follow, x->pid);
-
-		if (parent)
-			log_debug("pid %d no longer followed: too few of the programs it started "
-				  "were learned", parent);
-	}
+	if (!open_window(l, x, traced) && traced)
+		missed(l, x->pid);
 }
 
 /* Handle one record, in time order. */
@@ -747,7 +761,7 @@ static int handle(struct learner *l, const struct rec *r)
 		/* a followed parent's child left out of the exec events: a miss all the same */
 		if (l->quiet && learn_events_decode(l->task_dec, &rec, &tev) == 1 &&
 		    tev.type == TASK_EXEC && quiet_in_force(l->quiet, tev.filename))
-			follow_miss(&l->follow, r->pid);
+			missed(l, r->pid);
 		return 0;	/* else seen with the exec instance's record */
 	}
 	if (!windows_knows_task(&l->ws, r->pid)) {
@@ -1003,6 +1017,7 @@ static void rewrite(struct learner *l, uint64_t now)
 	l->rewrite_seq = pidfilter_rewrite(l->pf, keep, n + (size_t)nt);
 	free(keep);
 	l->flooded = false;
+	l->unfollowed = false;
 	l->rewrite_ns = now;
 	l->extra_events = 0;
 	l->last_write_ns = now;
@@ -1040,8 +1055,8 @@ static void after_round(struct learner *l, uint64_t now)
 		}
 	}
 	/* a flood's tasks are dropped at once, with the open windows' tasks kept */
-	if (((l->ws.n == 0 && l->extra_events >= EXTRA_EVENTS_MAX &&
-	      now - l->last_write_ns >= REWRITE_GAP_NS) || l->flooded) &&
+	if ((l->flooded || (l->ws.n == 0 && now - l->rewrite_ns >= REWRITE_GAP_NS &&
+			     (l->extra_events >= EXTRA_EVENTS_MAX || l->unfollowed))) &&
 	    !l->rewrite_seq && pidfilter_idle(l->pf))
 		rewrite(l, now);
 	/*
@@ -1261,12 +1276,13 @@ static void log_counts(struct learner *l)
 		 PRIu64 " gone before seen, %" PRIu64
 		 " parents no longer followed; %" PRIu64
 		 " packs written, %" PRIu64 " removed (caps), %" PRIu64 " settled; %" PRIu64
+		 " page records read (%" PRIu64 " of tasks in no window); %" PRIu64
 		 " pid filter writes, "
 		 "longest %.1f ms; %" PRIu64 " programs left out of the exec events, %"
 		 PRIu64 " exec filter writes%s%s", l->execs, l->windows, l->traced_at_exec, ws.merged,
 		 l->lost_runs + ws.dropped, l->late, l->floods, l->skipped_busy, l->skipped_rate,
 		 l->skipped_private, l->skipped_user_new, l->gone, l->follow.dropped, ws.writes,
-		 ws.evicted, ws.settled, ps.writes,
+		 ws.evicted, ws.settled, l->page_records, l->extra_records, ps.writes,
 		 (double)ps.max_write_ns / 1e6, qs.added, qs.writes,
 		 qs.last_error ? ", the last failed: " : "", qs.last_error ? strerror(-qs.last_error) : "");
 }

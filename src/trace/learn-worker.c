@@ -179,7 +179,7 @@ static bool near(uint64_t a, uint64_t b, uint64_t slack)
 {
 	uint64_t d = a > b ? a - b : b - a, m = a > b ? a : b;
 
-	return d <= m / 100 + slack;
+	return d <= m * SETTLE_PERCENT / 100 + slack;
 }
 
 /* Has the pack settled (learn-worker.h): @old as it was, the pack now written at @path? */
@@ -197,6 +197,10 @@ static bool settled(const struct ura_pack *old, const char *path)
 		pack_pages(now, &a1, &d1);
 		r = near(a0, a1, SETTLE_PAGES) && near(d0, d1, SETTLE_PAGES) &&
 		    near(ura_pack_file_count(old), ura_pack_file_count(now), 1);
+		log_debug("'%s': %zu runs, pages %" PRIu64 " -> %" PRIu64 ", demanded %" PRIu64
+			  " -> %" PRIu64 ", files %zu -> %zu: %s", path, ura_pack_runs(now), a0, a1,
+			  d0, d1, ura_pack_file_count(old), ura_pack_file_count(now),
+			  r ? "settled" : "not settled");
 	}
 	ura_pack_free(now);
 	return r;
