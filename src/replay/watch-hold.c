@@ -7,21 +7,23 @@
  * the hold lasts while the count stands still.
  */
 #include "sys-reclaim.h"
+#include "util.h"
 #include "watch-hold.h"
 
-void watch_hold_note(struct watch_hold *h, uint64_t now, int r, uint64_t count)
+void watch_hold_note(struct watch_hold *h, uint64_t before, uint64_t after, int r,
+		     uint64_t count)
 {
 	if (r < 0) {
 		h->blind = true;
-		h->moved_ns = now;
+		h->moved_ns = after;
 	} else {
 		/* the first reading is a baseline: nothing found before it is believed */
 		if (!h->looked_ns || count != h->count)
-			h->moved_ns = now;
+			h->moved_ns = after;
 		h->blind = false;
 		h->count = count;
 	}
-	h->looked_ns = now;
+	h->looked_ns = before;
 }
 
 void watch_hold_look(struct watch_hold *h, uint64_t now)
@@ -32,7 +34,7 @@ void watch_hold_look(struct watch_hold *h, uint64_t now)
 	if (h->looked_ns && now - h->looked_ns < WATCH_HOLD_LOOK_NS)
 		return;
 	r = reclaim_count(&count);
-	watch_hold_note(h, now, r, count);
+	watch_hold_note(h, now, now_monotonic_ns(), r, count);
 }
 
 bool watch_hold_holds(const struct watch_hold *h, uint64_t resident_ns, uint64_t now)

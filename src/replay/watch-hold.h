@@ -11,7 +11,8 @@
  * for WATCH_HOLD_MIN_NS whatever happens, and then for as long as the kernel
  * has reclaimed no page-cache page (sys-reclaim.h: reclaim, a cgroup's limit,
  * drop_caches), up to WATCH_HOLD_MAX_NS: eviction by POSIX_FADV_DONTNEED or
- * truncation leaves no count, and is seen at the next look after that.
+ * truncation leaves no count: such a page is seen missing by the next check
+ * after the hold, or by a probe of the held packs (watch-decide.c).
  */
 #define WATCH_HOLD_MIN_NS	1000000000ull
 #define WATCH_HOLD_MAX_NS	30000000000ull
@@ -20,16 +21,20 @@
 
 struct watch_hold {
 	uint64_t count;		/* the reclaim count at the last look */
-	uint64_t looked_ns;	/* when it was read (monotonic), 0: never */
+	uint64_t looked_ns;	/* when its read began (monotonic), 0: never */
 	uint64_t moved_ns;	/* the look that saw it move: nothing resident before is believed */
 	bool blind;		/* the count cannot be read: WATCH_HOLD_MIN_NS only */
 };
 
 /**
- * watch_hold_note() - a reading of the reclaim count
- * @now: when it was read; @r: 0, or the -errno of the read (@count ignored)
+ * watch_hold_note() - a reading of the reclaim count, taken between @before and @after
+ * @r: 0, or the -errno of the read (@count ignored)
+ *
+ * What it shows held at @before (resident since then, and no reclaim), and a
+ * count that moved may have moved as late as @after.
  */
-void watch_hold_note(struct watch_hold *h, uint64_t now, int r, uint64_t count);
+void watch_hold_note(struct watch_hold *h, uint64_t before, uint64_t after, int r,
+		     uint64_t count);
 
 /**
  * watch_hold_look() - watch_hold_note() of the count now, unless read in the last

@@ -98,9 +98,15 @@ void watch_pack_put(struct watch_pack *p)
 	free(p);
 }
 
+/* What an entry holds in memory: its pack file's bytes, none when it could not be read. */
+static uint64_t cached_bytes(const struct watch_pack *p)
+{
+	return p->err < 0 ? 0 : (uint64_t)p->size;
+}
+
 static void drop(struct watch_packs *c, size_t i)
 {
-	c->bytes -= (uint64_t)c->slot[i]->size;
+	c->bytes -= cached_bytes(c->slot[i]);
 	watch_pack_put(c->slot[i]);
 	c->slot[i] = c->slot[--c->n];
 }
@@ -280,7 +286,8 @@ static int lookup(struct watch_packs *c, const char *name, struct watch_pack **r
 		if (r < 0)
 			return r;
 		/* evict the least recently used (the new one stays, whatever its size) */
-		while (c->n && (c->n == REPLAY_PACKS_MAX || c->bytes + (uint64_t)p->size > c->max_bytes)) {
+		while (c->n && (c->n == REPLAY_PACKS_MAX ||
+				c->bytes + cached_bytes(p) > c->max_bytes)) {
 			size_t old = 0;
 
 			for (size_t k = 1; k < c->n; k++)
@@ -289,7 +296,7 @@ static int lookup(struct watch_packs *c, const char *name, struct watch_pack **r
 			drop(c, old);
 		}
 		p->hash = h;
-		c->bytes += (uint64_t)p->size;
+		c->bytes += cached_bytes(p);
 		c->slot[c->n] = p;
 		i = c->n++;
 	}
@@ -335,8 +342,10 @@ static bool page_resident(int fd, uint64_t size, uint32_t page)
 	return residency_bytes(fd, off, len, &have) == 0 && have >= len;
 }
 
-int watch_pack_check(const struct watch_pack *p, const struct sys_view *view, bool stop_at_miss,
-		      struct replay_check *ret, struct replay_fs **ret_fs)
+/* watch_pack_check() of the samples [@from, @to) of @p. */
+static int check_samples(const struct watch_pack *p, const struct sys_view *view, uint32_t from,
+			 uint32_t to, bool stop_at_miss, struct replay_check *ret,
+			 struct replay_fs **ret_fs)
 {
 	size_t nfs = ura_pack_fs_count(p->pack);
 	struct replay_check ck = { 0 };
@@ -345,7 +354,7 @@ int watch_pack_check(const struct watch_pack *p, const struct sys_view *view, bo
 	uint32_t cur = UINT32_MAX;
 	int fd = -1, r;
 
-	if (!p->nsamples)
+	if (from >= to)
 		goto done;
 	/* where the filesystems are: never through a symlink, never on FUSE */
 	r = replay_mounts_find(p->pack, view, NULL, false, &fs);
@@ -353,7 +362,7 @@ int watch_pack_check(const struct watch_pack *p, const struct sys_view *view, bo
 		replay_mounts_free(fs, nfs);
 		return r;
 	}
-	for (uint32_t i = 0; i < p->nsamples; i++) {
+	for (uint32_t i = from; i < to; i++) {
 		const struct replay_sample *s = &p->samples[i];
 
 		if (s->file != cur) {
@@ -380,4 +389,27 @@ done:
 	else
 		replay_mounts_free(fs, nfs);
 	return 0;
+}
+
+int watch_pack_check(const struct watch_pack *p, const struct sys_view *view, bool stop_at_miss,
+		      struct replay_check *ret, struct replay_fs **ret_fs)
+{
+	return check_samples(p, view, 0, p->nsamples, stop_at_miss, ret, ret_fs);
+}
+
+int watch_pack_probe(const struct watch_pack *p, const struct sys_view *view, uint32_t k,
+		      bool *ret_resident)
+{
+	struct replay_check ck;
+	int r;
+
+	if (!p->pack || !p->nsamples) {
+		*ret_resident = true;
+		return 0;
+	}
+	k %= p->nsamples;
+	r = check_samples(p, view, k, k + 1, true, &ck, NULL);
+	if (r == 0)
+		*ret_resident = ck.resident == ck.sampled;
+	return r;
 }

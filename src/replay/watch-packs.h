@@ -142,4 +142,15 @@ struct replay_check {
 int watch_pack_check(const struct watch_pack *p, const struct sys_view *view, bool stop_at_miss,
 		      struct replay_check *ret, struct replay_fs **ret_fs);
 
+/**
+ * watch_pack_probe() - is the sampled page @k (modulo their number) of @p resident?
+ * A look at one page, as watch_pack_check() looks at each: for a pack whose data was
+ * found resident and is held so (watch-hold.h), whether a page of it was dropped since
+ * without the kernel counting it (POSIX_FADV_DONTNEED, a file truncated or replaced).
+ * A pack with no sampled page is resident.
+ * Return: 0 (*@ret_resident set) or -errno.
+ */
+int watch_pack_probe(const struct watch_pack *p, const struct sys_view *view, uint32_t k,
+		      bool *ret_resident);
+
 #endif

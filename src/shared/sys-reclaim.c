@@ -12,8 +12,10 @@
 
 #include "sys-reclaim.h"
 
+/* pgsteal_file is 5.8's; before it, pgsteal_kswapd and _direct (anonymous pages too) */
 static const char *const counters[] = {
-	"pgsteal_file", "pginodesteal", "kswapd_inodesteal", "drop_pagecache",
+	"pgsteal_file", "pgsteal_kswapd", "pgsteal_direct", "pginodesteal", "kswapd_inodesteal",
+	"drop_pagecache",
 };
 
 int reclaim_parse(const char *text, size_t len, uint64_t *ret)

@@ -10,9 +10,10 @@
  * reclaim_parse() - the page-cache reclaim count in a /proc/vmstat text
  * @text: its contents, @len bytes ("name value" lines)
  * @ret: the sum of the counters that move when the kernel takes file pages
- *	out of the cache: pgsteal_file (reclaim, a cgroup's too), pginodesteal
- *	and kswapd_inodesteal (inodes freed with their pages), drop_pagecache
- *	(each write to drop_caches)
+ *	out of the cache: pgsteal_file (reclaim, a cgroup's too; Linux 5.8),
+ *	pgsteal_kswapd and pgsteal_direct (reclaim outside cgroups, older
+ *	kernels too), pginodesteal and kswapd_inodesteal (inodes freed with
+ *	their pages), drop_pagecache (each write to drop_caches)
  *
  * What does not move them: POSIX_FADV_DONTNEED, truncation, a file deleted.
  * Return: 0, or -ENOENT when the text has none of the counters (not vmstat's).

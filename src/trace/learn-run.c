@@ -214,6 +214,7 @@ struct learner {
 	 * @rewrite_done_ns; a task forked meanwhile was not added with its parent */
 	unsigned rewrite_seq;
 	uint64_t rewrite_ns, rewrite_done_ns;
+	uint64_t gap_from_ns;		/* the last rewrite, or the first write: the next waits */
 	uint64_t lost, lost_checked_ns;
 	uint64_t dropped;		/* records dropped for the backlog, not yet told */
 	bool drop_pending;		/* the next record kept says events were lost before it */
@@ -1018,7 +1019,7 @@ static void rewrite(struct learner *l, uint64_t now)
 	free(keep);
 	l->flooded = false;
 	l->unfollowed = false;
-	l->rewrite_ns = now;
+	l->rewrite_ns = l->gap_from_ns = now;
 	l->extra_events = 0;
 	l->last_write_ns = now;
 	l->untraced = false;
@@ -1055,7 +1056,7 @@ static void after_round(struct learner *l, uint64_t now)
 		}
 	}
 	/* a flood's tasks are dropped at once, with the open windows' tasks kept */
-	if ((l->flooded || (l->ws.n == 0 && now - l->rewrite_ns >= REWRITE_GAP_NS &&
+	if ((l->flooded || (l->ws.n == 0 && now - l->gap_from_ns >= REWRITE_GAP_NS &&
 			     (l->extra_events >= EXTRA_EVENTS_MAX || l->unfollowed))) &&
 	    !l->rewrite_seq && pidfilter_idle(l->pf))
 		rewrite(l, now);
@@ -1176,7 +1177,7 @@ static int setup(struct learner *l)
 		r = tracer_start(l->exec_t);
 	if (r >= 0)
 		pidfilter_arm(l->pf);	/* the next programs traced from their fork */
-	l->last_write_ns = now_monotonic_ns();
+	l->last_write_ns = l->gap_from_ns = now_monotonic_ns();
 	return r;
 }
 

@@ -9,11 +9,12 @@
 START_TEST(test_sum_of_counters)
 {
 	const char *t = "nr_free_pages 100\npgsteal_file 7\npgsteal_anon 1000\n"
+			"pgsteal_kswapd 11\npgsteal_direct 13\npgscan_kswapd 99\n"
 			"pginodesteal 2\nkswapd_inodesteal 3\ndrop_pagecache 5\ndrop_slab 9\n";
 	uint64_t n = 0;
 
 	ck_assert_int_eq(reclaim_parse(t, strlen(t), &n), 0);
-	ck_assert_uint_eq(n, 7 + 2 + 3 + 5);
+	ck_assert_uint_eq(n, 7 + 11 + 13 + 2 + 3 + 5);
 }
 END_TEST
 
