@@ -35,12 +35,16 @@
 #define START_NS	2000000000ull
 /*
  * Packs held for resident behind ignore marks at most, and how many of them
- * have one sampled page probed at each look (once a second): a page dropped
- * without the kernel counting it (a user's POSIX_FADV_DONTNEED of a program's
- * file) ends the hold within HELD_MAX / HELD_PROBES seconds, not 30.
+ * have one sampled page probed each HELD_PROBE_NS: a page dropped without the
+ * kernel counting it (a user's POSIX_FADV_DONTNEED of a program's file) ends
+ * the hold within HELD_MAX / HELD_PROBES seconds, not 30. A held program seen
+ * starting (not marked) is probed too, at most each PROBE_GAP_NS. Probes run
+ * on the workers: they open the pack's files.
  */
 #define HELD_MAX	64
 #define HELD_PROBES	4
+#define HELD_PROBE_NS	1000000000ull
+#define PROBE_GAP_NS	100000000ull
 
 /* An interpreter exec'd: its argv names the script, once the exec completes. */
 struct pending {
@@ -88,11 +92,24 @@ struct watch_decide {
 	 */
 	struct watch_hold hold;
 	uint64_t held_ns;		/* that oldest check, 0: no mark for resident data */
-	/* the packs of those marks (references), a page of a few probed at each look */
+	/* the packs of those marks (references), a page of a few probed each HELD_PROBE_NS */
 	struct watch_pack *held[HELD_MAX];
 	size_t nheld, next_probe;
-	uint32_t probe_seq;		/* which sampled page the next probe looks at */
+	uint64_t probed_ns;		/* when the last probes of them were queued */
+	bool missed;			/* atomic: a probe found a page gone (watch-queue.h) */
 };
+
+/* Queue a probe of the next sampled page of @p (watch_job_new_probe()); @now noted. */
+static void probe(struct watch_decide *w, struct watch_pack *p, uint64_t now)
+{
+	struct watch_job *j;
+
+	p->probed_ns = now;
+	__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
+	j = watch_job_new_probe(p, *w->view, p->probe_seq++, &w->missed);
+	if (j && !watch_queue_push(w->queue, j))
+		watch_job_put(j);	/* too many replays waiting: the next look probes */
+}
 
 /*
  * A mark for the resident data of @p (a reference, taken over): the marks'
@@ -125,6 +142,7 @@ static void hold_release(struct watch_decide *w)
 		watch_pack_put(w->held[--w->nheld]);
 	w->next_probe = 0;
 	w->held_ns = 0;
+	__atomic_store_n(&w->missed, false, __ATOMIC_RELEASE);
 }
 
 /*
@@ -201,16 +219,10 @@ static struct watch_job *consider(struct watch_decide *w, pid_t pid, const struc
 	/* a look at the reclaim count before the check, and at each start after it */
 	watch_hold_look(&w->hold, now);
 	resident = __atomic_load_n(&p->resident_ns, __ATOMIC_ACQUIRE);
-	/* held past the minimum: a page of it looked at, for an eviction nothing counted */
-	if (watch_hold_holds(&w->hold, resident, now) && now - resident >= WATCH_HOLD_MIN_NS) {
-		bool still = true;
-
-		if (watch_pack_probe(p, *w->view, w->probe_seq++, &still) == 0 && !still) {
-			__atomic_store_n(&p->resident_ns, 0, __ATOMIC_RELEASE);
-			resident = 0;
-		}
-	}
 	if (watch_hold_holds(&w->hold, resident, now)) {
+		/* held past the minimum: a page of it probed, for an eviction nothing counted */
+		if (now - resident >= WATCH_HOLD_MIN_NS && now - p->probed_ns >= PROBE_GAP_NS)
+			probe(w, p, now);
 		if (w->chatty)
 			log_debug("'%s%s%s' started (pid %d): its data was resident %.1f s ago and "
 				  "nothing was reclaimed since, skipping", path, rs, rp, pid,
@@ -616,21 +628,20 @@ bool watch_decide_hold_over(struct watch_decide *w, uint64_t now)
 	if (!w->held_ns || now - w->held_ns < WATCH_HOLD_MIN_NS)
 		return false;
 	watch_hold_look(&w->hold, now);
-	if (!watch_hold_holds(&w->hold, w->held_ns, now)) {
+	if (!watch_hold_holds(&w->hold, w->held_ns, now) ||
+	    __atomic_load_n(&w->missed, __ATOMIC_ACQUIRE)) {
 		hold_release(w);
 		return true;
 	}
-	for (size_t k = 0; k < HELD_PROBES && k < w->nheld; k++) {
-		struct watch_pack *p = w->held[w->next_probe++ % w->nheld];
-		bool resident = true;
-
-		if (watch_pack_probe(p, *w->view, w->probe_seq++, &resident) == 0 && !resident) {
-			log_debug("'%s': a page of its data is no longer resident: the programs held "
-				  "for resident are looked at again", p->path);
-			__atomic_store_n(&p->resident_ns, 0, __ATOMIC_RELEASE);
-			hold_release(w);
-			return true;
-		}
-	}
+	if (now - w->probed_ns < HELD_PROBE_NS)
+		return false;
+	w->probed_ns = now;
+	for (size_t k = 0; k < HELD_PROBES && k < w->nheld; k++)
+		probe(w, w->held[w->next_probe++ % w->nheld], now);
 	return false;
+}
+
+void watch_decide_marks_gone(struct watch_decide *w)
+{
+	hold_release(w);
 }

@@ -63,7 +63,9 @@ void watch_decide_poll(struct watch_decide *d);
 
 /**
  * watch_decide_hold_over() - at @now, has the hold of the oldest check behind an ignore
- * mark for resident data ended? Then the loop removes the marks (watch_exec_forget()).
+ * mark for resident data ended, or a probe found a page of a held pack gone? Then the
+ * loop removes the marks (watch_exec_forget()). Else, each HELD_PROBE_NS, probes of a
+ * few held packs are queued.
  */
 bool watch_decide_hold_over(struct watch_decide *d, uint64_t now);
 
@@ -73,5 +75,11 @@ bool watch_decide_hold_over(struct watch_decide *d, uint64_t now);
  * user has fewer than PENDING_PER_USER and all users together fewer than PENDING_USERS.
  */
 bool watch_decide_pending_room(const uid_t *uids, size_t n, uid_t uid);
+
+/**
+ * watch_decide_marks_gone() - the loop removed every ignore mark (watch_exec_forget()):
+ * the packs held behind them are let go
+ */
+void watch_decide_marks_gone(struct watch_decide *d);
 
 #endif

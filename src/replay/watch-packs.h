@@ -46,6 +46,8 @@ struct watch_pack {
 	bool busy;			/* atomic: a replay of it is queued or running */
 	uint64_t resident_ns;		/* atomic: when a check last found its data resident */
 	uint64_t last_used;		/* lookup count at the last use, for eviction */
+	uint64_t probed_ns;		/* the event loop's: when a probe of it was last queued */
+	uint32_t probe_seq;		/* the event loop's: the sampled page the next probe takes */
 	struct replay_sample *samples;	/* by file, then page: one file opened once per check */
 	uint32_t nsamples;
 	uint64_t sampled_bytes;		/* the demanded bytes they are spread over */

@@ -41,6 +41,20 @@ struct watch_job *watch_job_new(struct watch_pack *pack, pid_t pid, const char *
 	return j;
 }
 
+struct watch_job *watch_job_new_probe(struct watch_pack *pack, struct sys_view *view, uint32_t k,
+				      bool *missed)
+{
+	struct watch_job *j = calloc(1, sizeof(*j));
+
+	if (!j) {
+		watch_pack_put(pack);
+		return NULL;
+	}
+	*j = (struct watch_job){ .refs = 1, .pack = pack, .view = sys_view_ref(view),
+				 .probe = true, .probe_page = k, .missed = missed };
+	return j;
+}
+
 struct watch_job *watch_job_get(struct watch_job *j)
 {
 	if (j)
@@ -52,7 +66,7 @@ void watch_job_put(struct watch_job *j)
 {
 	if (!j || __atomic_sub_fetch(&j->refs, 1, __ATOMIC_ACQ_REL) > 0)
 		return;
-	if (j->pack)
+	if (j->pack && !j->probe)
 		__atomic_store_n(&j->pack->busy, false, __ATOMIC_RELEASE);
 	watch_pack_put(j->pack);
 	free(j->instead);
@@ -82,6 +96,20 @@ const char *watch_in_root(const char *root)
 const char *watch_root_name(const char *root)
 {
 	return root && strcmp(root, "/") != 0 ? root : "";
+}
+
+/* A probe: is a page of what was found resident still? */
+static void run_probe(struct watch_job *j)
+{
+	bool resident = true;
+
+	if (__atomic_load_n(&j->cancel, __ATOMIC_ACQUIRE) ||
+	    watch_pack_probe(j->pack, j->view, j->probe_page, &resident) < 0 || resident)
+		return;
+	log_debug("'%s': a page of its data is no longer resident: the programs held for "
+		  "resident are looked at again", j->pack->path);
+	__atomic_store_n(&j->pack->resident_ns, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(j->missed, true, __ATOMIC_RELEASE);
 }
 
 static void run_job(const struct watch_queue *q, struct watch_job *j)
@@ -162,7 +190,10 @@ static void *worker(void *arg)
 		q->len--;
 		q->running[slot] = j;
 		pthread_mutex_unlock(&q->lock);
-		run_job(q, j);
+		if (j->probe)
+			run_probe(j);
+		else
+			run_job(q, j);
 		pthread_mutex_lock(&q->lock);
 		q->running[slot] = NULL;
 		pthread_mutex_unlock(&q->lock);

@@ -26,6 +26,10 @@ struct watch_job {
 	char *root;		/* its root as the daemon sees it, NULL for the daemon's own */
 	pid_t pid;
 	struct sys_view *view;	/* the system when the exec came (a reference) */
+	/* a probe (watch_job_new_probe()): one sampled page looked at, nothing replayed */
+	bool probe;
+	uint32_t probe_page;
+	bool *missed;		/* atomic: set when the page was not resident */
 };
 
 /**
@@ -36,6 +40,16 @@ struct watch_job {
  */
 struct watch_job *watch_job_new(struct watch_pack *pack, pid_t pid, const char *exe,
 				const char *root, struct sys_view *view, uint64_t since);
+
+/**
+ * watch_job_new_probe() - a job that looks at the sampled page @k of @pack (a reference,
+ * taken over; its busy flag untouched) in @view: when it is not resident, the pack's
+ * resident_ns is cleared and *@missed set (atomically). Run by a worker: a look opens
+ * the pack's files, which the event loop never waits for.
+ * Return: the job, or NULL (@pack released) when out of memory.
+ */
+struct watch_job *watch_job_new_probe(struct watch_pack *pack, struct sys_view *view, uint32_t k,
+				      bool *missed);
 
 /** watch_job_get() - a reference more; NULL is allowed */
 struct watch_job *watch_job_get(struct watch_job *j);

@@ -41,6 +41,7 @@ static void forget_ignored(struct watch *w, struct watch_exec *src, uint64_t *re
 {
 	if (w->names.reads != *reads) {
 		watch_exec_forget(src);
+		watch_decide_marks_gone(w->decide);
 		*reads = w->names.reads;
 	}
 }

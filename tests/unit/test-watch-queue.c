@@ -90,6 +90,31 @@ START_TEST(test_workers_take_jobs)
 }
 END_TEST
 
+/* A probe job leaves the pack's busy flag (a replay's) alone, and is released. */
+START_TEST(test_probe_job)
+{
+	struct replay_options o = { 0 };
+	struct watch_queue q;
+	struct watch_pack *p = fake_pack();	/* no pack: nothing to look at, resident */
+	struct watch_job *j;
+	bool missed = false;
+
+	ck_assert_int_eq(watch_queue_start(&q, &o, 1), 0);
+	__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
+	j = watch_job_new_probe(p, NULL, 3, &missed);
+	ck_assert_ptr_nonnull(j);
+	ck_assert(j->probe);
+	ck_assert(watch_queue_push(&q, j));
+	for (int i = 0; i < 5000 && __atomic_load_n(&p->refs, __ATOMIC_ACQUIRE) > 1; i++)
+		usleep(1000);
+	ck_assert_uint_eq(__atomic_load_n(&p->refs, __ATOMIC_ACQUIRE), 1);
+	ck_assert(p->busy);
+	ck_assert(!missed);
+	watch_queue_stop(&q);
+	watch_pack_put(p);
+}
+END_TEST
+
 START_TEST(test_names_in_messages)
 {
 	ck_assert_str_eq(watch_in_root(NULL), "");
@@ -108,6 +133,7 @@ static Suite *watch_queue_suite(void)
 
 	tcase_add_test(tc, test_full_queue_refuses);
 	tcase_add_test(tc, test_workers_take_jobs);
+	tcase_add_test(tc, test_probe_job);
 	tcase_add_test(tc, test_names_in_messages);
 	suite_add_tcase(s, tc);
 	return s;
