@@ -38,7 +38,8 @@ DAEMON=
 cold
 "$TOP/build/ura-trace" -q --pack "$D/oneshot.pack" -- "$SR" "$PROFILE" --chroot -- "${CMD[@]}"
 
-learned=$(ls "$D/packs/"*usr-bin-x86_64*gcc*.pack)
+learned=$(ls "$D/packs/"*gcc*.pack 2>/dev/null | head -1)
+[ -n "$learned" ] || { echo "no pack of gcc learned; the daemon's packs:" >&2; ls "$D/packs" >&2; exit 1; }
 for p in "$D/oneshot.pack" "$learned"; do
 	"$TOP/build/ura-dump" --json "$p" | python3 -c '
 import collections, json, sys

@@ -623,20 +623,52 @@ static struct meta_key meta_key_of(const struct merger *m, const struct input *i
 	return k;
 }
 
+struct witnesses {
+	uint64_t all;		/* the runs that had some metadata of the device */
+	uint64_t mask;		/* of them, those that had a page some other one did not */
+};
+
+static int note_witness(struct merger *m, const void *key, const struct piece *p)
+{
+	struct witnesses *w = (struct witnesses *)key;
+
+	(void)m;
+	if (p->mask != w->all)
+		w->mask |= p->mask;
+	return 0;
+}
+
+/*
+ * The witnesses of a device's metadata @s: the runs whose pages say what a
+ * cold start reads. A warm start reads none from the device; its pack holds
+ * what the layout says a cold start of its files needs (trace-assemble.c),
+ * as every run's pack does, so that a run which had no other page is no
+ * witness: it neither supports nor opposes a page that only cold runs read (a
+ * directory searched in vain, an inode table block read ahead). A cold run
+ * that read that very core and nothing more is taken for a warm one: it
+ * opposes nothing either, and the pack keeps a little more metadata.
+ */
+static int meta_witnesses(struct merger *m, struct segs *s, uint64_t *ret)
+{
+	struct witnesses w = { 0 };
+	int r;
+
+	for (size_t i = 0; i < s->n; i++)
+		w.all |= s->v[i].mask;
+	r = sweep(m, s, 1, note_witness, &w);
+	*ret = w.mask;
+	return r;
+}
+
 static int merge_meta(struct merger *m)
 {
 	struct meta_key *keys = NULL;
-	uint64_t *witness = NULL;
+	uint64_t witness;
 	struct segs s = { 0 };
 	size_t nk = 0, cap = 0;
 	int r = 0;
 
-	/*
-	 * The devices: few, so a list; and each one's witnesses, the runs that
-	 * read some of its metadata from the device. A run that read none (it
-	 * found it all cached: a warm start) cannot tell which blocks a cold start
-	 * needs, so it neither supports nor opposes any: only witnesses count.
-	 */
+	/* the devices: few, so a list */
 	for (size_t i = 0; i < m->n; i++)
 		for (size_t j = 0; m->in[i].kept && j < merge_input_meta_count(m->in[i].src); j++) {
 			struct ura_pack_meta mt;
@@ -648,23 +680,17 @@ static int merge_meta(struct merger *m)
 			k = meta_key_of(m, &m->in[i], &mt);
 			for (x = 0; x < nk && memcmp(&keys[x], &k, sizeof(k)) != 0; x++)
 				;
-			if (x < nk) {
-				witness[x] |= remap(&m->in[i], mask);
+			if (x < nk)
 				continue;
-			}
 			if (nk == cap) {
 				struct meta_key *v = realloc(keys, (cap = cap ? 2 * cap : 8) * sizeof(*v));
-				uint64_t *w = v ? realloc(witness, cap * sizeof(*w)) : NULL;
 
-				if (v)
-					keys = v;
-				if (!w) {
+				if (!v) {
 					r = -ENOMEM;
 					goto out;
 				}
-				witness = w;
+				keys = v;
 			}
-			witness[nk] = remap(&m->in[i], mask);
 			keys[nk++] = k;
 		}
 	for (size_t x = 0; x < nk; x++) {
@@ -688,15 +714,16 @@ static int merge_meta(struct merger *m)
 				if (g.mask && (r = segs_push(&s, &g)) < 0)
 					goto out;
 			}
-		r = sweep(m, &s, merge_need(m->o->min_confidence,
-					    (size_t)__builtin_popcountll(witness[x])),
-			  emit_meta, &keys[x]);
+		r = meta_witnesses(m, &s, &witness);
+		if (r >= 0)
+			r = sweep(m, &s, merge_need(m->o->min_confidence,
+						    (size_t)__builtin_popcountll(witness)),
+				  emit_meta, &keys[x]);
 		if (r < 0)
 			goto out;
 	}
 out:
 	free(keys);
-	free(witness);
 	free(s.v);
 	return r;
 }

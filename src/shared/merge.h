@@ -75,7 +75,10 @@ size_t merge_need(double c, size_t runs);
  * its first access is the median over the runs that had it (a merged input's
  * range time stands for each of its runs) and it is demanded when that many
  * runs demanded it. Metadata pages are merged likewise by (filesystem, or
- * device when there is none, and offset). Trace info is the newest run's,
+ * device when there is none, and offset), R being the runs that had a page of
+ * that device some other run did not (a warm run holds only what the layout
+ * says a cold start needs, as every run does: it does not vote on what only
+ * cold runs read). Trace info is the newest run's,
  * with the lost events summed. The merged pack has no access log and no
  * readahead facts: the logs of different runs interleave nothing meaningful.
  *

@@ -437,6 +437,88 @@ START_TEST(test_metadata_warm_runs)
 }
 END_TEST
 
+/*
+ * Every run's pack holds the metadata the layout says a cold start of its
+ * files needs (blocks 10-11 here); a cold run also what it read besides (a
+ * directory searched in vain). Warm runs, which have only the derived blocks,
+ * do not vote on the others: one cold run and two warm ones keep the cold
+ * run's blocks; of two cold runs that read different extras, at 0.6, only
+ * what both read.
+ */
+START_TEST(test_metadata_derived_core)
+{
+	struct ura_pack *in[4], *p;
+	struct ura_pack_meta mt;
+	uint64_t mask;
+
+	for (int i = 0; i < 4; i++) {
+		struct ura_pack_builder *rb = NULL;
+		void *data;
+		size_t len;
+		uint32_t fi;
+
+		ck_assert_int_eq(ura_pack_builder_new(&rb), 0);
+		ck_assert_int_eq(ura_pack_builder_add_fs(rb, &(struct ura_pack_fs){
+			.mount_point = "/", .major = 8, .minor = 1 }, NULL), 0);
+		ck_assert_int_eq(ura_pack_builder_set_info(rb, &(struct ura_pack_info){
+			.created_ns = i, .command = "x" }), 0);
+		ck_assert_int_eq(ura_pack_builder_add_file(rb, &(struct ura_pack_file){
+			.path = "f", .size = 4096 * 8, .mtime_ns = 1 }, &fi), 0);
+		ck_assert_int_eq(ura_pack_builder_add_range(rb, &(struct ura_pack_range){
+			.file_index = fi, .first_page = 0, .page_count = 8, .flags = DEM }), 0);
+		/* runs 0 and 3 cold: blocks 0-3 and 2-5 read besides; runs 1 and 2 warm */
+		if (i == 0 || i == 3)
+			ck_assert_int_eq(ura_pack_builder_add_meta(rb, &(struct ura_pack_meta){
+				.fs_index = 0, .major = 8, .minor = 1, .offset = 4096 * (uint64_t)(i / 2 * 2),
+				.length = 4096 * 4, .first_access_ns = 10 }), 0);
+		ck_assert_int_eq(ura_pack_builder_add_meta(rb, &(struct ura_pack_meta){
+			.fs_index = 0, .major = 8, .minor = 1, .offset = 4096 * 10,
+			.length = 4096 * 2, .first_access_ns = 20 }), 0);
+		ck_assert_int_eq(ura_pack_builder_serialize(rb, &data, &len), 0);
+		ck_assert_int_eq(ura_pack_parse(data, len, &in[i]), 0);
+		free(data);
+		ura_pack_builder_free(rb);
+	}
+	/* the cold run, then the two warm ones, one at a time as the daemon merges them */
+	p = merge(in, 1, 0.6, 0, NULL);
+	for (int i = 1; i < 3; i++) {
+		struct ura_pack *two[2] = { p, in[i] }, *q = merge(two, 2, 0.6, 0, NULL);
+
+		ura_pack_free(p);
+		p = q;
+	}
+	ck_assert_uint_eq(ura_pack_runs(p), 3);
+	ck_assert_uint_eq(ura_pack_meta_count(p), 2);
+	ck_assert_int_eq(ura_pack_get_meta(p, 0, &mt), 0);
+	ck_assert_uint_eq(mt.offset, 0);
+	ck_assert_uint_eq(mt.length, 4 * 4096);
+	ura_pack_get_meta_support(p, 0, NULL, &mask);
+	ck_assert_uint_eq(mask, 0x4);		/* run 0 is now the 3rd newest */
+	ck_assert_int_eq(ura_pack_get_meta(p, 1, &mt), 0);
+	ck_assert_uint_eq(mt.offset, 10 * 4096);
+	ck_assert_uint_eq(mt.length, 2 * 4096);
+	ura_pack_get_meta_support(p, 1, NULL, &mask);
+	ck_assert_uint_eq(mask, 0x7);
+	/* a second cold run: 2 witnesses, of the extras the blocks both read (2 and 3) */
+	{
+		struct ura_pack *two[2] = { p, in[3] }, *q = merge(two, 2, 0.6, 0, NULL);
+
+		ura_pack_free(p);
+		p = q;
+	}
+	ck_assert_uint_eq(ura_pack_meta_count(p), 2);
+	ck_assert_int_eq(ura_pack_get_meta(p, 0, &mt), 0);
+	ck_assert_uint_eq(mt.offset, 2 * 4096);
+	ck_assert_uint_eq(mt.length, 2 * 4096);
+	ura_pack_get_meta_support(p, 0, NULL, &mask);
+	ck_assert_uint_eq(mask, 0x9);
+	ck_assert_int_eq(ura_pack_get_meta(p, 1, &mt), 0);
+	ck_assert_uint_eq(mt.offset, 10 * 4096);
+	ura_pack_free(p);
+	free_all(in, 4);
+}
+END_TEST
+
 /* Access logs of different runs cannot be merged: the merged pack has none, nor their facts. */
 START_TEST(test_access_log_dropped)
 {
@@ -765,6 +847,7 @@ static Suite *pack_merge_suite(void)
 	tcase_add_test(tc, test_keep_runs);
 	tcase_add_test(tc, test_metadata_and_info);
 	tcase_add_test(tc, test_metadata_warm_runs);
+	tcase_add_test(tc, test_metadata_derived_core);
 	tcase_add_test(tc, test_64_runs);
 	tcase_add_test(tc, test_access_log_dropped);
 	tcase_add_test(tc, test_incremental_equals_batch);
