@@ -20,6 +20,19 @@ struct exec_program {
 					 * (uid_t)-1 when it could not be read */
 };
 
+/*
+ * An exec the learning daemon read: what it started, looked up in /proc as soon
+ * as its record is read (a short-lived program is gone a few milliseconds
+ * after its exec).
+ */
+struct exec_seen {
+	int pid;
+	uint64_t ts;			/* of the exec, CLOCK_MONOTONIC (the trace's clock) */
+	int err;			/* of exec_program_of(): 0 when @prog is known */
+	struct exec_program prog;
+	char filename[];		/* as exec'd */
+};
+
 /**
  * exec_program_of() - the program task @pid started with its exec of @filename (as the
  * sched_process_exec event gives it)

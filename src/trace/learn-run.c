@@ -143,18 +143,6 @@
 /* A record read from one of the two instances, kept until its round handles it. */
 enum rec_kind { REC_PAGE, REC_FORK, REC_EXIT, REC_PEXEC, REC_EXEC };
 
-/*
- * What an exec started, looked up in /proc as soon as its record is read:
- * a short-lived program is gone a few milliseconds after its exec.
- */
-struct exec_seen {
-	int pid;
-	uint64_t ts;
-	int err;			/* of exec_program_of(): 0 when @prog is known */
-	struct exec_program prog;
-	char filename[];		/* as exec'd */
-};
-
 struct rec {
 	uint64_t ts;
 	size_t off;		/* its bytes in the arena */
