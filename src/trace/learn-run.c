@@ -2,12 +2,13 @@
 /*
  * ura-trace --watch: the learning daemon's event loop. It reads the exec
  * events and the scoped page-cache events in rounds, opens and closes the
- * windows, and nothing else: the pid filter is written by a thread of its own
- * (learn-pidfilter.c) and the packs are built, merged and written by another
- * (learn-worker.c), so that a window opens on time whatever the machine does.
+ * windows, and nothing else: which exec gets a window is learn-admit.c's to
+ * say (the loop counts and tells its refusals), the pid filter is written by
+ * a thread of its own (learn-pidfilter.c) and the packs are built, merged and
+ * written by another (learn-worker.c), so that a window opens on time
+ * whatever the machine does.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -16,16 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <linux/openat2.h>
 
 #include <event-parse.h>
 #include <ura/pack.h>
 
 #include "cli-trace.h"
+#include "learn-admit.h"
 #include "learn-packdir.h"
 #include "learn-events.h"
 #include "learn-exec.h"
@@ -38,7 +37,6 @@
 #include "learn-run.h"
 #include "learn-windows.h"
 #include "learn-worker.h"
-#include "sys-safeopen.h"
 #include "trace-demand.h"
 #include "trace-events.h"
 #include "trace-pageset.h"
@@ -62,10 +60,6 @@
  */
 #define POLL_MS			100
 #define SLACK_NS		(200 * MS)	/* events still on their way after a window */
-#define MAX_WINDOWS		64		/* programs in their windows at once */
-#define MAX_PER_PROGRAM		16		/* runs of one program in their windows at once */
-/* windows of one user's programs at once: a user who floods execs leaves room for others */
-#define MAX_PER_USER		(MAX_WINDOWS / 2)
 #define EXEC_BUFFER_KB		256		/* per CPU, for exec events only */
 /*
  * Rounds: a round reads both instances and handles what they hold in time
@@ -183,6 +177,7 @@ struct learner {
 	uint64_t priv_ns;		/* when @priv was made */
 	struct key_self self;
 	char **only_real;		/* canonical --only paths (or as given) */
+	struct admit admit;		/* what the admission rules read: --only, windows, budgets */
 	enum demand_evidence evidence;
 	int error;			/* first fatal -errno */
 	struct recs recs;		/* read, not yet handled */
@@ -386,18 +381,6 @@ static bool exec_traced(const struct learner *l, int pid, uint64_t ts)
 	return false;
 }
 
-/* Is the program one of --only (by its key, its executable, or the file --only names)? */
-static bool wanted(const struct learner *l, const struct exec_program *p)
-{
-	if (!l->o->nonly)
-		return true;
-	for (size_t i = 0; i < l->o->nonly; i++)
-		if (strcmp(p->path, l->o->only[i]) == 0 || strcmp(p->path, l->only_real[i]) == 0 ||
-		    strcmp(p->exe, l->o->only[i]) == 0 || strcmp(p->exe, l->only_real[i]) == 0)
-			return true;
-	return false;
-}
-
 /*
  * The children @pid forked before it was traced (a window traced after its
  * exec): the pid filter adds only the tasks forked by a traced task, so they
@@ -482,9 +465,12 @@ static int refresh_view(struct learner *l)
 /*
  * Is the program run from a user's or a temporary tree (learn-private.h)? Its
  * key and its executable are looked at, directories from the root down.
+ * (struct admit.program_private: the answers about directories made again when
+ * old, with the view read again if the mounts changed.)
  */
-static bool program_private(struct learner *l, const struct exec_program *prog, uint64_t now)
+static bool program_private(void *ctx, const struct exec_program *prog, uint64_t now)
 {
+	struct learner *l = ctx;
 	char host[PATH_MAX];
 
 	if (!l->priv || now - l->priv_ns >= PRIVATE_KEEP_NS) {
@@ -505,61 +491,12 @@ static bool program_private(struct learner *l, const struct exec_program *prog, 
 	       private_path(l->priv, prog->root.path, host);
 }
 
-/* The inode @path (absolute, in the daemon's root) leads to through no magic link; 0 or -errno. */
-static int inode_of(int root, const char *path, struct stat *ret)
+/* Is @name, in the daemon's root, a user's (struct admit.name_private)? Yes when not known. */
+static bool name_private(void *ctx, const char *name)
 {
-	int fd = safeopen_openat2(root, path + 1, O_PATH | O_CLOEXEC, RESOLVE_NO_MAGICLINKS);
-	int r = 0;
+	struct learner *l = ctx;
 
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, ret) < 0)
-		r = -errno;
-	close(fd);
-	return r;
-}
-
-/*
- * May the exec's file name @name be left out of the exec events for @prog
- * (learn-quiet.h)? Only if every exec of that name, in the daemon's own root,
- * runs that program whatever its arguments, and no user decides what it names:
- * - the program is a file run (its key is the executable, not an interpreter's:
- *   "python3 A" and "python3 B" share a name and not a program), or a script
- *   the kernel was given by that name (its key's file is not the executable);
- * - the name is the key's very path, or another name of the key's file
- *   ("/bin/true" on a merged /usr) with no directory on its way a user's
- *   (learn-private.h: a user's link names what they choose later; the look
- *   stops at a user's directory, so no lookup enters a user's FUSE mount), not
- *   in /proc or /dev, that resolves through no magic link (/dev/fd/N,
- *   /proc/self/exe) to that file.
- * "python3 /usr/bin/python3" (the argv's script, the interpreter itself) is neither.
- */
-static bool quiet_names_program(struct learner *l, const char *name,
-				const struct exec_program *prog)
-{
-	bool script = strcmp(prog->path, prog->exe) != 0;
-	struct stat k = { 0 }, e = { 0 }, n = { 0 };
-	int root, r;
-
-	if (prog->root.id != 0 || (!script && key_exec_is_interpreter(prog->exe)))
-		return false;
-	if (!script && strcmp(name, prog->path) == 0)
-		return true;
-	if (name[0] != '/' || strncmp(name, "/proc/", 6) == 0 || strncmp(name, "/dev/", 5) == 0 ||
-	    !l->priv || (strcmp(name, prog->path) != 0 && private_path(l->priv, "/", name)))
-		return false;
-	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0)
-		return false;
-	r = inode_of(root, prog->path, &k);
-	if (r == 0)
-		r = inode_of(root, name, &n);
-	if (r == 0 && script)
-		r = inode_of(root, prog->exe, &e);
-	close(root);
-	if (r < 0 || k.st_dev != n.st_dev || k.st_ino != n.st_ino)
-		return false;
-	return !script || k.st_dev != e.st_dev || k.st_ino != e.st_ino;
+	return !l->priv || private_path(l->priv, "/", name);
 }
 
 static int seed_program(void *ctx, const char *name, int64_t *runs_ns, size_t n)
@@ -577,81 +514,86 @@ static bool rewriting(const struct learner *l, uint64_t ts)
 }
 
 /*
- * Open a window for the exec, if its program is to be learned and may be now:
- * true when one opened. A program refused only for want of room (too many
- * windows open) sets @l->untraced, so that its next runs are traced from their
- * fork (pids armed again); other refusals would refuse the next runs too.
+ * An exec refused its window (learn-admit.h): counted and told. A program
+ * refused only for want of room (too many windows open) sets @l->untraced, so
+ * that its next runs are traced from their fork (pids armed again); other
+ * refusals would refuse the next runs too. A program learned lately has its
+ * next execs left out by the kernel until due, where its name allows
+ * (learn-quiet.h).
  */
-static bool open_window(struct learner *l, const struct exec_seen *x, bool traced)
+static void refused(struct learner *l, const struct exec_seen *x, bool traced,
+		    enum admit_verdict v, uint64_t now, uint64_t wait_ns)
 {
 	const struct exec_program *prog = &x->prog;
-	struct learn_window *w = NULL, *outer;
-	char name[NAME_MAX + 1];
-	uint64_t now = now_monotonic_ns(), wait_ns = 0;
-	int err;
 
-	if (x->err == -ENOEXEC) {
+	switch (v) {
+	case ADMIT_OPEN:
+	case ADMIT_NOT_WANTED:
+	case ADMIT_AGAIN:
+		break;
+	case ADMIT_NO_SCRIPT:
 		log_debug("exec of '%s' by pid %d: an interpreter without a script, not learned",
 			  x->filename, x->pid);
-		return false;
-	}
-	if (x->err < 0) {
+		break;
+	case ADMIT_GONE:
 		l->gone++;
 		log_debug("exec of '%s' by pid %d: %s, not learned", x->filename, x->pid,
 			  strerror(-x->err));
-		return false;
-	}
-	if (!wanted(l, prog))
-		return false;
-	/* a program that execs itself again ("#!/usr/bin/env python3" runs the script twice) */
-	outer = windows_task_window(&l->ws, x->pid);
-	if (outer && outer->root_id == prog->root.id && strcmp(outer->exe, prog->path) == 0)
-		return false;
-	if (!l->o->include_user_files && program_private(l, prog, now)) {
+		break;
+	case ADMIT_PRIVATE:
 		l->skipped_private++;
 		log_debug("not learning '%s' (pid %d): run from a user's or a temporary tree",
 			  prog->path, x->pid);
-		return false;
-	}
-	if (windows_count_exe(&l->ws, prog->root.id, prog->path) >= MAX_PER_PROGRAM) {
+		break;
+	case ADMIT_PROGRAM_BUSY:
 		l->skipped_busy++;
 		l->untraced |= !traced;
 		log_debug("not learning '%s' (pid %d): %d runs of it are being learned", prog->path,
 			  x->pid, MAX_PER_PROGRAM);
-		return false;
-	}
-	if (windows_count_uid(&l->ws, prog->uid) >= MAX_PER_USER) {
+		break;
+	case ADMIT_USER_BUSY:
 		l->skipped_busy++;
 		l->untraced |= !traced;
 		log_debug("not learning '%s' (pid %d): uid %u has %d windows open", prog->path,
 			  x->pid, (unsigned)prog->uid, MAX_PER_USER);
-		return false;
-	}
-	if (key_pack_name(prog->root.id, prog->path, name, sizeof(name)) < 0) {
-		log_debug("not learning '%s' (pid %d): no pack name", prog->path, x->pid);
-		return false;
-	}
-	switch (programs_start(l->programs, name, (unsigned)prog->uid, now, &wait_ns)) {
-	case PROGRAMS_YES:
 		break;
-	case PROGRAMS_LEARNED_LATELY:
-		/* a copy started with the runs that settled it (a parallel build): learned too */
-		if (programs_settled_after(l->programs, name, x->ts))
-			break;
+	case ADMIT_NO_NAME:
+		log_debug("not learning '%s' (pid %d): no pack name", prog->path, x->pid);
+		break;
+	case ADMIT_LEARNED_LATELY:
 		l->skipped_rate++;
-		/* its next execs left out by the kernel until due (learn-quiet.h) */
 		if (l->quiet && !quiet_has(l->quiet, x->filename) &&
-		    quiet_names_program(l, x->filename, prog) &&
+		    admit_quiet_name(&l->admit, x->filename, prog) &&
 		    quiet_add(l->quiet, x->filename, now + wait_ns))
 			log_debug("execs of '%s' left out until its next run is due", x->filename);
 		log_debug("not learning '%s' (pid %d): learned lately, next run in %.0f s",
 			  prog->path, x->pid, (double)wait_ns / 1e9);
-		return false;
-	case PROGRAMS_USER_NEW:
+		break;
+	case ADMIT_USER_NEW:
 		l->skipped_user_new++;
 		log_debug("not learning '%s' (pid %d): uid %u started %d new programs lately, "
 			  "next in %.0f s", prog->path, x->pid, (unsigned)prog->uid, USER_NEW_BURST,
 			  (double)wait_ns / 1e9);
+		break;
+	}
+}
+
+/*
+ * Open a window for the exec, if its program is to be learned and may be now
+ * (learn-admit.h) and a window is free (all open is a want of room, as in
+ * refused()): true when one opened.
+ */
+static bool open_window(struct learner *l, const struct exec_seen *x, bool traced)
+{
+	const struct exec_program *prog = &x->prog;
+	struct learn_window *w = NULL;
+	uint64_t now = now_monotonic_ns(), wait_ns = 0;
+	enum admit_verdict v;
+	int err;
+
+	v = admit_exec(&l->admit, x, now, &wait_ns);
+	if (v != ADMIT_OPEN) {
+		refused(l, x, traced, v, now, wait_ns);
 		return false;
 	}
 	err = windows_open(&l->ws, prog->root.id, prog->root.path, prog->path, x->pid, x->ts,
@@ -1114,6 +1056,12 @@ static int setup(struct learner *l)
 		if (!l->only_real[i])
 			return -ENOMEM;
 	}
+	l->admit = (struct admit){
+		.only = o->only, .only_real = (const char *const *)l->only_real, .nonly = o->nonly,
+		.include_user_files = o->include_user_files, .ws = &l->ws, .programs = l->programs,
+		.program_private = program_private, .name_private = name_private,
+		.stat_paths = admit_stat_paths, .ctx = l,
+	};
 	r = tracer_remove_orphans();
 	if (r >= 0)
 		r = tracer_new(&eo, &l->exec_t);
