@@ -52,7 +52,10 @@ BUILD = os.path.join(TOP, "build")
 HELPERS = os.path.join(BUILD, "tests", "integration", "helpers")
 
 WORKLOADS = {
-    "python": e2e.WORKLOADS["python"],
+    # a Python program as users start one, a "#!" script (the daemon learns no interpreter
+    # given no script, as bench/e2e.py's "python3 -c" is): pydoc, which imports inspect,
+    # pkgutil, email and more, on the json module
+    "python": ["/usr/bin/pydoc3", "json"],
     "gcc-asan": e2e.WORKLOADS["gcc-asan"],
     # not in bench/e2e.py: a perl script ("#!/usr/bin/perl") loading Module::CoreList (1 MB)
     "corelist": ["/usr/bin/corelist", "-a", "Data::Dumper"],
@@ -60,6 +63,9 @@ WORKLOADS = {
 for big in ("clang", "rustc"):
     if big in e2e.WORKLOADS:
         WORKLOADS[big] = e2e.WORKLOADS[big]
+# The program whose pack is learned and replayed, where the command is a shell's: the shell
+# given a command is not learned, the program it starts is, at its exec.
+PROGRAM = {"gcc-asan": "/usr/bin/gcc", "clang": "/usr/bin/clang++", "rustc": "/usr/bin/rustc"}
 
 
 def unit_command(unit, packs):
@@ -134,8 +140,7 @@ class Bench:
         return self.b.slow(profile, cmd, chroot)
 
     def pack_of(self, name):
-        prog = WORKLOADS[name]
-        path = key_path(self.mnt, prog[0])
+        path = key_path(self.mnt, PROGRAM.get(name, WORKLOADS[name][0]))
         out = subprocess.run([os.path.join(HELPERS, "packname"), self.mnt, path], check=True,
                              capture_output=True, text=True).stdout.strip()
         return path, os.path.join(self.packs, out)
