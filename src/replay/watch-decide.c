@@ -28,6 +28,7 @@
 #include "watch-names.h"
 #include "watch-packs.h"
 #include "watch-queue.h"
+#include "watch-tree.h"
 
 #define SCRIPTS_MAX	32	/* "#!" scripts whose interpreter's exec is still to come */
 #define SCRIPT_NS	1000000000ull
@@ -84,6 +85,7 @@ struct watch_decide {
 	size_t npending;
 	struct watch_recent scripts[SCRIPTS_MAX];
 	struct watch_recent starts[STARTS_MAX];
+	struct watch_tree tree;		/* the replays of process trees: a child their packs hold */
 	/*
 	 * A program whose data a check found resident is left alone while the hold
 	 * lasts (watch-hold.h): its execs are skipped, and the kernel drops them
@@ -189,13 +191,15 @@ static void watch_recent_add(struct watch_recent *r, size_t n, pid_t pid, uint64
 }
 
 /*
- * The program @path (in @root) was exec'd by @pid: queue a replay of its pack,
- * if it has one and its data is not held for resident (*@ret_held, if not
- * NULL: the pack, a reference, when it is, else NULL). Return: the job (a
- * reference, for the caller to cancel) when @want_job, else NULL.
+ * The program @path (in @root), the file @dev:@ino (0: not known), was exec'd
+ * by @pid: queue a replay of its pack, if it has one, its data is not held for
+ * resident (*@ret_held, if not NULL: the pack, a reference, when it is, else
+ * NULL) and the pack of a replay for @pid or an ancestor does not hold it
+ * (watch-tree.h). Return: the job (a reference, for the caller to cancel) when
+ * @want_job, else NULL.
  */
 static struct watch_job *consider(struct watch_decide *w, pid_t pid, const struct key_root *root,
-			    const char *path, uint64_t since, bool want_job,
+			    const char *path, dev_t dev, ino_t ino, uint64_t since, bool want_job,
 			    struct watch_pack **ret_held)
 {
 	const char *rs = watch_in_root(root->id ? root->path : NULL);
@@ -215,6 +219,18 @@ static struct watch_job *consider(struct watch_decide *w, pid_t pid, const struc
 			log_debug("'%s%s%s' started (pid %d): its pack '%s' cannot be read, skipping",
 				  path, rs, rp, pid, name);
 		return NULL;
+	}
+	if (ino) {
+		uint64_t at = 0;
+		pid_t by = watch_tree_covered(&w->tree, pid, dev, ino, now, proc_parent, &at);
+
+		if (by) {
+			log_debug("'%s%s%s' started (pid %d): the pack replayed %.1f s ago for pid %d "
+				  "holds it, as its start uses it, skipping", path, rs, rp, pid,
+				  (double)(now - at) / 1e9, by);
+			watch_pack_put(p);
+			return NULL;
+		}
 	}
 	/* a look at the reclaim count before the check, and at each start after it */
 	watch_hold_look(&w->hold, now);
@@ -257,6 +273,9 @@ static struct watch_job *consider(struct watch_decide *w, pid_t pid, const struc
 	/* the caller's reference before a worker can take the job, run it and put it */
 	if (want_job)
 		watch_job_get(j);
+	/* its tree's children, while its pack's window lasts (a reference for the table) */
+	__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
+	watch_tree_note(&w->tree, pid, p, now);
 	if (!watch_queue_push(w->queue, j)) {
 		log_debug("'%s%s%s' started (pid %d): too many replays waiting, skipping", path, rs,
 			  rp, pid);
@@ -369,7 +388,7 @@ static void settle(struct watch_decide *w, struct pending *q, const char *key)
 	}
 	if (q->spec)
 		watch_job_cancel(q->spec, key);
-	consider(w, q->pid, q->root, key, q->since, false, NULL);
+	consider(w, q->pid, q->root, key, 0, 0, q->since, false, NULL);
 }
 
 static void resolve(struct watch_decide *w, struct pending *q, char *args, size_t len)
@@ -549,7 +568,7 @@ bool watch_decide_exec(const struct watch_exec_event *ev, void *userdata)
 		if (w->chatty)
 			log_debug("'%s' started (pid %d): a script, named once its interpreter runs",
 				  path, ev->pid);
-		spec = consider(w, ev->pid, &root, path, now, true, NULL);
+		spec = consider(w, ev->pid, &root, path, ev->dev, ev->ino, now, true, NULL);
 		watch_recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, ev->script, now, spec,
 			   spec ? strdup(path) : NULL);
 		return false;
@@ -560,11 +579,11 @@ bool watch_decide_exec(const struct watch_exec_event *ev, void *userdata)
 	}
 	if (interp) {
 		/* its own pack meanwhile: right for "python3 -c" and "sh -c", stopped for a script */
-		spec = consider(w, ev->pid, &root, path, now, true, NULL);
+		spec = consider(w, ev->pid, &root, path, ev->dev, ev->ino, now, true, NULL);
 		pend(w, ev, &root, path, 0, spec, spec ? strdup(path) : NULL);
 		return false;
 	}
-	consider(w, ev->pid, &root, path, now, false, &held);
+	consider(w, ev->pid, &root, path, ev->dev, ev->ino, now, false, &held);
 	if (!held)
 		return false;
 	if (!ignorable(w, ev->pid, &root, path, &file) || !hold_mark(w, held)) {
@@ -608,6 +627,7 @@ void watch_decide_free(struct watch_decide *w)
 	for (size_t k = 0; k < SCRIPTS_MAX; k++)
 		watch_recent_free(&w->scripts[k]);
 	hold_release(w);
+	watch_tree_clear(&w->tree);
 	watch_packs_free(&w->packs);
 	free(w);
 }

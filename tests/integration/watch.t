@@ -102,7 +102,7 @@ stop_daemon() {
 	return $rc
 }
 
-plan 51
+plan 55
 mkpacks
 : >"$T/log"
 ok "the daemon starts and watches execs" start_daemon -v
@@ -159,6 +159,28 @@ ok "one replay for that start (the script, then its interpreter: one start)" \
 evict "$T/data"
 ok "a copy of the script at another path (no pack) does not" \
 	bash -c '"$1" "$2" | hardly' - "$T/other/prog" "$T/data"
+# ---- a process tree: a child whose program its parent's pack holds is left to that pack (its
+# own pack, learned from its own starts, may hold what this start does not use) ----
+cp "$(command -v sleep)" "$T/bin/child"
+head -c $((256 * 4096)) /dev/urandom >"$T/data-parent"
+head -c $((256 * 4096)) /dev/urandom >"$T/data-child"
+printf '#!/bin/sh\n"%s" 0.2\nsleep 1.3\n' "$T/bin/child" >"$T/bin/parent"
+chmod 755 "$T/bin/parent"
+sync
+"$MKPACK" "$(name "$T/bin/parent")" "$T/bin/child" "$T/data-parent" >/dev/null
+"$MKPACK" "$(name "$T/bin/child")" "$T/data-child" >/dev/null
+evict "$T/data-parent"
+evict "$T/data-child"
+"$T/bin/parent"
+ok "a parent whose pack holds its child's program: its data resident" \
+	resident_is mostly "$T/data-parent"
+ok "the child's own pack not replayed in that start" resident_is hardly "$T/data-child"
+ok "... and -v says why" \
+	grep -E "'$T/bin/child' started \(pid [0-9]+\): the pack replayed .* holds it" "$T/log"
+evict "$T/data-child"
+ok "the child started alone: its own pack replayed" \
+	bash -c '"$1" 1.5 && "$2" --resident "$3" | mostly' - "$T/bin/child" "$MKPACK" "$T/data-child"
+
 # ---- hostile users: a file bind-mounted over a program in another mount namespace, a user's
 # own program named python3 whose argv names a program; neither replays that program's pack ----
 cp "$(command -v sleep)" "$T/impostor"

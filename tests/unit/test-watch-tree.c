@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Unit tests of src/replay/watch-tree.c: a child its ancestor's replayed pack holds */
+#include <stdlib.h>
+#include <sys/sysmacros.h>
+
+#include <ura/pack.h>
+
+#include "watch-packs.h"
+#include "watch-tree.h"
+#include "unit.h"
+
+#define S 1000000000ull
+
+/* A pack of device 8:1 holding file 42 demanded and file 43 speculative, over @duration. */
+static struct watch_pack *pack_of(uint64_t duration)
+{
+	struct watch_pack *p = calloc(1, sizeof(*p));
+	struct ura_pack_builder *b = NULL;
+	uint32_t f42, f43;
+	void *data;
+	size_t len;
+
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(ura_pack_builder_new(&b), 0);
+	ck_assert_int_eq(ura_pack_builder_add_fs(b, &(struct ura_pack_fs){
+		.mount_point = "/", .major = 8, .minor = 1 }, NULL), 0);
+	ck_assert_int_eq(ura_pack_builder_set_info(b, &(struct ura_pack_info){
+		.created_ns = 1, .duration_ns = duration, .command = "x" }), 0);
+	ck_assert_int_eq(ura_pack_builder_add_file(b, &(struct ura_pack_file){
+		.path = "bin/child", .ino = 42, .size = 4096 * 4, .mtime_ns = 1 }, &f42), 0);
+	ck_assert_int_eq(ura_pack_builder_add_file(b, &(struct ura_pack_file){
+		.path = "bin/other", .ino = 43, .size = 4096 * 4, .mtime_ns = 1 }, &f43), 0);
+	ck_assert_int_eq(ura_pack_builder_add_range(b, &(struct ura_pack_range){
+		.file_index = f42, .first_page = 0, .page_count = 2,
+		.flags = URA_PACK_RANGE_DEMANDED }), 0);
+	ck_assert_int_eq(ura_pack_builder_add_range(b, &(struct ura_pack_range){
+		.file_index = f43, .first_page = 0, .page_count = 2 }), 0);
+	ck_assert_int_eq(ura_pack_builder_serialize(b, &data, &len), 0);
+	ck_assert_int_eq(ura_pack_parse(data, len, &p->pack), 0);
+	free(data);
+	ura_pack_builder_free(b);
+	p->refs = 1;
+	return p;
+}
+
+/* pid N's parent is N - 1 down to 100, then init; counts the lookups */
+static int lookups;
+
+static pid_t parent_of(pid_t pid)
+{
+	lookups++;
+	return pid > 100 ? pid - 1 : 1;
+}
+
+START_TEST(test_child_covered_by_ancestor)
+{
+	struct watch_tree t = { 0 };
+	uint64_t at = 0;
+
+	watch_tree_note(&t, 100, pack_of(10 * S), 5 * S);
+	/* a grandchild exec'ing file 42 of 8:1 within the window: the replay of pid 100 holds it */
+	ck_assert_int_eq(watch_tree_covered(&t, 102, makedev(8, 1), 42, 6 * S, parent_of, &at), 100);
+	ck_assert_uint_eq(at, 5 * S);
+	/* the process itself (a program exec'd by the same pid) */
+	ck_assert_int_eq(watch_tree_covered(&t, 100, makedev(8, 1), 42, 6 * S, parent_of, NULL), 100);
+	/* another file, one the pack has no demanded page of, another device: not held */
+	ck_assert_int_eq(watch_tree_covered(&t, 102, makedev(8, 1), 44, 6 * S, parent_of, NULL), 0);
+	ck_assert_int_eq(watch_tree_covered(&t, 102, makedev(8, 1), 43, 6 * S, parent_of, NULL), 0);
+	ck_assert_int_eq(watch_tree_covered(&t, 102, makedev(8, 2), 42, 6 * S, parent_of, NULL), 0);
+	/* a process not below pid 100 (pids below it lead to init) */
+	ck_assert_int_eq(watch_tree_covered(&t, 99, makedev(8, 1), 42, 6 * S, parent_of, NULL), 0);
+	/* past the pack's window (10 s after the replay) */
+	ck_assert_int_eq(watch_tree_covered(&t, 102, makedev(8, 1), 42, 15 * S, parent_of, NULL), 0);
+	watch_tree_clear(&t);
+}
+END_TEST
+
+START_TEST(test_window_bounds_and_depth)
+{
+	struct watch_tree t = { 0 };
+
+	/* a pack of a 0.1 s trace (made by hand) covers 2 s; one of 5 minutes, 60 s */
+	watch_tree_note(&t, 100, pack_of(S / 10), 0);
+	ck_assert_int_eq(watch_tree_covered(&t, 101, makedev(8, 1), 42, S, parent_of, NULL), 100);
+	ck_assert_int_eq(watch_tree_covered(&t, 101, makedev(8, 1), 42, 2 * S, parent_of, NULL), 0);
+	watch_tree_note(&t, 100, pack_of(300 * S), 10 * S);
+	ck_assert_int_eq(watch_tree_covered(&t, 101, makedev(8, 1), 42, 69 * S, parent_of, NULL), 100);
+	ck_assert_int_eq(watch_tree_covered(&t, 101, makedev(8, 1), 42, 70 * S, parent_of, NULL), 0);
+	/* ancestors looked at TREE_DEPTH deep at most */
+	watch_tree_note(&t, 100, pack_of(10 * S), 100 * S);
+	ck_assert_int_eq(watch_tree_covered(&t, 100 + TREE_DEPTH - 1, makedev(8, 1), 42, 101 * S,
+					    parent_of, NULL), 100);
+	ck_assert_int_eq(watch_tree_covered(&t, 100 + TREE_DEPTH, makedev(8, 1), 42, 101 * S,
+					    parent_of, NULL), 0);
+	watch_tree_clear(&t);
+}
+END_TEST
+
+START_TEST(test_no_lookup_without_a_replay)
+{
+	struct watch_tree t = { 0 };
+
+	lookups = 0;
+	ck_assert_int_eq(watch_tree_covered(&t, 105, makedev(8, 1), 42, S, parent_of, NULL), 0);
+	ck_assert_int_eq(lookups, 0);
+	/* a replay past its window is let go, and costs no lookup either */
+	watch_tree_note(&t, 100, pack_of(10 * S), 0);
+	ck_assert_int_eq(watch_tree_covered(&t, 105, makedev(8, 1), 42, 20 * S, parent_of, NULL), 0);
+	ck_assert_int_eq(lookups, 0);
+	ck_assert_int_eq(t.e[0].pid, 0);
+	ck_assert_ptr_null(t.e[0].pack);
+}
+END_TEST
+
+START_TEST(test_table_full)
+{
+	struct watch_tree t = { 0 };
+
+	/* TREE_MAX + 1 replays: the oldest is forgotten, the others still cover their trees */
+	for (int i = 0; i <= TREE_MAX; i++)
+		watch_tree_note(&t, 1000 + 10 * i, pack_of(60 * S), (uint64_t)i);
+	ck_assert_int_eq(watch_tree_covered(&t, 1000, makedev(8, 1), 42, S, parent_of, NULL), 0);
+	ck_assert_int_eq(watch_tree_covered(&t, 1010, makedev(8, 1), 42, S, parent_of, NULL), 1010);
+	ck_assert_int_eq(watch_tree_covered(&t, 1000 + 10 * TREE_MAX, makedev(8, 1), 42, S,
+					    parent_of, NULL), 1000 + 10 * TREE_MAX);
+	watch_tree_clear(&t);
+}
+END_TEST
+
+static Suite *watch_tree_suite(void)
+{
+	Suite *s = suite_create("watch_tree");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_child_covered_by_ancestor);
+	tcase_add_test(tc, test_window_bounds_and_depth);
+	tcase_add_test(tc, test_no_lookup_without_a_replay);
+	tcase_add_test(tc, test_table_full);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_SUITE(watch_tree_suite)
