@@ -21,9 +21,15 @@
 
 #define TREE_MAX	64		/* replays remembered, the oldest forgotten first */
 #define TREE_DEPTH	16		/* ancestors looked at, at most */
-/* an ancestor's pack covers its tree this long after its exec: its window, within these */
-#define TREE_SPAN_MIN_NS	2000000000ull
-#define TREE_SPAN_MAX_NS	60000000000ull
+/*
+ * An ancestor's pack covers its tree this long after its exec: its trace's
+ * length (the learning window), but no less than TREE_SPAN_MIN_NS: a pack's
+ * window is that of its newest run, mostly a warm start's, and a cold start
+ * on a slow device takes many times as long (rustc on the sdcard profile: 0.5
+ * s warm, 16 s cold, its linker started 10 s in).
+ */
+#define TREE_SPAN_MIN_NS	30000000000ull
+#define TREE_SPAN_MAX_NS	300000000000ull
 
 struct watch_pack;
 

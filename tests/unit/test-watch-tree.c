@@ -69,8 +69,9 @@ START_TEST(test_child_covered_by_ancestor)
 	ck_assert_int_eq(watch_tree_covered(&t, 102, makedev(8, 2), 42, 6 * S, parent_of, NULL), 0);
 	/* a process not below pid 100 (pids below it lead to init) */
 	ck_assert_int_eq(watch_tree_covered(&t, 99, makedev(8, 1), 42, 6 * S, parent_of, NULL), 0);
-	/* past the pack's window (10 s after the replay) */
-	ck_assert_int_eq(watch_tree_covered(&t, 102, makedev(8, 1), 42, 15 * S, parent_of, NULL), 0);
+	/* past the pack's window (10 s, covering 30 s after the replay) */
+	ck_assert_int_eq(watch_tree_covered(&t, 102, makedev(8, 1), 42, 34 * S, parent_of, NULL), 100);
+	ck_assert_int_eq(watch_tree_covered(&t, 102, makedev(8, 1), 42, 35 * S, parent_of, NULL), 0);
 	watch_tree_clear(&t);
 }
 END_TEST
@@ -79,18 +80,18 @@ START_TEST(test_window_bounds_and_depth)
 {
 	struct watch_tree t = { 0 };
 
-	/* a pack of a 0.1 s trace (made by hand) covers 2 s; one of 5 minutes, 60 s */
+	/* a pack of a 0.1 s trace (a warm run's) covers 30 s; one of 10 minutes, 5 minutes */
 	watch_tree_note(&t, 100, pack_of(S / 10), 0);
-	ck_assert_int_eq(watch_tree_covered(&t, 101, makedev(8, 1), 42, S, parent_of, NULL), 100);
-	ck_assert_int_eq(watch_tree_covered(&t, 101, makedev(8, 1), 42, 2 * S, parent_of, NULL), 0);
-	watch_tree_note(&t, 100, pack_of(300 * S), 10 * S);
-	ck_assert_int_eq(watch_tree_covered(&t, 101, makedev(8, 1), 42, 69 * S, parent_of, NULL), 100);
-	ck_assert_int_eq(watch_tree_covered(&t, 101, makedev(8, 1), 42, 70 * S, parent_of, NULL), 0);
+	ck_assert_int_eq(watch_tree_covered(&t, 101, makedev(8, 1), 42, 29 * S, parent_of, NULL), 100);
+	ck_assert_int_eq(watch_tree_covered(&t, 101, makedev(8, 1), 42, 30 * S, parent_of, NULL), 0);
+	watch_tree_note(&t, 100, pack_of(600 * S), 40 * S);
+	ck_assert_int_eq(watch_tree_covered(&t, 101, makedev(8, 1), 42, 339 * S, parent_of, NULL), 100);
+	ck_assert_int_eq(watch_tree_covered(&t, 101, makedev(8, 1), 42, 340 * S, parent_of, NULL), 0);
 	/* ancestors looked at TREE_DEPTH deep at most */
-	watch_tree_note(&t, 100, pack_of(10 * S), 100 * S);
-	ck_assert_int_eq(watch_tree_covered(&t, 100 + TREE_DEPTH - 1, makedev(8, 1), 42, 101 * S,
+	watch_tree_note(&t, 100, pack_of(10 * S), 400 * S);
+	ck_assert_int_eq(watch_tree_covered(&t, 100 + TREE_DEPTH - 1, makedev(8, 1), 42, 401 * S,
 					    parent_of, NULL), 100);
-	ck_assert_int_eq(watch_tree_covered(&t, 100 + TREE_DEPTH, makedev(8, 1), 42, 101 * S,
+	ck_assert_int_eq(watch_tree_covered(&t, 100 + TREE_DEPTH, makedev(8, 1), 42, 401 * S,
 					    parent_of, NULL), 0);
 	watch_tree_clear(&t);
 }
@@ -105,7 +106,7 @@ START_TEST(test_no_lookup_without_a_replay)
 	ck_assert_int_eq(lookups, 0);
 	/* a replay past its window is let go, and costs no lookup either */
 	watch_tree_note(&t, 100, pack_of(10 * S), 0);
-	ck_assert_int_eq(watch_tree_covered(&t, 105, makedev(8, 1), 42, 20 * S, parent_of, NULL), 0);
+	ck_assert_int_eq(watch_tree_covered(&t, 105, makedev(8, 1), 42, 40 * S, parent_of, NULL), 0);
 	ck_assert_int_eq(lookups, 0);
 	ck_assert_int_eq(t.e[0].pid, 0);
 	ck_assert_ptr_null(t.e[0].pack);
