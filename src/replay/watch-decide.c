@@ -60,6 +60,7 @@ struct pending {
 	struct key_root *root;
 	struct watch_job *spec;	/* the replay started meanwhile (a reference), or NULL */
 	char *spec_path;	/* the key it was started for */
+	bool covered;		/* ... or left to an ancestor's replay (watch-tree.h) */
 };
 
 /* Processes lately seen: "#!" scripts whose interpreter is to come, and replays queued. */
@@ -70,6 +71,7 @@ struct watch_recent {
 	int arg;		/* the script's place in argv (scripts) */
 	struct watch_job *spec;	/* scripts: the replay started for the script's path, or NULL */
 	char *spec_path;
+	bool covered;		/* scripts: that path left to an ancestor's replay */
 };
 
 
@@ -175,10 +177,10 @@ static void watch_recent_free(struct watch_recent *r)
 
 /*
  * Remember @pid: in a free or expired slot, else in place of the oldest. Takes
- * over @spec and @spec_path.
+ * over @spec and @spec_path (or the path @covered says was left to an ancestor's replay).
  */
 static void watch_recent_add(struct watch_recent *r, size_t n, pid_t pid, uint64_t hash, int arg,
-		       uint64_t now, struct watch_job *spec, char *spec_path)
+		       uint64_t now, struct watch_job *spec, char *spec_path, bool covered)
 {
 	size_t old = 0;
 
@@ -187,7 +189,28 @@ static void watch_recent_add(struct watch_recent *r, size_t n, pid_t pid, uint64
 			old = i;
 	watch_recent_free(&r[old]);
 	r[old] = (struct watch_recent){ .pid = pid, .at = now, .hash = hash, .arg = arg, .spec = spec,
-				  .spec_path = spec_path };
+				  .spec_path = spec_path, .covered = covered };
+}
+
+/*
+ * The pack of a replay queued for @pid: its files noted, for @pid's tree
+ * (watch-tree.h). Nothing noted when the process is gone or the pack too large.
+ */
+static void tree_note(struct watch_decide *w, pid_t pid, struct watch_pack *p, uint64_t now)
+{
+	struct ura_pack_info info;
+	uint64_t start;
+	pid_t parent;
+
+	if (!p->tree_done) {
+		p->tree_err = watch_tree_ids(p->pack, &p->tree_ids, &p->ntree_ids);
+		p->tree_done = true;
+	}
+	if (p->tree_err < 0 || proc_parent_start(pid, &parent, &start) < 0)
+		return;
+	ura_pack_get_info(p->pack, &info);
+	(void)watch_tree_note(&w->tree, pid, start, p->hash, p->tree_ids, p->ntree_ids,
+			      info.duration_ns, now);
 }
 
 /*
@@ -195,12 +218,12 @@ static void watch_recent_add(struct watch_recent *r, size_t n, pid_t pid, uint64
  * by @pid: queue a replay of its pack, if it has one, its data is not held for
  * resident (*@ret_held, if not NULL: the pack, a reference, when it is, else
  * NULL) and the pack of a replay for @pid or an ancestor does not hold it
- * (watch-tree.h). Return: the job (a reference, for the caller to cancel) when
- * @want_job, else NULL.
+ * (watch-tree.h; *@ret_covered, if not NULL, says so). Return: the job (a
+ * reference, for the caller to cancel) when @want_job, else NULL.
  */
 static struct watch_job *consider(struct watch_decide *w, pid_t pid, const struct key_root *root,
 			    const char *path, dev_t dev, ino_t ino, uint64_t since, bool want_job,
-			    struct watch_pack **ret_held)
+			    struct watch_pack **ret_held, bool *ret_covered)
 {
 	const char *rs = watch_in_root(root->id ? root->path : NULL);
 	const char *rp = watch_root_name(root->id ? root->path : NULL);
@@ -219,18 +242,6 @@ static struct watch_job *consider(struct watch_decide *w, pid_t pid, const struc
 			log_debug("'%s%s%s' started (pid %d): its pack '%s' cannot be read, skipping",
 				  path, rs, rp, pid, name);
 		return NULL;
-	}
-	if (ino) {
-		uint64_t at = 0;
-		pid_t by = watch_tree_covered(&w->tree, pid, dev, ino, now, proc_parent, &at);
-
-		if (by) {
-			log_debug("'%s%s%s' started (pid %d): the pack replayed %.1f s ago for pid %d "
-				  "holds it, as its start uses it, skipping", path, rs, rp, pid,
-				  (double)(now - at) / 1e9, by);
-			watch_pack_put(p);
-			return NULL;
-		}
 	}
 	/* a look at the reclaim count before the check, and at each start after it */
 	watch_hold_look(&w->hold, now);
@@ -257,7 +268,21 @@ static struct watch_job *consider(struct watch_decide *w, pid_t pid, const struc
 		watch_pack_put(p);
 		return NULL;
 	}
-	watch_recent_add(w->starts, STARTS_MAX, pid, h, 0, now, NULL, NULL);
+	if (ino) {
+		uint64_t at = 0;
+		pid_t by = watch_tree_covered(&w->tree, pid, dev, ino, now, proc_parent_start, &at);
+
+		if (by) {
+			log_debug("'%s%s%s' started (pid %d): the pack replayed %.1f s ago for pid %d "
+				  "holds it, as its start uses it, skipping", path, rs, rp, pid,
+				  (double)(now - at) / 1e9, by);
+			if (ret_covered)
+				*ret_covered = true;
+			watch_pack_put(p);
+			return NULL;
+		}
+	}
+	watch_recent_add(w->starts, STARTS_MAX, pid, h, 0, now, NULL, NULL, false);
 	if (__atomic_exchange_n(&p->busy, true, __ATOMIC_ACQ_REL)) {
 		log_debug("'%s%s%s' started (pid %d): its pack is being replayed, skipping", path, rs,
 			  rp, pid);
@@ -273,12 +298,12 @@ static struct watch_job *consider(struct watch_decide *w, pid_t pid, const struc
 	/* the caller's reference before a worker can take the job, run it and put it */
 	if (want_job)
 		watch_job_get(j);
-	/* its tree's children, while its pack's window lasts (a reference for the table) */
-	__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
-	watch_tree_note(&w->tree, pid, p, now);
+	/* its tree's children, while its pack's window lasts (before a worker may free @p) */
+	tree_note(w, pid, p, now);
 	if (!watch_queue_push(w->queue, j)) {
 		log_debug("'%s%s%s' started (pid %d): too many replays waiting, skipping", path, rs,
 			  rp, pid);
+		watch_tree_forget(&w->tree, pid, p->hash);
 		if (want_job)
 			watch_job_put(j);
 		watch_job_put(j);
@@ -306,7 +331,8 @@ static void pending_drop(struct watch_decide *w, size_t i)
  * An interpreter: its script is known once the exec completes (fanotify comes
  * before): the argument @script of its argv (that of a "#!" script), or the
  * one key_exec_script_arg() finds (@script 0). @spec, the replay started
- * meanwhile for the key @spec_path, is taken over (and may be NULL).
+ * meanwhile for the key @spec_path, is taken over (and may be NULL; @covered:
+ * that key was left to an ancestor's replay).
  */
 bool watch_decide_pending_room(const uid_t *uids, size_t n, uid_t uid)
 {
@@ -320,12 +346,12 @@ bool watch_decide_pending_room(const uid_t *uids, size_t n, uid_t uid)
 }
 
 static void pend(struct watch_decide *w, const struct watch_exec_event *ev, const struct key_root *root,
-		 const char *path, int script, struct watch_job *spec, char *spec_path)
+		 const char *path, int script, struct watch_job *spec, char *spec_path, bool covered)
 {
 	uint64_t now = now_monotonic_ns();
 	struct pending q = { .pid = ev->pid, .script = script, .dev = ev->dev, .ino = ev->ino,
 			     .since = now, .deadline = now + PENDING_NS, .spec = spec,
-			     .spec_path = spec_path, .next_poll = now };
+			     .spec_path = spec_path, .covered = covered, .next_poll = now };
 	uid_t uids[PENDING_MAX];
 
 	if (proc_uid(ev->pid, &q.uid) < 0)
@@ -373,6 +399,15 @@ static int exec_done_argv(const struct pending *q, char *buf, size_t size, size_
 	return 1;
 }
 
+/* The replay started for the likely key stops (for @instead, if not NULL), and its tree's note goes. */
+static void cancel_spec(struct watch_decide *w, const struct pending *q, const char *instead)
+{
+	if (!q->spec)
+		return;
+	watch_tree_forget(&w->tree, q->pid, q->spec->pack->hash);
+	watch_job_cancel(q->spec, instead);
+}
+
 /*
  * The key of an interpreter whose exec completed: its script, else itself;
  * the replay started meanwhile goes on if it was for that key, else it stops
@@ -386,9 +421,13 @@ static void settle(struct watch_decide *w, struct pending *q, const char *key)
 				  q->pid);
 		return;
 	}
-	if (q->spec)
-		watch_job_cancel(q->spec, key);
-	consider(w, q->pid, q->root, key, 0, 0, q->since, false, NULL);
+	if (q->covered && q->spec_path && strcmp(q->spec_path, key) == 0) {
+		if (w->chatty)
+			log_debug("'%s' (pid %d): left to an ancestor's replay", key, q->pid);
+		return;
+	}
+	cancel_spec(w, q, key);
+	consider(w, q->pid, q->root, key, 0, 0, q->since, false, NULL, NULL);
 }
 
 static void resolve(struct watch_decide *w, struct pending *q, char *args, size_t len)
@@ -418,8 +457,7 @@ static void resolve(struct watch_decide *w, struct pending *q, char *args, size_
 				  q->path, q->pid, argv[k], q->script ?
 				  "a \"..\", or another mount namespace" :
 				  "a \"..\", not root's interpreter, or another mount namespace");
-		if (q->spec)
-			watch_job_cancel(q->spec, NULL);
+		cancel_spec(w, q, NULL);
 		return;
 	}
 	if (r < 0)
@@ -467,8 +505,8 @@ static void poll_pending(struct watch_decide *w)
 			resolve(w, q, args, len);
 		} else {
 			/* gone: nothing to prefetch for; too slow: the replay started is the guess */
-			if (r == -ESRCH && q->spec)
-				watch_job_cancel(q->spec, NULL);
+			if (r == -ESRCH)
+				cancel_spec(w, q, NULL);
 			if (w->chatty)
 				log_debug("'%s' started (pid %d): %s", q->path, q->pid,
 					  r == 0 ? "its exec did not complete in time" :
@@ -518,7 +556,7 @@ bool watch_decide_exec(const struct watch_exec_event *ev, void *userdata)
 	uint64_t now = now_monotonic_ns();
 	struct key_file file = { .dev = ev->dev, .ino = ev->ino, .uid = ev->uid, .mode = ev->mode };
 	struct watch_pack *held = NULL;
-	bool interp;
+	bool interp, covered = false;
 	int r;
 
 	r = key_root_of(ev->pid, &w->self, &root);
@@ -542,7 +580,8 @@ bool watch_decide_exec(const struct watch_exec_event *ev, void *userdata)
 	/* no pack is for it: no more to look at (most execs; a flood of failing ones) */
 	if (!watch_names_may_have(w->names, root.id, path, now_realtime_ns())) {
 		if (ev->script) {	/* its interpreter's exec comes next: as when it has no pack */
-			watch_recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, ev->script, now, NULL, NULL);
+			watch_recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, ev->script, now, NULL, NULL,
+					 false);
 			return false;
 		}
 		/* an interpreter's pack is the script's its argv names: not known yet */
@@ -568,22 +607,24 @@ bool watch_decide_exec(const struct watch_exec_event *ev, void *userdata)
 		if (w->chatty)
 			log_debug("'%s' started (pid %d): a script, named once its interpreter runs",
 				  path, ev->pid);
-		spec = consider(w, ev->pid, &root, path, ev->dev, ev->ino, now, true, NULL);
+		spec = consider(w, ev->pid, &root, path, ev->dev, ev->ino, now, true, NULL, &covered);
 		watch_recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, ev->script, now, spec,
-			   spec ? strdup(path) : NULL);
+			   spec || covered ? strdup(path) : NULL, covered);
 		return false;
 	}
 	if (watch_recent_find(w->scripts, SCRIPTS_MAX, ev->pid, 0, now, SCRIPT_NS, true, &script)) {
-		pend(w, ev, &root, path, script.arg, script.spec, script.spec_path);
+		pend(w, ev, &root, path, script.arg, script.spec, script.spec_path,
+		     script.covered && script.spec_path);
 		return false;
 	}
 	if (interp) {
 		/* its own pack meanwhile: right for "python3 -c" and "sh -c", stopped for a script */
-		spec = consider(w, ev->pid, &root, path, ev->dev, ev->ino, now, true, NULL);
-		pend(w, ev, &root, path, 0, spec, spec ? strdup(path) : NULL);
+		spec = consider(w, ev->pid, &root, path, ev->dev, ev->ino, now, true, NULL, &covered);
+		pend(w, ev, &root, path, 0, spec, spec || covered ? strdup(path) : NULL,
+		     covered);
 		return false;
 	}
-	consider(w, ev->pid, &root, path, ev->dev, ev->ino, now, false, &held);
+	consider(w, ev->pid, &root, path, ev->dev, ev->ino, now, false, &held, NULL);
 	if (!held)
 		return false;
 	if (!ignorable(w, ev->pid, &root, path, &file) || !hold_mark(w, held)) {

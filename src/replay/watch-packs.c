@@ -94,6 +94,7 @@ void watch_pack_put(struct watch_pack *p)
 		return;
 	ura_pack_free(p->pack);
 	free(p->samples);
+	free(p->tree_ids);
 	free(p->path);
 	free(p);
 }

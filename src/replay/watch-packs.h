@@ -33,6 +33,8 @@ struct replay_sample {
 };
 
 /* One pack file, as last seen; shared by the cache and the replays that use it. */
+struct watch_tree_id;
+
 struct watch_pack {
 	char *path;			/* DIR/NAME.pack */
 	uint64_t hash;			/* of the path, to find it */
@@ -52,6 +54,11 @@ struct watch_pack {
 	uint32_t nsamples;
 	uint64_t sampled_bytes;		/* the demanded bytes they are spread over */
 	bool sampled_shared;		/* the pack has nothing but shared files: sampled anyway */
+	/* the event loop's: the files it holds demanded pages of (watch_tree_ids()), once asked */
+	struct watch_tree_id *tree_ids;
+	size_t ntree_ids;
+	int tree_err;			/* watch_tree_ids()'s error: no child is left to this pack */
+	bool tree_done;
 };
 
 /* A file every program maps (the dynamic loader, the C library), by identity. */

@@ -113,17 +113,31 @@ int proc_uid(pid_t pid, uid_t *ret)
 	return 0;
 }
 
-pid_t proc_parent(pid_t pid)
+int proc_parent_start(pid_t pid, pid_t *ret_parent, uint64_t *ret_start)
 {
-	char buf[512], *p;
+	char buf[1024], *p;
+	unsigned long long start;
+	long n = proc_read(pid, "stat", buf, sizeof(buf));
 	int ppid;
 
-	if (proc_read(pid, "stat", buf, sizeof(buf)) <= 0)
-		return -1;
+	if (n <= 0)
+		return n < 0 ? (int)n : -EBADMSG;
 	p = strrchr(buf, ')');	/* the name may hold anything */
-	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
-		return -1;
-	return ppid;
+	/* after the name: state, ppid (4), then fields 5 to 21, then starttime (22) */
+	if (!p || sscanf(p + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			 "%*d %*d %*d %*d %llu", &ppid, &start) != 2)
+		return -EBADMSG;
+	*ret_parent = ppid;
+	*ret_start = start;
+	return 0;
+}
+
+pid_t proc_parent(pid_t pid)
+{
+	uint64_t start;
+	pid_t ppid;
+
+	return proc_parent_start(pid, &ppid, &start) < 0 ? -1 : ppid;
 }
 
 long proc_sys_int(const char *name)

@@ -4,6 +4,7 @@
 #define URA_SYS_PROC_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -46,6 +47,13 @@ int proc_uid(pid_t pid, uid_t *ret);
 
 /** proc_parent() - the parent of @pid (/proc/PID/stat), or -1 */
 pid_t proc_parent(pid_t pid);
+
+/**
+ * proc_parent_start() - the parent of @pid and when @pid started (/proc/PID/stat: its
+ * starttime, in clock ticks since boot: with the pid, names one process, a pid once reused not)
+ * Return: 0, -ESRCH, -EBADMSG or -errno.
+ */
+int proc_parent_start(pid_t pid, pid_t *ret_parent, uint64_t *ret_start);
 
 /** proc_sys_int() - an integer sysctl, /proc/sys/@name ("kernel/pid_max"), or -1 */
 long proc_sys_int(const char *name);

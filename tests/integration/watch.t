@@ -102,7 +102,7 @@ stop_daemon() {
 	return $rc
 }
 
-plan 55
+plan 56
 mkpacks
 : >"$T/log"
 ok "the daemon starts and watches execs" start_daemon -v
@@ -162,19 +162,26 @@ ok "a copy of the script at another path (no pack) does not" \
 # ---- a process tree: a child whose program its parent's pack holds is left to that pack (its
 # own pack, learned from its own starts, may hold what this start does not use) ----
 cp "$(command -v sleep)" "$T/bin/child"
+printf '#!/bin/sh\nsleep 0.1\n' >"$T/bin/childs"
+chmod 755 "$T/bin/childs"
 head -c $((256 * 4096)) /dev/urandom >"$T/data-parent"
 head -c $((256 * 4096)) /dev/urandom >"$T/data-child"
-printf '#!/bin/sh\n"%s" 0.2\nsleep 1.3\n' "$T/bin/child" >"$T/bin/parent"
+head -c $((256 * 4096)) /dev/urandom >"$T/data-childs"
+printf '#!/bin/sh\n"%s" 0.2\n"%s"\nsleep 1.2\n' "$T/bin/child" "$T/bin/childs" >"$T/bin/parent"
 chmod 755 "$T/bin/parent"
 sync
-"$MKPACK" "$(name "$T/bin/parent")" "$T/bin/child" "$T/data-parent" >/dev/null
+"$MKPACK" "$(name "$T/bin/parent")" "$T/bin/child" "$T/bin/childs" "$T/data-parent" >/dev/null
 "$MKPACK" "$(name "$T/bin/child")" "$T/data-child" >/dev/null
+"$MKPACK" "$(name "$T/bin/childs")" "$T/data-childs" >/dev/null
 evict "$T/data-parent"
 evict "$T/data-child"
+evict "$T/data-childs"
 "$T/bin/parent"
 ok "a parent whose pack holds its child's program: its data resident" \
 	resident_is mostly "$T/data-parent"
 ok "the child's own pack not replayed in that start" resident_is hardly "$T/data-child"
+ok "nor a '#!' script child's (its interpreter's exec completes later)" \
+	resident_is hardly "$T/data-childs"
 ok "... and -v says why" \
 	grep -E "'$T/bin/child' started \(pid [0-9]+\): the pack replayed .* holds it" "$T/log"
 evict "$T/data-child"
