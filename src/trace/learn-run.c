@@ -1014,7 +1014,14 @@ static int setup(struct learner *l)
 	struct tracer_opts po = {
 		.buffer_kb = o->buffer_kb,
 		.access_events = o->events != TRACE_EVENTS_ADD,
-		.fault_addresses = o->events == TRACE_EVENTS_ALL,
+		/*
+		 * No fault addresses: a window counts every page of a fault-around
+		 * window with a touched one (open_window()), so they would tell
+		 * nothing; they cost the daemon about a tenth of its CPU
+		 * (bench/learn-cpu.sh, WORKLOAD=distinct: 57-64 ms a round once
+		 * learned against 61-73 ms)
+		 */
+		.fault_addresses = false,
 		.task_events = true,
 	};
 	struct worker_opts wo = {
