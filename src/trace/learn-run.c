@@ -839,13 +839,61 @@ static void compact(struct recs *r)
 }
 
 /* Records [head, @old) are sorted (carried from the last round); sort the new ones and merge. */
+/* The end of the run in order that starts at @i of @v (@n records). */
+static size_t run_end(const struct rec *v, size_t i, size_t n)
+{
+	while (i + 1 < n && cmp_rec(&v[i], &v[i + 1]) <= 0)
+		i++;
+	return i + 1;
+}
+
+/*
+ * Sort @v (@n records) by cmp_rec(). A round's records come as a few runs
+ * already in order (each CPU's buffer of each instance, read one after the
+ * other): neighbouring runs are merged, pass after pass, each pass halving
+ * their number. (A qsort() of them was 7% of the daemon's CPU.)
+ */
+static int sort_runs(struct rec *v, size_t n)
+{
+	struct rec *tmp;
+	bool more = true;
+
+	if (n < 2 || run_end(v, 0, n) == n)
+		return 0;
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	while (more) {
+		size_t i = 0, k = 0;
+
+		more = false;
+		while (i < n) {
+			size_t a = i, a_end = run_end(v, i, n), b = a_end, b_end;
+
+			if (a_end == n) {
+				memcpy(tmp + k, v + a, (n - a) * sizeof(*v));
+				break;
+			}
+			b_end = run_end(v, b, n);
+			while (a < a_end || b < b_end)
+				tmp[k++] = b == b_end || (a < a_end && cmp_rec(&v[a], &v[b]) <= 0) ?
+					   v[a++] : v[b++];
+			i = b_end;
+			more |= i < n;
+		}
+		memcpy(v, tmp, n * sizeof(*v));
+	}
+	free(tmp);
+	return 0;
+}
+
 static int merge_new(struct recs *r, size_t old)
 {
 	struct rec *out;
 	size_t a = r->head, b = old, k = 0;
 
-	if (r->n - old > 1)
-		qsort(r->v + old, r->n - old, sizeof(*r->v), cmp_rec);
+	if (sort_runs(r->v + old, r->n - old) < 0)
+		return -ENOMEM;
 	if (old == r->head || old == r->n || cmp_rec(&r->v[old - 1], &r->v[old]) <= 0)
 		return 0;
 	out = malloc((r->n - r->head) * sizeof(*out));
