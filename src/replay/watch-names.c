@@ -32,11 +32,11 @@ int watch_names_init(struct watch_names *x, const char *dir)
 	return 0;
 }
 
+static void free_names(char **names, size_t n);
+
 static void forget(struct watch_names *x)
 {
-	for (size_t i = 0; i < x->n; i++)
-		free(x->names[i]);
-	free(x->names);
+	free_names(x->names, x->n);
 	x->names = NULL;
 	x->n = 0;
 	x->valid = false;
@@ -75,19 +75,54 @@ static int add(void **arr, size_t *n, size_t *cap, size_t size, const void *v)
 	return 0;
 }
 
-/* Read the directory's pack names; 0, or a negative errno (the index is then invalid). */
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Has @b (sorted) a name @a (sorted) has not? */
+static bool names_added(char *const *a, size_t na, char *const *b, size_t nb)
+{
+	size_t i = 0;
+
+	for (size_t k = 0; k < nb; k++) {
+		int c = 1;
+
+		while (i < na && (c = strcmp(a[i], b[k])) < 0)
+			i++;
+		if (i == na || c > 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Read the directory's pack names; 0, or a negative errno (the index is then
+ * invalid). @x->added counts the reads that found a name the one before had
+ * not (a pack rewritten in place, as the learning daemon does after each run,
+ * adds none: the programs it ignores need not be seen again).
+ */
 static int reread(struct watch_names *x)
 {
-	size_t cap = 0;
+	char **old = x->valid ? x->names : NULL;
+	size_t cap = 0, old_n = x->valid ? x->n : 0;
 	struct dirent *e;
 	DIR *d;
 	int r = 0;
 
-	forget(x);
+	if (!x->valid)
+		forget(x);
+	x->names = NULL;
+	x->n = 0;
+	x->valid = false;
 	x->reads++;
 	d = opendir(x->dir);
-	if (!d)
-		return -errno;
+	if (!d) {
+		r = -errno;
+		goto out;
+	}
 	while ((e = readdir(d))) {
 		size_t l = strlen(e->d_name);
 		char *s;
@@ -104,12 +139,16 @@ static int reread(struct watch_names *x)
 	closedir(d);
 	if (r < 0) {
 		forget(x);
-		return r;
+		goto out;
 	}
 	if (x->n)
 		qsort(x->names, x->n, sizeof(*x->names), name_cmp);
 	x->valid = true;
-	return 0;
+	if (!old || names_added(old, old_n, x->names, x->n))
+		x->added++;
+out:
+	free_names(old, old_n);
+	return r;
 }
 
 static int64_t ts_ns(struct timespec ts)

@@ -18,6 +18,7 @@ struct watch_names {
 	int64_t mtime_ns, ctime_ns;
 	int64_t read_ns;		/* when it was read (the caller's clock) */
 	uint64_t reads;			/* times the directory was read (tests) */
+	uint64_t added;			/* ... and found a name it had not (a pack added) */
 	int notify_fd;			/* inotify of the directory, -1 without */
 	int wd;				/* its watch, once the directory was read */
 	ino_t wd_ino;			/* of the directory watched */

@@ -32,17 +32,20 @@ struct watch {
 
 /*
  * The files ignored (no pack was for them) are seen again once the directory
- * was read again: a pack may have been added. It is read again when an exec
- * looks at it, and every second while files are ignored: a program given a
- * pack is replayed from its next start, or, if nothing else started in
- * between, from its first start a second after its pack was written.
+ * was read again and had a pack added. It is read again when an exec looks at
+ * it, and every second while files are ignored: a program given a pack is
+ * replayed from its next start, or, if nothing else started in between, from
+ * its first start a second after its pack was written. A pack rewritten (the
+ * learning daemon merges each run it learns) adds no name: the files ignored
+ * stay so (those held for resident data until their hold ends), and the
+ * execs of a machine learning its programs are not all looked at again.
  */
-static void forget_ignored(struct watch *w, struct watch_exec *src, uint64_t *reads)
+static void forget_ignored(struct watch *w, struct watch_exec *src, uint64_t *added)
 {
-	if (w->names.reads != *reads) {
+	if (w->names.added != *added) {
 		watch_exec_forget(src);
 		watch_decide_marks_gone(w->decide);
-		*reads = w->names.reads;
+		*added = w->names.added;
 	}
 }
 

@@ -170,6 +170,46 @@ START_TEST(test_racy_and_missing)
 }
 END_TEST
 
+/*
+ * A pack rewritten in place (a file renamed over it, as packs are written) is
+ * a read of the directory that adds no name: the daemon keeps the files it
+ * ignores. A name new, or back after it went, is one.
+ */
+START_TEST(test_added)
+{
+	char name[NAME_MAX + 1], file[PATH_MAX], tmp[PATH_MAX];
+	struct watch_names x;
+	uint64_t reads, added;
+	FILE *f;
+
+	ck_assert_int_eq(watch_names_init(&x, packs), 0);
+	touch_pack(0, "/usr/bin/a");
+	ck_assert(watch_names_may_have(&x, 0, "/usr/bin/a", LATER));
+	reads = x.reads;
+	added = x.added;
+	ck_assert_int_gt(key_pack_name(0, "/usr/bin/a", name, sizeof(name)), 0);
+	snprintf(file, sizeof(file), "%s/%s", packs, name);
+	snprintf(tmp, sizeof(tmp), "%s/%s.XXXXXX", packs, name);
+	f = fopen(tmp, "we");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	ck_assert_int_eq(rename(tmp, file), 0);
+	ck_assert(watch_names_may_have(&x, 0, "/usr/bin/a", LATER + 2000000000));
+	ck_assert_uint_eq(x.reads, reads + 1);
+	ck_assert_uint_eq(x.added, added);		/* rewritten: no name added */
+	touch_pack(0, "/usr/bin/b");
+	ck_assert(watch_names_may_have(&x, 0, "/usr/bin/b", LATER + 4000000000));
+	ck_assert_uint_eq(x.added, added + 1);		/* a new name */
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert(!watch_names_may_have(&x, 0, "/usr/bin/a", LATER + 6000000000));
+	ck_assert_uint_eq(x.added, added + 1);		/* one gone: none added */
+	touch_pack(0, "/usr/bin/a");
+	ck_assert(watch_names_may_have(&x, 0, "/usr/bin/a", LATER + 8000000000));
+	ck_assert_uint_eq(x.added, added + 2);		/* back */
+	watch_names_free(&x);
+}
+END_TEST
+
 /* A directory that cannot be read answers "maybe": the lookup decides, as without the index. */
 START_TEST(test_unreadable_is_maybe)
 {
@@ -196,6 +236,7 @@ static Suite *watch_names_suite(void)
 	tcase_add_test(tc, test_notified);
 	tcase_add_test(tc, test_other_roots);
 	tcase_add_test(tc, test_racy_and_missing);
+	tcase_add_test(tc, test_added);
 	tcase_add_test(tc, test_unreadable_is_maybe);
 	suite_add_tcase(s, tc);
 	return s;
