@@ -46,12 +46,12 @@ int watch_tree_ids(const struct ura_pack *pack, struct watch_tree_id **ret, size
 	}
 	for (size_t i = 0; i < nf; i++)
 		n += demanded[i];
-	if (n > TREE_FILES_MAX) {
+	if (n == 0 || n > TREE_FILES_MAX) {
 		free(demanded);
-		return -E2BIG;
+		return n ? -E2BIG : 0;
 	}
-	ids = n ? malloc(n * sizeof(*ids)) : NULL;
-	if (n && !ids) {
+	ids = malloc(n * sizeof(*ids));
+	if (!ids) {
 		free(demanded);
 		return -ENOMEM;
 	}
@@ -65,8 +65,7 @@ int watch_tree_ids(const struct ura_pack *pack, struct watch_tree_id **ret, size
 			ids[n++] = (struct watch_tree_id){ makedev(fs.major, fs.minor), (ino_t)f.ino };
 	}
 	free(demanded);
-	if (n)
-		qsort(ids, n, sizeof(*ids), cmp_id);
+	qsort(ids, n, sizeof(*ids), cmp_id);
 	*ret = ids;
 	*ret_n = n;
 	return 0;
