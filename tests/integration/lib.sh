@@ -71,11 +71,22 @@ tracefs_snapshot() {
 	_tracefs_before=$(_tracefs_state)
 }
 
+# An instance left by a ura-trace that was killed before the snapshot may be gone after it: a
+# later ura-trace removes the instances of dead ura-traces. Only instances still there compare.
+_tracefs_still_there() {
+	local line keep=1
+	while IFS= read -r line; do
+		case $line in "== "*) keep=0; [ -d "${line#== }" ] && keep=1 ;; esac
+		[ "$keep" = 1 ] && printf '%s\n' "$line"
+	done
+}
+
 tracefs_unchanged() {
-	local now
+	local now before
 	now=$(_tracefs_state)
-	if [ "$now" != "$_tracefs_before" ]; then
-		diff <(echo "$_tracefs_before") <(echo "$now") | sed 's/^/# /'
+	before=$(printf '%s\n' "$_tracefs_before" | _tracefs_still_there)
+	if [ "$now" != "$before" ]; then
+		diff <(echo "$before") <(echo "$now") | sed 's/^/# /'
 		return 1
 	fi
 }
