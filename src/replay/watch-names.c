@@ -173,7 +173,7 @@ static int refresh(struct watch_names *x, int64_t now_ns)
 	 * and read again (at most every REREAD_NS, so a directory the learning
 	 * daemon keeps writing does not cost a read at every exec).
 	 */
-	if (x->valid && st.st_dev == x->dev && st.st_ino == x->ino &&
+	if (x->valid && !x->told && st.st_dev == x->dev && st.st_ino == x->ino &&
 	    ts_ns(st.st_mtim) == x->mtime_ns && ts_ns(st.st_ctim) == x->ctime_ns &&
 	    ((x->read_ns - x->mtime_ns >= RACY_NS && x->read_ns - x->ctime_ns >= RACY_NS) ||
 	     now_ns - x->read_ns < REREAD_NS))
@@ -188,6 +188,7 @@ static int refresh(struct watch_names *x, int64_t now_ns)
 		x->wd_ino = st.st_ino;
 		x->wd_dev = st.st_dev;
 	}
+	x->told = false;
 	x->read_ns = now_ns;
 	x->dev = st.st_dev;
 	x->ino = st.st_ino;
@@ -243,8 +244,12 @@ bool watch_names_notified(struct watch_names *x, int64_t now_ns)
 			p += sizeof(*e) + e->len;
 		}
 	}
+	/*
+	 * Read again whatever the times say; the names read before stay valid
+	 * meanwhile, so that a pack only rewritten (renamed over) adds no name
+	 */
 	if (any) {
-		x->valid = false;	/* read again whatever the times say: told it changed */
+		x->told = true;
 		refresh(x, now_ns);
 	}
 	return any;

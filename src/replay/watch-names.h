@@ -13,6 +13,7 @@ struct watch_names {
 	char **names;			/* sorted: the directory's "*.pack" names */
 	size_t n;
 	bool valid;			/* @names is the directory as its identity below says */
+	bool told;			/* inotify said it changed: read again, times or not */
 	dev_t dev;			/* the directory's identity when read */
 	ino_t ino;
 	int64_t mtime_ns, ctime_ns;

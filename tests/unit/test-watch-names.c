@@ -206,6 +206,19 @@ START_TEST(test_added)
 	touch_pack(0, "/usr/bin/a");
 	ck_assert(watch_names_may_have(&x, 0, "/usr/bin/a", LATER + 8000000000));
 	ck_assert_uint_eq(x.added, added + 2);		/* back */
+	/* told by inotify (as the daemon's loop is): a rewrite adds no name either */
+	ck_assert_int_ge(watch_names_notify_fd(&x), 0);
+	reads = x.reads;
+	f = fopen(tmp, "we");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	ck_assert_int_eq(rename(tmp, file), 0);
+	ck_assert(watch_names_notified(&x, LATER + 8000000000));
+	ck_assert_uint_eq(x.reads, reads + 1);
+	ck_assert_uint_eq(x.added, added + 2);
+	touch_pack(0, "/usr/bin/c");
+	ck_assert(watch_names_notified(&x, LATER + 8000000001));
+	ck_assert_uint_eq(x.added, added + 3);		/* a new name, told */
 	watch_names_free(&x);
 }
 END_TEST
