@@ -35,16 +35,20 @@
 #define STARTS_MAX	64	/* replays queued lately, by process and pack: one per start */
 #define START_NS	2000000000ull
 /*
- * Packs held for resident behind ignore marks at most, and how many of them
- * have one sampled page probed each HELD_PROBE_NS: a page dropped without the
- * kernel counting it (a user's POSIX_FADV_DONTNEED of a program's file) ends
- * the hold within HELD_MAX / HELD_PROBES seconds, not 30. A held program seen
- * starting (not marked) is probed too, at most each PROBE_GAP_NS. Probes run
- * on the workers: they open the pack's files.
+ * Packs held for resident behind ignore marks at most, and how often each has
+ * one sampled page probed: a page dropped without the kernel counting it (a
+ * user's POSIX_FADV_DONTNEED of a program's file) ends the hold within
+ * HELD_COVER_NS, whatever the number held: HELD_PROBES a second at least, more
+ * when more are held. A held program seen starting (not marked) is probed too,
+ * at most each PROBE_GAP_NS. Probes run on the workers: they open the pack's
+ * files. A machine runs more distinct programs than 64 in a few seconds (100
+ * --version starts of bench/learn-cpu.sh): with 64 held, a third of them were
+ * checked again at every start.
  */
-#define HELD_MAX	64
+#define HELD_MAX	256
 #define HELD_PROBES	4
 #define HELD_PROBE_NS	1000000000ull
+#define HELD_COVER_NS	16000000000ull
 #define PROBE_GAP_NS	100000000ull
 
 /* An interpreter exec'd: its argv names the script, once the exec completes. */
@@ -113,6 +117,14 @@ static void probe(struct watch_decide *w, struct watch_pack *p, uint64_t now)
 	j = watch_job_new_probe(p, *w->view, p->probe_seq++, &w->missed);
 	if (j && !watch_queue_push(w->queue, j))
 		watch_job_put(j);	/* too many replays waiting: the next look probes */
+}
+
+/* How many of @nheld held packs to probe each HELD_PROBE_NS: each within HELD_COVER_NS. */
+static size_t probes_due(size_t nheld)
+{
+	size_t per = HELD_COVER_NS / HELD_PROBE_NS, n = (nheld + per - 1) / per;
+
+	return n > HELD_PROBES ? n : HELD_PROBES;
 }
 
 /*
@@ -691,13 +703,20 @@ bool watch_decide_hold_over(struct watch_decide *w, uint64_t now)
 	watch_hold_look(&w->hold, now);
 	if (!watch_hold_holds(&w->hold, w->held_ns, now) ||
 	    __atomic_load_n(&w->missed, __ATOMIC_ACQUIRE)) {
+		/*
+		 * Every program held is checked again at its next start, not only
+		 * those held longest: held again on an older check, each would end
+		 * the next hold in turn, and the marks would go again and again
+		 */
+		for (size_t i = 0; i < w->nheld; i++)
+			__atomic_store_n(&w->held[i]->resident_ns, 0, __ATOMIC_RELEASE);
 		hold_release(w);
 		return true;
 	}
 	if (now - w->probed_ns < HELD_PROBE_NS)
 		return false;
 	w->probed_ns = now;
-	for (size_t k = 0; k < HELD_PROBES && k < w->nheld; k++)
+	for (size_t k = 0; k < probes_due(w->nheld) && k < w->nheld; k++)
 		probe(w, w->held[w->next_probe++ % w->nheld], now);
 	return false;
 }

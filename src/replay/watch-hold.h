@@ -12,10 +12,14 @@
  * has reclaimed no page-cache page (sys-reclaim.h: reclaim, a cgroup's limit,
  * drop_caches), up to WATCH_HOLD_MAX_NS: eviction by POSIX_FADV_DONTNEED or
  * truncation leaves no count: such a page is seen missing by the next check
- * after the hold, or by a probe of the held packs (watch-decide.c).
+ * after the hold, or by a probe of the held packs (watch-decide.c), which
+ * reaches each within 16 s. The end of a hold removes every mark, and each
+ * program held is checked again at its next start: at 30 s, a machine running
+ * 100 distinct programs in turn checked a third of them at every round
+ * (bench/learn-cpu.sh). The maximum bounds what a probe's one page can miss.
  */
 #define WATCH_HOLD_MIN_NS	1000000000ull
-#define WATCH_HOLD_MAX_NS	30000000000ull
+#define WATCH_HOLD_MAX_NS	120000000000ull
 /* the count is read again when it is older than this, when a decision needs it */
 #define WATCH_HOLD_LOOK_NS	10000000ull
 

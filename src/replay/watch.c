@@ -43,6 +43,7 @@ struct watch {
 static void forget_ignored(struct watch *w, struct watch_exec *src, uint64_t *added)
 {
 	if (w->names.added != *added) {
+		log_debug("a pack was added: the execs ignored are looked at again");
 		watch_exec_forget(src);
 		watch_decide_marks_gone(w->decide);
 		*added = w->names.added;
@@ -141,8 +142,11 @@ int watch_run(const struct replay_options *o)
 		else if (src.ignoring)
 			watch_names_refresh(&w->names, now_realtime_ns());
 		forget_ignored(w, &src, &names_reads);
-		if (watch_decide_hold_over(w->decide, now_monotonic_ns()))
-			watch_exec_forget(&src);	/* the resident programs looked at again */
+		if (watch_decide_hold_over(w->decide, now_monotonic_ns())) {
+			log_debug("the hold of the programs found resident is over: their execs "
+				  "are looked at again");
+			watch_exec_forget(&src);
+		}
 		if (p[2].revents & (POLLPRI | POLLERR)) {
 			int k = sys_view_refresh(&w->view, true);
 
