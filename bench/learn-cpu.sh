@@ -13,6 +13,8 @@
 # WORKLOAD=distinct: each round runs `CMD --version` of 100 distinct commands of /usr/bin (the
 # first 100 that answer within 0.5 s, exit 0 and read no stdin) instead of /bin/true; EXECS
 # is then ignored (100 execs a round).
+# LEARN_ARGS and REPLAY_ARGS are added to the daemons' options; LEARN_LOG and REPLAY_LOG name
+# files their logs are copied to.
 # Run as root: [WHICH=...] [WORKLOAD=...] bench/learn-cpu.sh [ROUNDS] [EXECS]
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -85,7 +87,7 @@ if [ "$WHICH" != learn ]; then
 	execs_cpu >/dev/null
 	sleep 2
 	[ "$WHICH" = replay ] && { kill -TERM "$DAEMON"; wait "$DAEMON" || true; DAEMON=; }
-	"$TOP/build/ura-replay" --watch "$D/packs" 2>"$D/replay.log" &
+	"$TOP/build/ura-replay" --watch "$D/packs" ${REPLAY_ARGS:-} 2>"$D/replay.log" &
 	DAEMON="$DAEMON $!"
 	sleep 1
 fi
@@ -120,6 +122,7 @@ wait $DAEMON || true
 DAEMON=
 grep -E "execs, " "$D/log" | sed "s/^ura-trace: /daemon: /"
 [ -n "${LEARN_LOG:-}" ] && cp "$D/log" "$LEARN_LOG"
+[ -n "${REPLAY_LOG:-}" ] && [ -f "$D/replay.log" ] && cp "$D/replay.log" "$REPLAY_LOG"
 read -r m lo hi < <(stats <"$D/off")
 echo "execs alone (daemon stopped): CPU $m s (min-max $lo-$hi) for $EXECS execs"
 read -r m lo hi < <(stats <"$D/on")
