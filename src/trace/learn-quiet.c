@@ -19,6 +19,9 @@ struct quiet {
 	/* the loop's own */
 	struct quiet_name v[QUIET_MAX];
 	size_t n;
+	char barred[QUIET_BARRED][QUIET_NAME_MAX + 1];	/* never added again (quiet_bar()) */
+	size_t nbarred, next_bar;
+	bool comm;			/* names are task names (comm), not file names */
 	bool dirty;			/* changed since last handed to the thread */
 	uint64_t last_ns;		/* when last handed */
 	uint64_t added;
@@ -26,7 +29,8 @@ struct quiet {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	pthread_t thread;
-	char *path;
+	char **paths;			/* the filter files, each written the same filter */
+	size_t npaths;
 	pthread_mutex_t *serial;	/* held around each write */
 	char *pending;			/* the filter to write next */
 	char *in_force;			/* the filter last written, NULL before */
@@ -48,15 +52,45 @@ bool quiet_name_ok(const char *name)
 	return true;
 }
 
-size_t quiet_filter(const char *const *names, size_t n, char *buf, size_t size)
+bool quiet_comm_ok(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!len || len > QUIET_COMM_MAX)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr("._+-@,:=~", *p)))
+			return false;
+	return true;
+}
+
+bool quiet_comm_of(const char *filename, char *buf, size_t size)
+{
+	const char *base = strrchr(filename, '/');
+
+	base = base ? base + 1 : filename;
+	if (size < QUIET_COMM_MAX + 1)
+		return false;
+	snprintf(buf, QUIET_COMM_MAX + 1, "%s", base);	/* the kernel's truncation */
+	return quiet_comm_ok(buf);
+}
+
+static bool name_ok(const struct quiet *q, const char *name)
+{
+	return q->comm ? quiet_comm_ok(name) : quiet_name_ok(name);
+}
+
+static size_t filter_of(const char *field, const char *const *names, size_t n, char *buf,
+			size_t size)
 {
 	size_t len = 0, held = 0;
 
 	if (size > QUIET_FILTER_MAX)
 		size = QUIET_FILTER_MAX;
 	for (size_t i = 0; i < n; i++) {
-		int k = snprintf(buf + len, size - len, "%sfilename!=\"%s\"", held ? "&&" : "",
-				 names[i]);
+		int k = snprintf(buf + len, size - len, "%s%s!=\"%s\"", held ? "&&" : "",
+				 field, names[i]);
 
 		if (k < 0 || (size_t)k >= size - len) {
 			buf[len] = 0;	/* not a part of the name */
@@ -68,6 +102,11 @@ size_t quiet_filter(const char *const *names, size_t n, char *buf, size_t size)
 	if (!held)
 		snprintf(buf, size, "0");
 	return held;
+}
+
+size_t quiet_filter(const char *const *names, size_t n, char *buf, size_t size)
+{
+	return filter_of("filename", names, n, buf, size);
 }
 
 static int write_filter(const char *path, const char *filter)
@@ -100,11 +139,17 @@ static void *writer(void *arg)
 		q->pending = NULL;
 		q->busy = true;
 		pthread_mutex_unlock(&q->lock);
-		if (q->serial)
-			pthread_mutex_lock(q->serial);
-		r = write_filter(q->path, f);
-		if (q->serial)
-			pthread_mutex_unlock(q->serial);
+		r = 0;
+		for (size_t i = 0; i < q->npaths; i++) {
+			int k;
+
+			if (q->serial)
+				pthread_mutex_lock(q->serial);
+			k = write_filter(q->paths[i], f);
+			if (q->serial)
+				pthread_mutex_unlock(q->serial);
+			r = r < 0 ? r : k;
+		}
 		pthread_mutex_lock(&q->lock);
 		if (r == 0) {
 			free(q->in_force);
@@ -121,7 +166,15 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-int quiet_new(const char *path, pthread_mutex_t *serial, struct quiet **ret)
+static void free_paths(struct quiet *q)
+{
+	for (size_t i = 0; i < q->npaths; i++)
+		free(q->paths[i]);
+	free(q->paths);
+}
+
+static int make(const char *const *paths, size_t npaths, bool comm, pthread_mutex_t *serial,
+		struct quiet **ret)
 {
 	struct quiet *q = calloc(1, sizeof(*q));
 	int r;
@@ -129,8 +182,13 @@ int quiet_new(const char *path, pthread_mutex_t *serial, struct quiet **ret)
 	if (!q)
 		return -ENOMEM;
 	q->serial = serial;
-	q->path = strdup(path);
-	if (!q->path) {
+	q->comm = comm;
+	q->paths = calloc(npaths ? npaths : 1, sizeof(*q->paths));
+	for (size_t i = 0; q->paths && i < npaths; i++, q->npaths++)
+		if (!(q->paths[i] = strdup(paths[i])))
+			break;
+	if (!q->paths || q->npaths < npaths) {
+		free_paths(q);
 		free(q);
 		return -ENOMEM;
 	}
@@ -140,12 +198,23 @@ int quiet_new(const char *path, pthread_mutex_t *serial, struct quiet **ret)
 	if (r) {
 		pthread_cond_destroy(&q->cond);
 		pthread_mutex_destroy(&q->lock);
-		free(q->path);
+		free_paths(q);
 		free(q);
 		return -r;
 	}
 	*ret = q;
 	return 0;
+}
+
+int quiet_new(const char *path, pthread_mutex_t *serial, struct quiet **ret)
+{
+	return make(&path, 1, false, serial, ret);
+}
+
+int quiet_new_comm(const char *const *paths, size_t npaths, pthread_mutex_t *serial,
+		   struct quiet **ret)
+{
+	return make(paths, npaths, true, serial, ret);
 }
 
 void quiet_free(struct quiet *q)
@@ -162,7 +231,7 @@ void quiet_free(struct quiet *q)
 	pthread_cond_destroy(&q->cond);
 	pthread_mutex_destroy(&q->lock);
 	free(q->in_force);
-	free(q->path);
+	free_paths(q);
 	free(q);
 }
 
@@ -170,8 +239,11 @@ bool quiet_add(struct quiet *q, const char *name, uint64_t until_ns)
 {
 	size_t at = q->n;
 
-	if (!quiet_name_ok(name))
+	if (!name_ok(q, name))
 		return false;
+	for (size_t i = 0; i < q->nbarred; i++)
+		if (strcmp(q->barred[i], name) == 0)
+			return false;
 	for (size_t i = 0; i < q->n; i++) {
 		if (strcmp(q->v[i].name, name) == 0) {
 			if (q->v[i].until_ns < until_ns)
@@ -218,7 +290,7 @@ void quiet_update(struct quiet *q, uint64_t now_ns)
 	if (q->dirty && now_ns - q->last_ns >= QUIET_GAP_NS && !q->busy && !q->pending) {
 		for (size_t i = 0; i < q->n; i++)
 			names[k++] = q->v[i].name;
-		quiet_filter(names, k, buf, sizeof(buf));
+		filter_of(q->comm ? "comm" : "filename", names, k, buf, sizeof(buf));
 		q->pending = strdup(buf);
 		if (q->pending) {
 			q->dirty = false;
@@ -258,7 +330,7 @@ bool quiet_in_force(struct quiet *q, const char *name)
 	char needle[QUIET_NAME_MAX + 3];
 	bool r;
 
-	if (!quiet_name_ok(name))
+	if (!name_ok(q, name))
 		return false;
 	snprintf(needle, sizeof(needle), "\"%s\"", name);
 	pthread_mutex_lock(&q->lock);
@@ -273,4 +345,22 @@ void quiet_get_stats(struct quiet *q, struct quiet_stats *ret)
 	*ret = (struct quiet_stats){ .names = q->n, .added = q->added, .writes = q->writes,
 				     .last_error = q->last_error };
 	pthread_mutex_unlock(&q->lock);
+}
+
+void quiet_bar(struct quiet *q, const char *name)
+{
+	for (size_t i = 0; i < q->n; i++) {
+		if (strcmp(q->v[i].name, name) == 0) {
+			q->v[i] = q->v[--q->n];
+			q->dirty = true;
+			break;
+		}
+	}
+	for (size_t i = 0; i < q->nbarred; i++)
+		if (strcmp(q->barred[i], name) == 0)
+			return;
+	snprintf(q->barred[q->next_bar], sizeof(q->barred[q->next_bar]), "%s", name);
+	q->next_bar = (q->next_bar + 1) % QUIET_BARRED;
+	if (q->nbarred < QUIET_BARRED)
+		q->nbarred++;
 }

@@ -39,9 +39,25 @@
  * write that failed is tried again (the filter in force may hide a name due).
  */
 
+/*
+ * The page events too (quiet_new_comm()): a refused program's run, when its
+ * pid was armed ahead (learn-pidfilter.h), was recorded whole and thrown
+ * away: 86% of the page records the daemon read on the distinct workload of
+ * bench/learn-cpu.sh once every program was learned. A filter on the task's
+ * name (comm: the exec'd file's base name, cut at 15 characters) leaves them
+ * out in the kernel. A name is not a program: a window whose task execs a
+ * program of a name left out loses that program's pages (a child of a
+ * program being learned, or another program of the same base name); the run
+ * is kept without them, and the name is barred from the list (quiet_bar()),
+ * so that the next runs are whole. A thread that renames itself to such a
+ * name is not seen: its pages are missing from that run.
+ */
+
 /* names at most, a name's longest (the kernel's filter strings are shorter than a page) */
 #define QUIET_MAX		96
 #define QUIET_NAME_MAX		120
+#define QUIET_COMM_MAX		15	/* TASK_COMM_LEN - 1 */
+#define QUIET_BARRED		64	/* names barred, the oldest forgotten first */
 #define QUIET_FILTER_MAX	4000
 #define QUIET_GAP_NS		(5 * 1000000000ull)
 /* a write under way: looked at again this much later */
@@ -56,6 +72,13 @@ struct quiet;
  * Return: 0, -ENOMEM or the -errno of pthread_create().
  */
 int quiet_new(const char *path, pthread_mutex_t *serial, struct quiet **ret);
+
+/**
+ * quiet_new_comm() - the same for task names (comm), written to each of @paths (the filters
+ * of the page events); names are quiet_comm_ok()
+ */
+int quiet_new_comm(const char *const *paths, size_t npaths, pthread_mutex_t *serial,
+		   struct quiet **ret);
 
 /** quiet_free() - stop the thread (after the write under way) and release; NULL is allowed */
 void quiet_free(struct quiet *q);
@@ -101,8 +124,21 @@ bool quiet_in_force(struct quiet *q, const char *name);
  */
 size_t quiet_filter(const char *const *names, size_t n, char *buf, size_t size);
 
-/** quiet_name_ok() - can the filter hold @name (see quiet_add())? */
+/** quiet_name_ok() - can the filter hold file name @name (see quiet_add())? */
 bool quiet_name_ok(const char *name);
+
+/** quiet_comm_ok() - can the filter hold task name @name (1 to 15 characters of those)? */
+bool quiet_comm_ok(const char *name);
+
+/**
+ * quiet_comm_of() - the task name the kernel gives an exec of @filename (its base name, cut
+ * at QUIET_COMM_MAX), into @buf (@size > QUIET_COMM_MAX)
+ * Return: whether the filter can hold it.
+ */
+bool quiet_comm_of(const char *filename, char *buf, size_t size);
+
+/** quiet_bar() - drop @name from the list, and never add it again (QUIET_BARRED kept) */
+void quiet_bar(struct quiet *q, const char *name);
 
 struct quiet_stats {
 	size_t names;			/* in the list now */

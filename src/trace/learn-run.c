@@ -169,6 +169,8 @@ struct learner {
 	struct learn_windows ws;
 	struct pid_filter *pf;
 	struct quiet *quiet;		/* the exec filter: programs refused until due */
+	struct quiet *quiet_comm;	/* the page events' filter: their task names, as long */
+	uint64_t partial_named;		/* runs missing a program whose name was left out */
 	pthread_mutex_t tracefs_lock;	/* the two writer threads' writes, one at a time */
 	struct learn_worker *wk;
 	struct recent *recent;		/* the last records of the traced tasks */
@@ -567,6 +569,14 @@ static void refused(struct learner *l, const struct exec_seen *x, bool traced,
 		    admit_quiet_name(&l->admit, x->filename, prog) &&
 		    quiet_add(l->quiet, x->filename, now + wait_ns))
 			log_debug("execs of '%s' left out until its next run is due", x->filename);
+		if (l->quiet_comm && admit_quiet_name(&l->admit, x->filename, prog)) {
+			char comm[QUIET_COMM_MAX + 1];
+
+			if (quiet_comm_of(x->filename, comm, sizeof(comm)) &&
+			    quiet_add(l->quiet_comm, comm, now + wait_ns))
+				log_debug("page events of tasks named '%s' left out until the next run "
+					  "of '%s' is due", comm, x->filename);
+		}
 		log_debug("not learning '%s' (pid %d): learned lately, next run in %.0f s",
 			  prog->path, x->pid, (double)wait_ns / 1e9);
 		break;
@@ -584,6 +594,27 @@ static void refused(struct learner *l, const struct exec_seen *x, bool traced,
  * (learn-admit.h) and a window is free (all open is a want of room, as in
  * refused()): true when one opened.
  */
+/*
+ * A task of window @w exec'd @filename: when page events of its name are left
+ * out (or may have been since), that run misses that program's pages. The run
+ * is kept (a program's first run is the one a pack starts from; the exec
+ * daemon replays the child's own pack at its exec), and the name is never
+ * left out again, so that the next runs are whole.
+ */
+static void note_named(struct learner *l, struct learn_window *w, const char *filename)
+{
+	char comm[QUIET_COMM_MAX + 1];
+
+	if (!l->quiet_comm || !quiet_comm_of(filename, comm, sizeof(comm)) ||
+	    (!quiet_has(l->quiet_comm, comm) && !quiet_in_force(l->quiet_comm, comm)))
+		return;
+	quiet_bar(l->quiet_comm, comm);
+	l->partial_named++;
+	log_debug("window of '%s' (pid %d): '%s' started in it, whose page events were left out "
+		  "by name: its pages are missing from this run; that name no longer left out",
+		  w->exe, w->pid, filename);
+}
+
 static bool open_window(struct learner *l, const struct exec_seen *x, bool traced)
 {
 	const struct exec_program *prog = &x->prog;
@@ -610,6 +641,7 @@ static bool open_window(struct learner *l, const struct exec_seen *x, bool trace
 		return false;
 	}
 	w->uid = prog->uid;
+	note_named(l, w, x->filename);
 	if (traced && rewriting(l, x->ts))
 		pidfilter_add(l->pf, x->pid);	/* traced now, maybe not in the new list */
 	l->windows++;
@@ -690,10 +722,16 @@ static int handle(struct learner *l, const struct rec *r)
 		follow_fork(&l->follow, tev.pid, tev.child);
 	}
 	if (r->kind == REC_PEXEC) {
+		bool decoded = (l->quiet || l->quiet_comm) &&
+			       learn_events_decode(l->task_dec, &rec, &tev) == 1 &&
+			       tev.type == TASK_EXEC;
+
 		/* a followed parent's child left out of the exec events: a miss all the same */
-		if (l->quiet && learn_events_decode(l->task_dec, &rec, &tev) == 1 &&
-		    tev.type == TASK_EXEC && quiet_in_force(l->quiet, tev.filename))
+		if (decoded && l->quiet && quiet_in_force(l->quiet, tev.filename))
 			missed(l, r->pid);
+		/* a task of a window: a program whose page events are left out by name */
+		if (decoded && windows_has_task(&l->ws, r->pid))
+			note_named(l, windows_task_window(&l->ws, r->pid), tev.filename);
 		return 0;	/* else seen with the exec instance's record */
 	}
 	if (!windows_knows_task(&l->ws, r->pid)) {
@@ -1025,6 +1063,8 @@ static void after_round(struct learner *l, uint64_t now)
 	settle(l, now);
 	if (l->quiet)
 		quiet_update(l->quiet, now);
+	if (l->quiet_comm)
+		quiet_update(l->quiet_comm, now);
 	if (l->rewrite_seq) {
 		uint64_t since;
 		int err;
@@ -1057,6 +1097,34 @@ static void after_round(struct learner *l, uint64_t now)
 			l->lost = lost;
 		}
 	}
+}
+
+/* The page events' filter by task name, on each page event the instance has. */
+static int comm_filter(struct learner *l)
+{
+	static const enum trace_event_type ids[] = { TRACE_EVENT_ADD, TRACE_EVENT_FAULT,
+						     TRACE_EVENT_GET_PAGES, TRACE_EVENT_MAP_PAGES };
+	enum { NIDS = sizeof(ids) / sizeof(ids[0]) };
+	char *paths[NIDS];
+	size_t n = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < NIDS; i++) {
+		if (!tracer_has_event(l->pages_t, ids[i]))
+			continue;
+		paths[n] = tracer_filter_file(l->pages_t, trace_event_specs[ids[i]].system,
+					      trace_event_specs[ids[i]].name);
+		if (!paths[n]) {
+			r = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	if (r == 0)
+		r = quiet_new_comm((const char *const *)paths, n, &l->tracefs_lock, &l->quiet_comm);
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	return r;
 }
 
 static int setup(struct learner *l)
@@ -1134,6 +1202,11 @@ static int setup(struct learner *l)
 	free(filter_file);
 	if (r < 0)
 		log_debug("no exec filter: %s; every exec is read", strerror(-r));
+	/* and the page events of their tasks (learn-quiet.h) */
+	r = comm_filter(l);
+	if (r < 0)
+		log_debug("no page events' filter: %s; refused programs' events are read",
+			  strerror(-r));
 	/* no task traced until a window opens (set before tracing is on) */
 	r = tracer_set_pids(l->pages_t, NULL, 0);
 	if (r < 0)
@@ -1202,9 +1275,15 @@ static int loop(struct learner *l, int sigfd)
 			      busy ? POLL_MS : -1;
 		int r;
 
-		/* a name of the exec filter due, or its write to make: woken for it */
-		if (l->quiet && !more) {
-			uint64_t t = now_monotonic_ns(), next = quiet_next_ns(l->quiet, t);
+		/* a name of a filter due, or its write to make: woken for it */
+		if ((l->quiet || l->quiet_comm) && !more) {
+			uint64_t t = now_monotonic_ns(), next = UINT64_MAX, c = UINT64_MAX;
+
+			if (l->quiet)
+				next = quiet_next_ns(l->quiet, t);
+			if (l->quiet_comm)
+				c = quiet_next_ns(l->quiet_comm, t);
+			next = c < next ? c : next;
 
 			if (next != UINT64_MAX) {
 				int q = next <= t ? 0 : (int)((next - t) / MS) + 1;
@@ -1257,8 +1336,10 @@ static void log_counts(struct learner *l)
 {
 	struct pidfilter_stats ps = { 0 };
 	struct worker_stats ws = { 0 };
-	struct quiet_stats qs = { 0 };
+	struct quiet_stats qs = { 0 }, cs = { 0 };
 
+	if (l->quiet_comm)
+		quiet_get_stats(l->quiet_comm, &cs);
 	if (l->pf)
 		pidfilter_get_stats(l->pf, &ps);
 	if (l->wk)
@@ -1275,12 +1356,14 @@ static void log_counts(struct learner *l)
 		 " page records read (%" PRIu64 " of tasks in no window); %" PRIu64
 		 " pid filter writes, "
 		 "longest %.1f ms; %" PRIu64 " programs left out of the exec events, %"
-		 PRIu64 " exec filter writes%s%s", l->execs, l->windows, l->traced_at_exec, ws.merged,
+		 PRIu64 " exec filter writes%s%s; %" PRIu64 " names left out of the page events, %"
+		 PRIu64 " filter writes, %" PRIu64 " runs missing a program left out by name", l->execs, l->windows, l->traced_at_exec, ws.merged,
 		 l->lost_runs + ws.dropped, l->late, l->floods, l->skipped_busy, l->skipped_rate,
 		 l->skipped_private, l->skipped_user_new, l->gone, l->follow.dropped, ws.writes,
 		 ws.evicted, ws.settled, l->page_records, l->extra_records, ps.writes,
 		 (double)ps.max_write_ns / 1e6, qs.added, qs.writes,
-		 qs.last_error ? ", the last failed: " : "", qs.last_error ? strerror(-qs.last_error) : "");
+		 qs.last_error ? ", the last failed: " : "", qs.last_error ? strerror(-qs.last_error) : "",
+		 cs.added, cs.writes, l->partial_named);
 }
 
 int learn_run(const struct trace_options *o, bool *ret_unavailable)
@@ -1329,6 +1412,7 @@ out:
 	worker_free(l.wk);
 	pidfilter_free(l.pf);
 	quiet_free(l.quiet);
+	quiet_free(l.quiet_comm);
 	recent_free(l.recent);
 	programs_free(l.programs);
 	private_cache_free(l.priv);

@@ -22,7 +22,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 40
+plan 43
 
 # the programs, on the scratch filesystem, each reading data files of its own
 mkdir -p "$M/bin" "$M/data" "$M/pub" "$M/tmp"
@@ -63,6 +63,7 @@ cp "$M/bin/reader" "$M/tmp/reader"
 # are then left out of the exec events by the kernel (it lives 50 ms: a program gone before
 # its exec is read is named by nothing, neither learned nor refused)
 cp "$(command -v sleep)" "$M/bin/quick"
+printf '#!/bin/sh\n"%s" 0.05\nsleep 0.2\nexit 0\n' "$M/bin/quick" >"$M/bin/runsquick"
 chmod 755 "$M/bin/"* "$M/tmp/reader"
 # a user's reads of 2 GiB each from 3,000 one-byte files, by a root program (the kernel's read
 # event names the pages asked for, not those the file has)
@@ -96,7 +97,7 @@ pack_of() {
 }
 
 only=()
-for p in app burst launch late third often quick reader mounted bigread flood during flood1 flood2 flood3 flood4 victim; do
+for p in app burst launch late third often quick runsquick reader mounted bigread flood during flood1 flood2 flood3 flood4 victim; do
 	only+=(--only "$M/bin/$p")
 done
 only+=(--only "$M/tmp/reader")
@@ -271,6 +272,23 @@ in_filter() {
 	return 1
 }
 ok "a program refused for its budget is left out of the exec events" in_filter
+# and its tasks out of the page events, by name: the pid armed for it records nothing
+PFILTER=$TRACEFS/instances/ura-$PID/events/filemap/mm_filemap_add_to_page_cache/filter
+comm_filter() {	# has: 0 or 1
+	for _ in $(seq 100); do
+		[ "$(grep -cF 'comm!="quick"' "$PFILTER")" = "$1" ] && return 0
+		sleep 0.1
+	done
+	echo "the page events' filter: $(cat "$PFILTER")" >&2
+	return 1
+}
+ok "... and its tasks out of the page events, by name" comm_filter 1
+# a program being learned starts it: that run misses its pages, so the name is let in again
+"$M/bin/runsquick"
+ok "started in a window, it is let back into the page events" sh -c '
+	grep -F "window of '"'"'$1'"'"'" "$2" | grep -F "left out by name" >/dev/null' \
+	- "$M/bin/runsquick" "$T/daemon.log"
+ok "... and the filter no longer leaves it out" comm_filter 0
 # the same file by another name: a link of root's is left out too, one in a temporary tree
 # (a user's: it could name another program later) is not
 ln -s quick "$M/bin/quick-link"

@@ -159,6 +159,51 @@ START_TEST(test_full)
 }
 END_TEST
 
+/* Task names: the kernel's base name cut at 15, written to every file; a name barred stays out. */
+START_TEST(test_comm)
+{
+	char a[] = "/tmp/ura-quiet-XXXXXX", b[] = "/tmp/ura-quiet-XXXXXX", comm[QUIET_COMM_MAX + 1];
+	const char *paths[] = { a, b };
+	struct quiet *q;
+	uint64_t t = 100 * S;
+	int fd;
+
+	ck_assert(quiet_comm_of("/usr/bin/x86_64-linux-gnu-gcc-12", comm, sizeof(comm)));
+	ck_assert_str_eq(comm, "x86_64-linux-gn");
+	ck_assert(quiet_comm_of("/bin/true", comm, sizeof(comm)));
+	ck_assert_str_eq(comm, "true");
+	ck_assert(!quiet_comm_of("/bin/a\"b", comm, sizeof(comm)));	/* would end the string */
+	ck_assert(!quiet_comm_of("/usr/bin/", comm, sizeof(comm)));		/* no name */
+	ck_assert(!quiet_comm_ok("/bin/true"));
+	fd = mkstemp(a);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	fd = mkstemp(b);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(quiet_new_comm(paths, 2, NULL, &q), 0);
+	ck_assert(!quiet_add(q, "/bin/true", t + 600 * S));	/* a file name is not a task name */
+	ck_assert(quiet_add(q, "true", t + 600 * S));
+	ck_assert(quiet_add(q, "sort", t + 600 * S));
+	quiet_update(q, t);
+	wait_writes(q, 1);
+	ck_assert_str_eq(read_all(a), "comm!=\"true\"&&comm!=\"sort\"");
+	ck_assert_str_eq(read_all(b), "comm!=\"true\"&&comm!=\"sort\"");
+	ck_assert(quiet_in_force(q, "sort"));
+	/* a name barred (a program of it started in a window) leaves, and is never added again */
+	quiet_bar(q, "sort");
+	ck_assert(!quiet_has(q, "sort"));
+	ck_assert(!quiet_add(q, "sort", t + 900 * S));
+	quiet_update(q, t + QUIET_GAP_NS);
+	wait_writes(q, 2);
+	ck_assert_str_eq(read_all(b), "comm!=\"true\"");
+	ck_assert(!quiet_in_force(q, "sort"));
+	quiet_free(q);
+	unlink(a);
+	unlink(b);
+}
+END_TEST
+
 static Suite *learn_quiet_suite(void)
 {
 	Suite *s = suite_create("learn-quiet");
@@ -168,6 +213,7 @@ static Suite *learn_quiet_suite(void)
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_added_written_and_due);
 	tcase_add_test(tc, test_full);
+	tcase_add_test(tc, test_comm);
 	suite_add_tcase(s, tc);
 	return s;
 }
