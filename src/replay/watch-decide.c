@@ -137,6 +137,9 @@ static bool hold_mark(struct watch_decide *w, struct watch_pack *p)
 	uint64_t resident = __atomic_load_n(&p->resident_ns, __ATOMIC_ACQUIRE);
 	size_t i;
 
+	/* a probe found a page gone since consider() said held: not marked */
+	if (!resident)
+		return false;
 	for (i = 0; i < w->nheld && w->held[i] != p; i++)
 		;
 	if (i == w->nheld) {
@@ -698,7 +701,7 @@ void watch_decide_poll(struct watch_decide *w)
 
 bool watch_decide_hold_over(struct watch_decide *w, uint64_t now)
 {
-	if (!w->held_ns || now - w->held_ns < WATCH_HOLD_MIN_NS)
+	if (!w->nheld || (w->held_ns && now - w->held_ns < WATCH_HOLD_MIN_NS))
 		return false;
 	watch_hold_look(&w->hold, now);
 	if (!watch_hold_holds(&w->hold, w->held_ns, now) ||

@@ -49,8 +49,11 @@
  * program of a name left out loses that program's pages (a child of a
  * program being learned, or another program of the same base name); the run
  * is kept without them, and the name is barred from the list (quiet_bar()),
- * so that the next runs are whole. A thread that renames itself to such a
- * name is not seen: its pages are missing from that run.
+ * so that the next runs are whole. A name is added only while no window is
+ * open, so that no run under way loses a task already of that name. A thread
+ * that renames itself to such a name (prctl(PR_SET_NAME)) is not seen: its
+ * pages are missing from that run; so are the exec's own first reads (the
+ * binary's header) when the task still has a listed parent's name.
  */
 
 /* names at most, a name's longest (the kernel's filter strings are shorter than a page) */

@@ -60,6 +60,7 @@
  */
 #define POLL_MS			100
 #define LOST_CHECK_MS		1000
+#define COMMS_SEEN		64	/* names exec'd in windows remembered, names deferred */
 #define SLACK_NS		(200 * MS)	/* events still on their way after a window */
 #define EXEC_BUFFER_KB		256		/* per CPU, for exec events only */
 /*
@@ -171,6 +172,10 @@ struct learner {
 	struct quiet *quiet;		/* the exec filter: programs refused until due */
 	struct quiet *quiet_comm;	/* the page events' filter: their task names, as long */
 	uint64_t partial_named;		/* runs missing a program whose name was left out */
+	/* names exec'd in windows lately, and names waiting for them to close (comm_defer()) */
+	struct comm_seen { char comm[QUIET_COMM_MAX + 1]; uint64_t ns; } win_comms[COMMS_SEEN],
+		deferred[COMMS_SEEN];
+	size_t next_win_comm, ndeferred;
 	pthread_mutex_t tracefs_lock;	/* the two writer threads' writes, one at a time */
 	struct learn_worker *wk;
 	struct recent *recent;		/* the last records of the traced tasks */
@@ -524,6 +529,68 @@ static bool rewriting(const struct learner *l, uint64_t ts)
  * next execs left out by the kernel until due, where its name allows
  * (learn-quiet.h).
  */
+/* A task of a window exec'd a program of name @comm at @now. */
+static void comm_in_window(struct learner *l, const char *comm, uint64_t now)
+{
+	struct comm_seen *c = &l->win_comms[l->next_win_comm++ % COMMS_SEEN];
+
+	snprintf(c->comm, sizeof(c->comm), "%s", comm);
+	c->ns = now;
+}
+
+/* May a window still open hold a task of name @comm (one exec'd in one within a window's length)? */
+static bool comm_busy(const struct learner *l, const char *comm, uint64_t now)
+{
+	for (size_t i = 0; i < COMMS_SEEN; i++)
+		if (l->win_comms[i].ns && now - l->win_comms[i].ns <= l->o->window_ns + MS * POLL_MS &&
+		    strcmp(l->win_comms[i].comm, comm) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Leave out the page events of tasks named @comm until @until_ns: at once,
+ * unless a window may hold such a task (a run of that very program being
+ * learned, a child of another's), which would lose its pages; then once no
+ * window can (comm_deferred()).
+ */
+static void comm_defer(struct learner *l, const char *comm, uint64_t until_ns)
+{
+	uint64_t now = now_monotonic_ns();
+
+	if (!comm_busy(l, comm, now)) {
+		if (quiet_add(l->quiet_comm, comm, until_ns))
+			log_debug("page events of tasks named '%s' left out", comm);
+		return;
+	}
+	for (size_t i = 0; i < l->ndeferred; i++) {
+		if (strcmp(l->deferred[i].comm, comm) == 0) {
+			l->deferred[i].ns = until_ns;
+			return;
+		}
+	}
+	if (l->ndeferred < COMMS_SEEN) {
+		snprintf(l->deferred[l->ndeferred].comm, sizeof(l->deferred[0].comm), "%s", comm);
+		l->deferred[l->ndeferred++].ns = until_ns;
+	}
+}
+
+/* The names deferred whose windows are over: left out now, or dropped when due meanwhile. */
+static void comm_deferred(struct learner *l, uint64_t now)
+{
+	for (size_t i = 0; i < l->ndeferred;) {
+		struct comm_seen *d = &l->deferred[i];
+
+		if (d->ns > now && comm_busy(l, d->comm, now)) {
+			i++;
+			continue;
+		}
+		if (d->ns > now && quiet_add(l->quiet_comm, d->comm, d->ns))
+			log_debug("page events of tasks named '%s' left out", d->comm);
+		*d = l->deferred[--l->ndeferred];
+	}
+}
+
 static void refused(struct learner *l, const struct exec_seen *x, bool traced,
 		    enum admit_verdict v, uint64_t now, uint64_t wait_ns)
 {
@@ -569,13 +636,13 @@ static void refused(struct learner *l, const struct exec_seen *x, bool traced,
 		    admit_quiet_name(&l->admit, x->filename, prog) &&
 		    quiet_add(l->quiet, x->filename, now + wait_ns))
 			log_debug("execs of '%s' left out until its next run is due", x->filename);
-		if (l->quiet_comm && admit_quiet_name(&l->admit, x->filename, prog)) {
+		/* its tasks' page events too, by name (comm_defer()) */
+		if (l->quiet_comm && wait_ns > 2 * QUIET_GAP_NS &&
+		    admit_quiet_name(&l->admit, x->filename, prog)) {
 			char comm[QUIET_COMM_MAX + 1];
 
-			if (quiet_comm_of(x->filename, comm, sizeof(comm)) &&
-			    quiet_add(l->quiet_comm, comm, now + wait_ns))
-				log_debug("page events of tasks named '%s' left out until the next run "
-					  "of '%s' is due", comm, x->filename);
+			if (quiet_comm_of(x->filename, comm, sizeof(comm)))
+				comm_defer(l, comm, now + wait_ns - 2 * QUIET_GAP_NS);
 		}
 		log_debug("not learning '%s' (pid %d): learned lately, next run in %.0f s",
 			  prog->path, x->pid, (double)wait_ns / 1e9);
@@ -620,9 +687,21 @@ static bool open_window(struct learner *l, const struct exec_seen *x, bool trace
 	const struct exec_program *prog = &x->prog;
 	struct learn_window *w = NULL;
 	uint64_t now = now_monotonic_ns(), wait_ns = 0;
+	char comm[QUIET_COMM_MAX + 1];
 	enum admit_verdict v;
 	int err;
 
+	/*
+	 * Its name let in again (due) but the filter still in force: a window now
+	 * would see nothing of it; its next start, after the write, is learned
+	 * (a name still listed is another program's: learned, and barred)
+	 */
+	if (l->quiet_comm && quiet_comm_of(x->filename, comm, sizeof(comm)) &&
+	    !quiet_has(l->quiet_comm, comm) && quiet_in_force(l->quiet_comm, comm)) {
+		log_debug("not learning '%s' (pid %d) yet: the page events of its name are still "
+			  "left out", prog->path, x->pid);
+		return false;
+	}
 	v = admit_exec(&l->admit, x, now, &wait_ns);
 	if (v != ADMIT_OPEN) {
 		refused(l, x, traced, v, now, wait_ns);
@@ -642,6 +721,8 @@ static bool open_window(struct learner *l, const struct exec_seen *x, bool trace
 	}
 	w->uid = prog->uid;
 	note_named(l, w, x->filename);
+	if (l->quiet_comm && quiet_comm_of(x->filename, comm, sizeof(comm)))
+		comm_in_window(l, comm, now);
 	if (traced && rewriting(l, x->ts))
 		pidfilter_add(l->pf, x->pid);	/* traced now, maybe not in the new list */
 	l->windows++;
@@ -730,8 +811,13 @@ static int handle(struct learner *l, const struct rec *r)
 		if (decoded && l->quiet && quiet_in_force(l->quiet, tev.filename))
 			missed(l, r->pid);
 		/* a task of a window: a program whose page events are left out by name */
-		if (decoded && windows_has_task(&l->ws, r->pid))
+		if (decoded && windows_has_task(&l->ws, r->pid)) {
+			char comm[QUIET_COMM_MAX + 1];
+
 			note_named(l, windows_task_window(&l->ws, r->pid), tev.filename);
+			if (l->quiet_comm && quiet_comm_of(tev.filename, comm, sizeof(comm)))
+				comm_in_window(l, comm, now_monotonic_ns());
+		}
 		return 0;	/* else seen with the exec instance's record */
 	}
 	if (!windows_knows_task(&l->ws, r->pid)) {
@@ -1063,8 +1149,10 @@ static void after_round(struct learner *l, uint64_t now)
 	settle(l, now);
 	if (l->quiet)
 		quiet_update(l->quiet, now);
-	if (l->quiet_comm)
+	if (l->quiet_comm) {
+		comm_deferred(l, now);
 		quiet_update(l->quiet_comm, now);
+	}
 	if (l->rewrite_seq) {
 		uint64_t since;
 		int err;
@@ -1120,6 +1208,8 @@ static int comm_filter(struct learner *l)
 		}
 		n++;
 	}
+	if (r == 0 && n == 0)
+		r = -ENOENT;	/* no page event to filter */
 	if (r == 0)
 		r = quiet_new_comm((const char *const *)paths, n, &l->tracefs_lock, &l->quiet_comm);
 	for (size_t i = 0; i < n; i++)
