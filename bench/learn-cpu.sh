@@ -25,6 +25,8 @@ HZ=$(getconf CLK_TCK)
 WHICH=${WHICH:-learn}
 WORKLOAD=${WORKLOAD:-true}
 if [ "$WORKLOAD" = distinct ]; then
+	mkdir -p "$D/cwd"
+	cd "$D/cwd"	# some leave files behind (gzexe's gz$$), even for --version
 	PROGS=()
 	for f in /usr/bin/*; do
 		[ -f "$f" ] && [ -x "$f" ] && [ ! -u "$f" ] || continue
@@ -34,8 +36,6 @@ if [ "$WORKLOAD" = distinct ]; then
 		[ ${#PROGS[@]} -ge 100 ] && break
 	done
 	EXECS=${#PROGS[@]}
-	mkdir -p "$D/cwd"
-	cd "$D/cwd"	# some leave files behind (gzexe's gz$$)
 	echo "workload: --version of ${#PROGS[@]} commands, one pass a round"
 fi
 DAEMON=
