@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # debian/ agrees with the tree: the symbols file lists exactly what libura exports, the
 # package's version is the Makefile's, the trigger never makes dpkg wait, the boot units are
-# enabled and the daemons not, every man page is installed, the maintainer scripts parse
+# enabled and never started by dpkg, the daemons enabled and started, every man page is installed, the maintainer scripts parse
 . "$(dirname "$0")/../tap.sh"
 tap_tmpdir
 D="$TOP/debian"
@@ -19,8 +19,8 @@ ok "the trigger is interest-noawait only (dpkg never waits on it)" sh -c '
 	- "$D/ura.triggers"
 ok "the boot units enabled, never started by dpkg" sh -c 'sed -e :a -e "/\\\\$/N; s/\\\\\n//; ta" "$1" |
 	grep -E "dh_installsystemd -pura --no-start .*ura-replay.service ura-trace-boot.service"' - "$D/rules"
-ok "the daemons installed, not enabled" \
-	grep -E 'dh_installsystemd -pura --no-enable ura-replay-watch.service ura-trace-watch.service' \
+ok "the daemons enabled and started (no --no-enable, no --no-start)" \
+	grep -Ex '[[:space:]]*dh_installsystemd -pura ura-replay-watch.service ura-trace-watch.service' \
 	"$D/rules"
 ok "every man page is installed" sh -c 'for m in "$1"/man/*.[0-9]; do
 	grep -Fx "usr/share/man/man${m##*.}" "$1/debian/ura.install" || exit 1; done' - "$TOP"

@@ -34,7 +34,7 @@ ok "ura-trace-boot.service: traces at read_ahead_kb 4" \
 W="$U/ura-trace-watch.service"
 ok "ura-trace-watch.service: learns into /var/lib/ura/programs" \
 	grep -E "^ExecStart=/usr/sbin/ura-trace --watch /var/lib/ura/programs( |$)" "$W"
-ok "ura-trace-watch.service: installed for multi-user.target (enabled by hand only)" \
+ok "ura-trace-watch.service: installed for multi-user.target" \
 	grep -Fx "WantedBy=multi-user.target" "$W"
 ok "ura-trace-watch.service: needs no replay daemon" sh -c '! grep -E "^(Requires|BindsTo|Wants)=.*ura-replay" "$1"' - "$W"
 RW="$U/ura-replay-watch.service"
@@ -44,7 +44,7 @@ ok "ura-replay-watch.service: a long-running daemon (Type=simple), stopped withi
 	sh -c 'grep -Fx "Type=simple" "$1" && grep -Fx "TimeoutStopSec=5" "$1"' - "$RW"
 ok "ura-replay-watch.service: needs no other ura unit" \
 	sh -c '! grep -E "^(Requires|Wants|BindsTo|Requisite|After|Before)=.*ura-" "$1"' - "$RW"
-ok "ura-replay-watch.service: enabled only by hand (multi-user.target, not at boot's start)" \
+ok "ura-replay-watch.service: for multi-user.target, not at boot's start" \
 	sh -c 'grep -Fx "WantedBy=multi-user.target" "$1" && ! grep -F sysinit.target "$1"' - "$RW"
 ok "ura-replay-watch.service: ura.disable skips it" \
 	grep -Fx "ConditionKernelCommandLine=!ura.disable" "$RW"
