@@ -238,8 +238,9 @@ ok "boot 1 powers off by itself" boot 1
 diag "$(boot_diag 1)"
 ok "boot 1: ura-trace-boot.service ran and succeeded" ran 1 ura-trace-boot
 ok "boot 1: ura-replay.service was skipped" skipped 1 ura-replay
+# (the exec daemon, ura-replay --watch, runs at every boot: its lines are not the boot replay's)
 ok "boot 1: the journal has the trace, not the replay" \
-	sh -c "$(declare -f journal jhas); T=$T; jhas 1 'ura-trace-boot.service: Deactivated successfully' && ! jhas 1 'ura-replay\['"
+	sh -c "$(declare -f journal jhas); T=$T; jhas 1 'ura-trace-boot.service: Deactivated successfully' && ! jhas 1 'ura-replay\[[0-9]+\]: pack '"
 ok "the pack is there, no mark" test -s "$PACK" -a ! -e "$MARK"
 pack_files >"$T/pack1" 2>"$T/pack1.err"
 ok "ura-dump reads the pack" test -s "$T/pack1"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The Debian packages on a fresh Debian root (tests/package/mkroot.sh): apt-get installs
-# ura and libura0 with their dependencies, the boot units are enabled and the daemons are
-# not, ura-trace and ura-dump work with nothing else installed, the dpkg trigger marks a
+# ura and libura0 with their dependencies, the boot units and the daemons are enabled,
+# ura-trace and ura-dump work with nothing else installed, the dpkg trigger marks a
 # stale boot pack (and leaves a fresh one alone), remove keeps the packs, and purge leaves
 # nothing of ura behind. Needs root, the built packages ($URA_DEBS, from `make deb`),
 # debootstrap (or a cached root) and the Debian mirror (apt-get resolves the dependencies).
@@ -74,10 +74,9 @@ W="$R/etc/systemd/system"
 ok "ura-replay.service and ura-trace-boot.service enabled (sysinit.target)" \
 	test -L "$W/sysinit.target.wants/ura-replay.service" -a \
 	-L "$W/sysinit.target.wants/ura-trace-boot.service"
-ok "the daemons installed but not enabled" sh -c '
-	test -f "$1/lib/systemd/system/ura-trace-watch.service" &&
-	test -f "$1/lib/systemd/system/ura-replay-watch.service" &&
-	! ls "$1"/etc/systemd/system/*.wants/ura-*-watch.service' - "$R"
+ok "the daemons enabled (multi-user.target)" sh -c '
+	test -L "$1/etc/systemd/system/multi-user.target.wants/ura-trace-watch.service" &&
+	test -L "$1/etc/systemd/system/multi-user.target.wants/ura-replay-watch.service"' - "$R"
 ok "/var/lib/ura belongs to the package" sh -c 'test -d "$1/var/lib/ura" &&
 	chroot "$1" dpkg -S /var/lib/ura | grep "^ura:"' - "$R"
 ok "/var/lib/ura is root's alone (0700): packs name every user's files" \
