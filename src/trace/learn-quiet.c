@@ -39,30 +39,26 @@ struct quiet {
 	int last_error;
 };
 
-bool quiet_name_ok(const char *name)
+/* Only letters, digits and @extra: nothing that ends a filter's string or globs. */
+static bool plain(const char *name, const char *extra)
 {
-	size_t len = strlen(name);
-
-	if (name[0] != '/' || len > QUIET_NAME_MAX)
-		return false;
 	for (const char *p = name; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || strchr("/._+-@,:=~", *p)))
+		      (*p >= '0' && *p <= '9') || strchr(extra, *p)))
 			return false;
 	return true;
+}
+
+bool quiet_name_ok(const char *name)
+{
+	return name[0] == '/' && strlen(name) <= QUIET_NAME_MAX && plain(name, "/._+-@,:=~");
 }
 
 bool quiet_comm_ok(const char *name)
 {
 	size_t len = strlen(name);
 
-	if (!len || len > QUIET_COMM_MAX)
-		return false;
-	for (const char *p = name; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || strchr("._+-@,:=~", *p)))
-			return false;
-	return true;
+	return len && len <= QUIET_COMM_MAX && plain(name, "._+-@,:=~");
 }
 
 bool quiet_comm_of(const char *filename, char *buf, size_t size)

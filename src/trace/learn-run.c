@@ -521,14 +521,6 @@ static bool rewriting(const struct learner *l, uint64_t ts)
 	return l->rewrite_ns && ts >= l->rewrite_ns && (l->rewrite_seq || ts <= l->rewrite_done_ns);
 }
 
-/*
- * An exec refused its window (learn-admit.h): counted and told. A program
- * refused only for want of room (too many windows open) sets @l->untraced, so
- * that its next runs are traced from their fork (pids armed again); other
- * refusals would refuse the next runs too. A program learned lately has its
- * next execs left out by the kernel until due, where its name allows
- * (learn-quiet.h).
- */
 /* A task of a window exec'd a program of name @comm at @now. */
 static void comm_in_window(struct learner *l, const char *comm, uint64_t now)
 {
@@ -591,6 +583,14 @@ static void comm_deferred(struct learner *l, uint64_t now)
 	}
 }
 
+/*
+ * An exec refused its window (learn-admit.h): counted and told. A program
+ * refused only for want of room (too many windows open) sets @l->untraced, so
+ * that its next runs are traced from their fork (pids armed again); other
+ * refusals would refuse the next runs too. A program learned lately has its
+ * next execs left out by the kernel until due, where its name allows
+ * (learn-quiet.h).
+ */
 static void refused(struct learner *l, const struct exec_seen *x, bool traced,
 		    enum admit_verdict v, uint64_t now, uint64_t wait_ns)
 {
@@ -657,11 +657,6 @@ static void refused(struct learner *l, const struct exec_seen *x, bool traced,
 }
 
 /*
- * Open a window for the exec, if its program is to be learned and may be now
- * (learn-admit.h) and a window is free (all open is a want of room, as in
- * refused()): true when one opened.
- */
-/*
  * A task of window @w exec'd @filename: when page events of its name are left
  * out (or may have been since), that run misses that program's pages. The run
  * is kept (a program's first run is the one a pack starts from; the exec
@@ -682,6 +677,11 @@ static void note_named(struct learner *l, struct learn_window *w, const char *fi
 		  w->exe, w->pid, filename);
 }
 
+/*
+ * Open a window for the exec, if its program is to be learned and may be now
+ * (learn-admit.h) and a window is free (all open is a want of room, as in
+ * refused()): true when one opened.
+ */
 static bool open_window(struct learner *l, const struct exec_seen *x, bool traced)
 {
 	const struct exec_program *prog = &x->prog;
@@ -1447,7 +1447,8 @@ static void log_counts(struct learner *l)
 		 " pid filter writes, "
 		 "longest %.1f ms; %" PRIu64 " programs left out of the exec events, %"
 		 PRIu64 " exec filter writes%s%s; %" PRIu64 " names left out of the page events, %"
-		 PRIu64 " filter writes, %" PRIu64 " runs missing a program left out by name", l->execs, l->windows, l->traced_at_exec, ws.merged,
+		 PRIu64 " filter writes, %" PRIu64 " runs missing a program left out by name",
+		 l->execs, l->windows, l->traced_at_exec, ws.merged,
 		 l->lost_runs + ws.dropped, l->late, l->floods, l->skipped_busy, l->skipped_rate,
 		 l->skipped_private, l->skipped_user_new, l->gone, l->follow.dropped, ws.writes,
 		 ws.evicted, ws.settled, l->page_records, l->extra_records, ps.writes,
