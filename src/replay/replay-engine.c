@@ -145,6 +145,15 @@ static void pace(const struct engine *c, uint64_t time_ns)
 	}
 }
 
+/* The device reads of a request of @len bytes: cut at the device's largest. */
+static uint64_t device_reads(const struct sched_dev *dev, uint64_t len)
+{
+	uint64_t most = dev->max_request && dev->max_request < dev->chunk ? dev->max_request :
+									  dev->chunk;
+
+	return most ? (len + most - 1) / most : 1;
+}
+
 static void do_request(struct engine *c, size_t i)
 {
 	const struct sched_item *q = &c->plan.req[i];
@@ -187,7 +196,8 @@ static void do_request(struct engine *c, size_t i)
 		goto out;
 	}
 	replay_inflight_wait(&c->inflight, q->dev, len - have,
-			     dev_model_cost(&c->plan.devices.dev[q->dev].model, len - have));
+			     dev_model_cost(&c->plan.devices.dev[q->dev].model, len - have),
+			     device_reads(&c->plan.devices.dev[q->dev], len - have));
 	/* cancelled while waiting for pacing or room: nothing is issued after a cancel is seen */
 	if (cancelled(c)) {
 		stat_add(&c->io.skipped_bytes, len - have);
@@ -527,6 +537,14 @@ done:
 	r = 0;
 out:
 	sum_stats(&c, &st);
+	if (c.inflight.queues) {
+		struct replay_inflight_counts ic;
+
+		replay_inflight_counts(&c.inflight, &ic);
+		st.others_bytes = ic.others_bytes;
+		st.others_reads = ic.others_reads;
+		st.queued_mean_ns = ic.queued_mean_ns;
+	}
 	st.ns = now_monotonic_ns() - start;
 	*ret = st;
 	replay_inflight_close(&c.inflight);

@@ -30,8 +30,38 @@ struct replay_queue {
 	uint64_t last_read;	/* bytes read at the last look */
 	uint64_t last_change;	/* when that last changed */
 	bool started;		/* read0 is set */
+	/* for the report: the device's reads since the queue was opened, and ours */
+	uint64_t open_bytes, open_ios;	/* the device's counters then (UINT64_MAX: unknown) */
+	uint64_t own_bytes, own_ios;	/* issued by the replay, and its device reads */
+	uint64_t queued_area;		/* sum of queued device time x wall time, ns x ms */
+	uint64_t first_look, last_look;	/* the span that integral covers */
+	uint64_t last_queued;		/* queued device time at the last look */
 	pthread_mutex_t lock;
 };
+
+/* Bytes the device has read since boot (UINT64_MAX: unknown), and in @ios its reads. */
+static uint64_t device_reads(int statfd, uint64_t *ios)
+{
+	char buf[256];
+	unsigned long long n_ios, merges, sectors;
+	ssize_t n = pread(statfd, buf, sizeof(buf) - 1, 0);
+
+	*ios = 0;
+	if (n <= 0)
+		return UINT64_MAX;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu %llu", &n_ios, &merges, &sectors) != 3)
+		return UINT64_MAX;
+	*ios = n_ios;
+	return (uint64_t)sectors * 512;
+}
+
+static uint64_t device_read_bytes(int statfd)
+{
+	uint64_t ios;
+
+	return device_reads(statfd, &ios);
+}
 
 int replay_inflight_open(struct replay_inflight *q, const unsigned (*devnum)[2], size_t ndev,
 			 uint64_t limit_bytes, uint64_t limit_ns, const bool *stop)
@@ -45,14 +75,44 @@ int replay_inflight_open(struct replay_inflight *q, const unsigned (*devnum)[2],
 	for (size_t d = 0; d < ndev; d++) {
 		char path[64];
 
-		q->queues[d].statfd = -1;
-		pthread_mutex_init(&q->queues[d].lock, NULL);
-		if (!limit_bytes && !limit_ns)
-			continue;
+		struct replay_queue *rq = &q->queues[d];
+
+		pthread_mutex_init(&rq->lock, NULL);
 		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat", devnum[d][0], devnum[d][1]);
-		q->queues[d].statfd = open(path, O_RDONLY | O_CLOEXEC);
+		rq->statfd = open(path, O_RDONLY | O_CLOEXEC);
+		rq->open_bytes = rq->statfd < 0 ? UINT64_MAX : device_reads(rq->statfd, &rq->open_ios);
 	}
 	return 0;
+}
+
+void replay_inflight_counts(struct replay_inflight *q, struct replay_inflight_counts *ret)
+{
+	uint64_t area = 0, span = 0;
+
+	*ret = (struct replay_inflight_counts){ 0 };
+	for (size_t d = 0; q->queues && d < q->ndev; d++) {
+		struct replay_queue *rq = &q->queues[d];
+		uint64_t ios, rd;
+
+		/* a device the replay read nothing from is not one its queue held up (nor one
+		 * that only serves another, as a loop device's backing disk) */
+		if (rq->statfd < 0 || rq->open_bytes == UINT64_MAX || !rq->own_ios)
+			continue;
+		rd = device_reads(rq->statfd, &ios);
+		if (rd == UINT64_MAX || rd < rq->open_bytes || ios < rq->open_ios)
+			continue;
+		pthread_mutex_lock(&rq->lock);
+		if (rd - rq->open_bytes > rq->own_bytes)
+			ret->others_bytes += rd - rq->open_bytes - rq->own_bytes;
+		if (ios - rq->open_ios > rq->own_ios)
+			ret->others_reads += ios - rq->open_ios - rq->own_ios;
+		area += rq->queued_area;
+		span += rq->last_look - rq->first_look;
+		pthread_mutex_unlock(&rq->lock);
+	}
+	/* span is in ns, area in ns x ms: the mean in ns is area / (span / 1e6) */
+	if (span >= 1000000)
+		ret->queued_mean_ns = area / (span / 1000000);
 }
 
 void replay_inflight_close(struct replay_inflight *q)
@@ -65,21 +125,6 @@ void replay_inflight_close(struct replay_inflight *q)
 	}
 	free(q->queues);
 	q->queues = NULL;
-}
-
-/* Bytes the device has read since boot, or UINT64_MAX. */
-static uint64_t device_read_bytes(int statfd)
-{
-	char buf[256];
-	unsigned long long ios, merges, sectors;
-	ssize_t n = pread(statfd, buf, sizeof(buf) - 1, 0);
-
-	if (n <= 0)
-		return UINT64_MAX;
-	buf[n] = '\0';
-	if (sscanf(buf, "%llu %llu %llu", &ios, &merges, &sectors) != 3)
-		return UINT64_MAX;
-	return (uint64_t)sectors * 512;
 }
 
 /* Note a request issued: the bytes and device time issued up to its end. */
@@ -117,8 +162,18 @@ static void push_mark(struct replay_queue *rq)
  * IDLE_NS, what is left is taken as never to be read (pages that were cached
  * meanwhile, holes) and forgotten.
  */
+/* The queue's device time over wall time, for the report's mean. */
+static void note_queued(struct replay_queue *rq, uint64_t now)
+{
+	if (!rq->first_look)
+		rq->first_look = rq->last_look = now;
+	rq->queued_area += rq->last_queued * ((now - rq->last_look) / 1000000);
+	rq->last_look = now - (now - rq->last_look) % 1000000;
+	rq->last_queued = rq->issued_ns > rq->done_ns ? rq->issued_ns - rq->done_ns : 0;
+}
+
 void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
-			  uint64_t cost_ns)
+			  uint64_t cost_ns, uint64_t reads)
 {
 	struct replay_queue *rq = &q->queues[dev];
 	uint64_t limit = q->limit_bytes, limit_ns = q->limit_ns, done = 0;
@@ -126,6 +181,12 @@ void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
 	if (rq->statfd < 0)
 		return;
 	pthread_mutex_lock(&rq->lock);
+	rq->own_bytes += len;
+	rq->own_ios += reads;
+	if (!limit && !limit_ns) {
+		pthread_mutex_unlock(&rq->lock);
+		return;
+	}
 	for (;;) {
 		uint64_t rd = device_read_bytes(rq->statfd), now = now_monotonic_ns();
 		struct timespec ts = { 0, 1000000 };
@@ -150,6 +211,7 @@ void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
 		}
 		while (rq->head < rq->nmarks && rq->marks[rq->head][0] <= done)
 			rq->done_ns = rq->marks[rq->head++][1];
+		note_queued(rq, now);
 		if (limit)
 			room = rq->issued <= done || rq->issued - done + len <= limit;
 		else
@@ -166,6 +228,7 @@ void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
 		rq->issued = done;
 	rq->issued += len;
 	rq->issued_ns += cost_ns;
+	rq->last_queued = rq->issued_ns > rq->done_ns ? rq->issued_ns - rq->done_ns : 0;
 	push_mark(rq);
 	pthread_mutex_unlock(&rq->lock);
 }

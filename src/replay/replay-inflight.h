@@ -34,6 +34,7 @@ void replay_inflight_close(struct replay_inflight *q);
 /**
  * replay_inflight_wait() - wait for room on device @dev, then count @len bytes issued
  * @cost_ns: their device time by the device's model
+ * @reads: the device reads they make (the request cut at the device's largest)
  *
  * Keeps the replay's queue on a device short: waits until what is still
  * queued costs at most the limit's time (or holds at most its bytes). A
@@ -42,6 +43,22 @@ void replay_inflight_close(struct replay_inflight *q);
  * The device's progress is its sectors read (/sys/dev/block/MAJ:MIN/stat).
  */
 void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
-			  uint64_t cost_ns);
+			  uint64_t cost_ns, uint64_t reads);
+
+/* What the devices did while the replay ran, besides its own reads. */
+struct replay_inflight_counts {
+	uint64_t others_bytes;		/* read by the devices beyond what the replay issued */
+	uint64_t others_reads;		/* device reads beyond the replay's */
+	uint64_t queued_mean_ns;	/* the replay's queue, in device time, on average over
+					 * the time it issued (what a miss then waited behind) */
+};
+
+/**
+ * replay_inflight_counts() - the devices' reads since replay_inflight_open(), less the
+ * replay's own (@reads of replay_inflight_wait()): the program's misses, and any other
+ * reader's, as far as the devices had read them when this is called. The queue's mean
+ * is known only under an in-flight limit (0 without).
+ */
+void replay_inflight_counts(struct replay_inflight *q, struct replay_inflight_counts *ret);
 
 #endif

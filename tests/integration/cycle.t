@@ -35,7 +35,7 @@ mkdir "$CG" || skip_all "cannot make a blkio cgroup"
 echo "$majmin 2000" >"$CG/blkio.throttle.read_iops_device"
 echo "$majmin 50000000" >"$CG/blkio.throttle.read_bps_device"
 
-plan 7
+plan 9
 
 # the program: reads some files whole, part of another through mmap, in a tree of directories
 mkdir -p "$M/lib/a/b" "$M/share/c"
@@ -110,4 +110,22 @@ fi
 cold
 n_again=$(reads "$M/prog.sh" "$M" "$HELPERS/touch-pages")
 ok "without the replay it reads again ($n_again)" test "$n_again" -ge 10
+
+# the report says what others read meanwhile: a reader of a file outside the pack, started
+# just before the replay in the same throttled cgroup (8 MiB: 160 ms at 50 MB/s)
+head -c $((8 << 20)) /dev/urandom >"$M/other"
+sync
+cold
+sh -c 'echo $$ >"$1/cgroup.procs"; exec cat "$2"' - "$CG" "$M/other" >/dev/null &
+reader=$!
+sleep 0.05
+sh -c 'echo $$ >"$1/cgroup.procs"; exec timeout 60 "$2" -q --wait --json "$3"' - "$CG" \
+	"$URA_REPLAY" "$T/prog.pack" >"$T/report.json"
+wait $reader
+jget() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" "$T/report.json"; }
+ok "the report counts the other reader's reads ($(jget others_bytes) bytes in $(jget others_reads) reads, queue $(jget queued_ms) ms)" \
+	sh -c '[ "$1" -ge 4096 ] && [ "$2" -ge 1 ]' - "$(jget others_bytes)" "$(jget others_reads)"
+ok "and its bytes add up: pack = resident + issued + skipped + past the end" test \
+	"$(jget pack_bytes)" = $(($(jget resident_bytes) + $(jget issued_bytes) + \
+	$(jget skipped_bytes) + $(jget past_eof_bytes)))
 done_testing
