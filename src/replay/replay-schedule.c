@@ -116,6 +116,7 @@ void schedule_merge(struct sched_item *a, const struct sched_item *b)
 /* A stretch of one object's bytes to read: ranges that overlap or touch, as one. */
 struct run {
 	uint64_t off, end, time_ns;
+	size_t first;		/* its first range, in the object's list sorted by offset */
 };
 
 /*
@@ -157,40 +158,57 @@ static void partition(const struct run *runs, size_t k, const struct sched_dev *
 /*
  * Emit the requests of one object: the spans partition() chose, cut to the
  * device's chunk; each piece is placed at the earliest first access among the
- * runs it holds, so a span that reaches late data does not make early data wait.
- * @best is reused to hold where each span ends. @out: room for them; returns
- * how many were written, in offset order.
+ * ranges it holds (not the run's: a run of touching ranges may reach far), so
+ * a span that reaches late data does not make early data wait, nor pulls late
+ * data ahead of its turn by more than one piece. @best is reused to hold where
+ * each span ends. @in, @idx: the object's ranges, sorted by offset. @out: room
+ * for the pieces; returns how many were written, in offset order.
  */
 static size_t emit(const struct run *runs, size_t k, const uint32_t *from, uint64_t *best,
-		   const struct sched_item *proto, const struct sched_dev *dev,
-		   struct sched_item *out)
+		   const struct sched_item *in, const uint32_t *idx, size_t nidx,
+		   const struct sched_dev *dev, struct sched_item *out)
 {
 	size_t n = 0;
 
 	for (size_t j = k; j > 0; j = from[j])
 		best[from[j]] = j;
 	for (size_t i = 0, j; i < k; i = j) {
-		size_t r = i;
 		uint64_t off = runs[i].off, end;
+		size_t n0 = n, last, r = i;
 
 		j = (size_t)best[i];
 		end = runs[j - 1].end;
+		last = j < k ? runs[j].first : nidx;
 		for (uint64_t p = off; p < end; p += dev->chunk) {
-			uint64_t pend = end - p > dev->chunk ? p + dev->chunk : end, t = UINT64_MAX;
+			uint64_t pend = end - p > dev->chunk ? p + dev->chunk : end;
 
 			while (r < j && runs[r].end <= p)
 				r++;
-			for (size_t q = r; q < j && runs[q].off < pend; q++)
-				if (runs[q].time_ns < t)
-					t = runs[q].time_ns;
-			if (t == UINT64_MAX)
+			if (r == j || runs[r].off >= pend)
 				continue;	/* a piece of hole only: nothing wanted there */
-			out[n] = *proto;
+			out[n] = in[idx[runs[i].first]];
 			out[n].off = p;
 			out[n].len = pend - p;
-			out[n].time_ns = t;
+			out[n].time_ns = UINT64_MAX;
 			out[n].last_ns = 0;
 			n++;
+		}
+		/* each range marks the pieces it overlaps (pieces are in offset order) */
+		for (size_t x = runs[i].first; x < last; x++) {
+			const struct sched_item *it = &in[idx[x]];
+			size_t lo = n0, hi = n;
+
+			while (lo < hi) {	/* the first piece that ends past the range's start */
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (out[mid].off + out[mid].len <= it->off)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (; lo < n && out[lo].off < it->off + it->len; lo++)
+				if (it->time_ns < out[lo].time_ns)
+					out[lo].time_ns = it->time_ns;
 		}
 	}
 	return n;
@@ -212,7 +230,7 @@ static size_t make_runs(const struct sched_item *in, const uint32_t *idx, size_t
 				runs[k - 1].time_ns = it->time_ns;
 			continue;
 		}
-		runs[k++] = (struct run){ it->off, it->off + it->len, it->time_ns };
+		runs[k++] = (struct run){ it->off, it->off + it->len, it->time_ns, x };
 	}
 	return k;
 }
@@ -445,7 +463,7 @@ int schedule_build(struct sched_item **items, size_t n, uint32_t nobj, struct sc
 		if (dev->readahead)
 			dev->cold_requests += cold_requests(runs, k, dev);
 		partition(runs, k, dev, 2 * schedule_max_gap(dev) + SCHED_HOLE_SLACK, best, from);
-		total += emit(runs, k, from, best, &in[idx[s]], dev, out + total);
+		total += emit(runs, k, from, best, in, idx + s, e - s, dev, out + total);
 	}
 
 	/* the ranges are requests now: give their memory back before sorting */

@@ -419,6 +419,65 @@ START_TEST(test_order_is_a_permutation)
 END_TEST
 
 /*
+ * The order rule, on random plans: ranges used one after another (times
+ * increasing) are never reordered beyond one merge. Each request is placed at the
+ * earliest first access among the ranges it holds, requests go in that order,
+ * and a request is at most a chunk: so a range comes ahead of one used before it
+ * only inside a request that holds a range used earlier still, and never more
+ * than a chunk of such data ahead of it. Every range's bytes are read.
+ */
+START_TEST(test_order_rule)
+{
+	uint64_t seed = 12345;
+
+	for (int trial = 0; trial < 200; trial++) {
+		size_t n = 1 + trial % 97, got = 0;
+		uint32_t nobj = 1 + (uint32_t)(trial % 5);
+		struct sched_dev d = trial % 2 ?
+			dev_budgets(150000000, 1500, (1 + trial % 4) * 256 * KiB) :
+			dev_costs(50000 + (uint64_t)trial * 20000, 200 * MiB, (1 + trial % 3) * MiB);
+		struct sched_item *in = calloc(n, sizeof(*in)), *v;
+
+		ck_assert_ptr_nonnull(in);
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			in[i] = (struct sched_item){ .off = (seed >> 33) % 512 * 4096,
+						     .len = ((seed >> 20) % 40 + 1) * 4096,
+						     .time_ns = i * 1000,
+						     .obj = (uint32_t)((seed >> 12) % nobj) };
+		}
+		v = items(n, in);
+		ck_assert_int_eq(schedule_build(&v, n, nobj, &d, 1, &got), 0);
+		for (size_t r = 1; r < got; r++)
+			ck_assert_uint_ge(v[r].time_ns, v[r - 1].time_ns);
+		for (size_t r = 0; r < got; r++) {
+			uint64_t first = UINT64_MAX;
+
+			ck_assert_uint_le(v[r].len, d.chunk);
+			for (size_t i = 0; i < n; i++)
+				if (in[i].obj == v[r].obj && in[i].off < v[r].off + v[r].len &&
+				    v[r].off < in[i].off + in[i].len && in[i].time_ns < first)
+					first = in[i].time_ns;
+			/* placed at the first use of what it holds: not earlier, not later */
+			ck_assert_uint_eq(v[r].time_ns, first);
+		}
+		/* every page of every range is in a request */
+		for (size_t i = 0; i < n; i++)
+			for (uint64_t p = in[i].off; p < in[i].off + in[i].len; p += 4096) {
+				size_t r = 0;
+
+				while (r < got && !(v[r].obj == in[i].obj && v[r].off <= p &&
+						    p < v[r].off + v[r].len))
+					r++;
+				ck_assert_uint_lt(r, got);
+			}
+		free(in);
+		free(v);
+	}
+}
+END_TEST
+
+/*
  * The device's read_ahead_kb does not bound the plan: the kernel would read
  * these 64 pages in one 2 MiB window, but where a request is cheaper than the
  * holes (10 us against 30 KiB at 500 MB/s), the plan reads the pages alone,
@@ -1244,6 +1303,7 @@ static Suite *replay_suite(void)
 	tcase_add_test(sched, test_order_by_first_access);
 	tcase_add_test(sched, test_throttle_model);
 	tcase_add_test(sched, test_order_is_a_permutation);
+	tcase_add_test(sched, test_order_rule);
 	tcase_add_test(sched, test_no_cold_cap);
 	tcase_add_test(sched, test_budgets_balance);
 	tcase_add_test(sched, test_chunks);
