@@ -17,6 +17,7 @@ Strategies:
              start: what a user who has just used the program records)
   ura-wait   ura-replay --wait first, then the program (reports both and the sum)
   ura-lead   ura-replay started HEAD seconds before the program (--head-start)
+  ura-alt    the default pack replayed with --alt-replay-args, by --alt-replay (an A/B)
   naive      every page a run traced at the device's read_ahead_kb added, data and
              metadata, in first-access order, concurrent (bench/naive-replay: what
              ureadahead does)
@@ -35,13 +36,15 @@ and the bytes ura-replay really reads from its own pack (issued_bytes of a cold
 `ura-replay --wait --json`), and their ratio; and per profile the limit: the least
 device time of the demand pack's data and metadata under the device model ura-replay
 measured for that profile (its plan's modelled time, `ura-replay --dry-run --json`),
-with the bytes that plan reads. Each strategy's "achievable" share is
-(cold - t) / (cold - max(warm, limit)).
+with the bytes that plan reads; and the least time by order (the ordered limit: a replay
+started with the program against the program's own timeline, see ordered_limit()). Each
+strategy's "achievable" share is (cold - t) / (cold - max(warm, limit, ordered limit)).
 
 Run as root with the testbed up (bench/testbed/up.sh):
   bench/e2e.py --profiles hdd,emmc,ssd --runs 5 --out bench/results/e2e.json
 """
 import argparse
+import bisect
 import json
 import os
 import shlex
@@ -232,6 +235,89 @@ class Bench:
         best["ura_plan_bytes"] = sum(d["bytes"] for d in rep["devices"])
         return best
 
+    def ordered_limit(self, profile, name, warm):
+        """The least time by order: a replay started with the program cannot deliver the
+        k-th demanded range before the device has read it and every range needed before it,
+        and the program, warm, reaches that range w_k after its start and then runs W - w_k
+        more. So T >= max over k of D(k) + W - w_k (k = 0: W), where
+          - the demand and its order: the demand pack's ranges (data and metadata), each at
+            its first access in a default trace of a warm start (the program's own timeline,
+            no I/O): the least first_access_ns of the warm pack's ranges and access events
+            that overlap it; a range that trace did not see (metadata, read under a cached
+            page) is placed by the demand trace's own order, at the warm time of the last
+            seen range before it;
+          - the warm trace's times scaled by W / its duration (tracing slows the run
+            evenly, as far as its profile shows: the error of this estimate);
+          - D(k): the least two-budget device time of the first k ranges, holes merged up to
+            each of a few sizes (the smallest of them), requests cut at the device's largest.
+        It is a bound on replays that start with the program; one that starts earlier (a
+        head start) or a program whose warm timeline differs from its traced one can beat it."""
+        iops, bps = PROFILE_BUDGETS[profile]
+        dump = lambda p: json.loads(subprocess.run(  # noqa: E731
+            [os.path.join(TOP, "build", "ura-dump"), "--json", p],
+            check=True, capture_output=True).stdout)
+        demand = dump(os.path.join(self.packs, name + "-demand.pack"))
+        wp = dump(os.path.join(self.packs, name + "-warm.pack"))
+        seen = {}
+        for f in wp["files"]:
+            lst = seen.setdefault(f["path"], [])
+            for r in f["ranges"]:
+                lst.append((r["offset"], r["offset"] + r["length"], r["first_access_ns"]))
+        for a in wp.get("access", []):
+            path = wp["files"][a["file"]]["path"]
+            seen.setdefault(path, []).append((a["first"] * 4096, (a["last"] + 1) * 4096,
+                                              a["time_ns"]))
+        items = []      # (cold time, warm time or None, object key, start, end)
+        for f in demand["files"]:
+            for r in f["ranges"]:
+                a, b = r["offset"], r["offset"] + r["length"]
+                w = min((t for x, y, t in seen.get(f["path"], []) if x < b and a < y),
+                        default=None)
+                items.append((r["first_access_ns"], w, f["path"], a, b))
+        for m in demand.get("metadata", []):
+            items.append((m["first_access_ns"], None, "meta:" + m["device"], m["offset"],
+                          m["offset"] + m["length"]))
+        items.sort(key=lambda x: x[0])
+        last = 0
+        placed = []
+        for c, w, key, a, b in items:
+            if w is None:
+                w = last
+            last = max(last, w)
+            placed.append((w, key, a, b))
+        placed.sort(key=lambda x: x[0])
+        scale = warm / (wp["trace"]["duration_ns"] / 1e9) if wp["trace"]["duration_ns"] else 1
+        maxreq = int(open("/sys/block/%s/queue/max_sectors_kb" %
+                          os.path.basename(self.st["LOOP"])).read()) * 1024
+        holes = [0, 4096, 16384, 65536, 262144, 1048576]
+        ext = [dict() for _ in holes]          # per hole: object -> sorted extents
+        nbytes = [0] * len(holes)
+        reqs = [0] * len(holes)
+        worst = warm
+        at = None
+        for w, key, a, b in placed:
+            for i, h in enumerate(holes):
+                lst = ext[i].setdefault(key, [])
+                j = bisect.bisect_left(lst, (a, a))
+                lo, hi = j, j
+                while lo > 0 and lst[lo - 1][1] + h >= a:
+                    lo -= 1
+                while hi < len(lst) and lst[hi][0] <= b + h:
+                    hi += 1
+                na, nb = a, b
+                for x, y in lst[lo:hi]:
+                    nbytes[i] -= y - x
+                    reqs[i] -= -(-(y - x) // maxreq)
+                    na, nb = min(na, x), max(nb, y)
+                lst[lo:hi] = [(na, nb)]
+                nbytes[i] += nb - na
+                reqs[i] += -(-(nb - na) // maxreq)
+            d = min(max(nbytes[i] / bps, reqs[i] / iops) for i in range(len(holes)))
+            t = d + warm - w * scale / 1e9
+            if t > worst:
+                worst, at = t, {"device_s": d, "access_s": w * scale / 1e9}
+        return {"seconds": worst, "binding": at, "ranges": len(placed), "scale": scale}
+
     def dev_reads(self):
         """Reads completed and bytes read by the testbed's device so far."""
         f = open("/sys/block/%s/stat" % os.path.basename(self.st["LOOP"])).read().split()
@@ -279,6 +365,11 @@ class Bench:
             return {"t": self.timed(self.slow(profile, prog, chroot=True))}
         if strategy == "ura":
             return {"t": self.concurrent(profile, ura, prog)}
+        if strategy == "ura-alt":
+            alt = ([self.args.alt_replay or self.replay, "-q", "--root", self.mnt] +
+                   shlex.split(costs) +
+                   shlex.split(self.args.alt_replay_args) + [pack])
+            return {"t": self.concurrent(profile, alt, prog)}
         if strategy in ("ura-cold", "ura-warm"):
             other = ura[:-1] + [os.path.join(self.packs, name + strategy[3:] + ".pack")]
             return {"t": self.concurrent(profile, other, prog)}
@@ -335,6 +426,9 @@ def main():
     ap.add_argument("--workdir", default="/var/tmp/ura-bench")
     ap.add_argument("--retrace", action="store_true")
     ap.add_argument("--replay-args", default="", help="extra ura-replay options")
+    ap.add_argument("--alt-replay-args", default="",
+                    help="ura-replay options of the ura-alt strategy")
+    ap.add_argument("--alt-replay", help="the ura-replay binary of ura-alt (a before/after)")
     ap.add_argument("--trace-args", default="",
                     help="ura-trace options for ura's pack (default: none, the defaults)")
     ap.add_argument("--profile-costs", action="store_true",
@@ -395,8 +489,10 @@ def run_all(args, b, results):
                         res[s][k] = summary(extra[s][k])["median"]
             cold = res.get("cold", {}).get("median")
             warm = res.get("warm", {}).get("median")
+            if warm:
+                limit["ordered"] = b.ordered_limit(profile, name, warm)
             if cold and warm and cold > warm:
-                floor = max(warm, limit["seconds"])
+                floor = max(warm, limit["seconds"], limit.get("ordered", {}).get("seconds", 0))
                 for s in res:
                     res[s]["gap_closed"] = (cold - res[s]["median"]) / (cold - warm)
                     if cold > floor:
@@ -404,7 +500,8 @@ def run_all(args, b, results):
             res["limit"] = limit
             results["workloads"][name]["profiles"][profile] = res
             print(f"{name} {profile}: limit {limit['seconds']:.2f}s "
-                  f"({limit['bytes'] / 2**20:.0f} MiB); " + ", ".join(
+                  f"({limit['bytes'] / 2**20:.0f} MiB), ordered "
+                  f"{limit.get('ordered', {}).get('seconds', 0):.2f}s; " + ", ".join(
                 f"{s} {v['median']:.2f}s" + (f" ({v['gap_closed']*100:.0f}%)" if "gap_closed" in v
                                              else "") +
                 (f" sum {v['sum']:.2f}s" if "sum" in v else "") +
