@@ -5,10 +5,11 @@
   bench/e2e-table.py results.json [--limit PROFILE-LIMITS.json]
 
 Each cell: the median time, the share of the achievable gap closed,
-(cold - t) / (cold - max(warm, limit)), and in brackets min-max; then what the
-device read (program and prefetcher together). The limit is the least device time
-of the start's demanded data and metadata under the profile's two budgets
-(bench/e2e.py, Bench.limit). --limit takes the limits from another run of the same
+(cold - t) / (cold - max(warm, limit, ordered limit)), and in brackets min-max;
+then what the device read (program and prefetcher together). The limit is the least
+device time of the start's demanded data and metadata under the profile's two budgets
+(bench/e2e.py, Bench.limit); the ordered limit, where the run has one, that of a
+replay started with the program (Bench.ordered_limit). --limit takes the limits from another run of the same
 packs (e2e.py's "limit" of each profile) when this one has none.
 """
 import argparse
@@ -18,13 +19,14 @@ COLUMNS = [("cold", "cold"), ("warm", "warm"),
            ("ura", "ura, default pack"), ("ura-cold", "ura, --cold pack"),
            ("ura-warm", "ura, default pack of a warm start"),
            ("demand", "demand-only reference"), ("naive", "naive (ureadahead)"),
-           ("aosp", "aosp (Android's)"), ("ura-wait", "ura --wait, then run (sum)"),
+           ("aosp", "aosp (Android's)"), ("ura-alt", "ura-alt (A/B)"), ("ura-wait", "ura --wait, then run (sum)"),
            ("naive-wait", "naive first, then run (sum)"), ("whole", "whole files")]
 
 
 def achievable(r, s, limit):
     cold, warm = r["cold"]["median"], r["warm"]["median"]
-    floor = max(warm, limit["seconds"]) if limit else warm
+    floor = (max(warm, limit["seconds"], limit.get("ordered", {}).get("seconds", 0))
+             if limit else warm)
     if cold <= floor:
         return None
     return (cold - r[s]["median"]) / (cold - floor)
@@ -66,6 +68,8 @@ def main():
                     profile, {}).get("limit")
             lim = (f"{limit['seconds']:.2f} s, {limit['bytes'] / 2**20:.0f} MiB"
                    if limit else "-")
+            if limit and "ordered" in limit:
+                lim += f"; ordered {limit['ordered']['seconds']:.2f} s"
             print(f"| {name} | {profile} | {lim} | " +
                   " | ".join(cell(r, s, limit) or "-" for s, _ in used) + " |")
     print()

@@ -17,7 +17,8 @@ Strategies:
              start: what a user who has just used the program records)
   ura-wait   ura-replay --wait first, then the program (reports both and the sum)
   ura-lead   ura-replay started HEAD seconds before the program (--head-start)
-  ura-alt    the default pack replayed with --alt-replay-args, by --alt-replay (an A/B)
+  ura-alt    the default pack replayed with --alt-replay-args, by --alt-replay, or the pack
+             --alt-trace makes of a cold run (an A/B of options or builds in one run)
   naive      every page a run traced at the device's read_ahead_kb added, data and
              metadata, in first-access order, concurrent (bench/naive-replay: what
              ureadahead does)
@@ -138,7 +139,7 @@ class Bench:
     def slow(self, profile, cmd, chroot=False):
         return [self.slowrun, profile] + (["--chroot"] if chroot else []) + ["--"] + cmd
 
-    def trace_pack(self, name, suffix, opts, warm=False):
+    def trace_pack(self, name, suffix, opts, warm=False, trace=None):
         """Trace one cold (or warm) run of the workload (unthrottled) into a pack, once."""
         pack = os.path.join(self.packs, name + suffix + ".pack")
         if not os.path.exists(pack) or self.args.retrace:
@@ -146,7 +147,7 @@ class Bench:
             if warm:
                 sh(self.slow("none", WORKLOADS[name], chroot=True), stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
-            sh([self.trace, "-q", "--pack", pack, "--root", self.mnt] + opts + ["--"] +
+            sh([trace or self.trace, "-q", "--pack", pack, "--root", self.mnt] + opts + ["--"] +
                self.slow("none", WORKLOADS[name], chroot=True), stdout=subprocess.DEVNULL)
         return pack
 
@@ -157,6 +158,9 @@ class Bench:
         pack = self.trace_pack(name, "", shlex.split(self.args.trace_args))
         plain = pack
         self.trace_pack(name, "-cold", ["--cold"])
+        if self.args.alt_trace:
+            self.trace_pack(name, "-alt", shlex.split(self.args.trace_args),
+                            trace=self.args.alt_trace)
         self.trace_pack(name, "-warm", [], warm=True)
         demand = self.trace_pack(name, "-demand", ["--read-ahead-kb", "4", "--events", "add"])
         dump = json.loads(subprocess.run([os.path.join(TOP, "build", "ura-dump"), "--json", pack],
@@ -368,7 +372,9 @@ class Bench:
         if strategy == "ura-alt":
             alt = ([self.args.alt_replay or self.replay, "-q", "--root", self.mnt] +
                    shlex.split(costs) +
-                   shlex.split(self.args.alt_replay_args) + [pack])
+                   shlex.split(self.args.alt_replay_args) +
+                   [os.path.join(self.packs, name + "-alt.pack") if self.args.alt_trace
+                    else pack])
             return {"t": self.concurrent(profile, alt, prog)}
         if strategy in ("ura-cold", "ura-warm"):
             other = ura[:-1] + [os.path.join(self.packs, name + strategy[3:] + ".pack")]
@@ -429,6 +435,8 @@ def main():
     ap.add_argument("--alt-replay-args", default="",
                     help="ura-replay options of the ura-alt strategy")
     ap.add_argument("--alt-replay", help="the ura-replay binary of ura-alt (a before/after)")
+    ap.add_argument("--alt-trace",
+                    help="the ura-trace binary that traces ura-alt's pack (else the default pack)")
     ap.add_argument("--trace-args", default="",
                     help="ura-trace options for ura's pack (default: none, the defaults)")
     ap.add_argument("--profile-costs", action="store_true",
