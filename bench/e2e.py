@@ -139,16 +139,24 @@ class Bench:
     def slow(self, profile, cmd, chroot=False):
         return [self.slowrun, profile] + (["--chroot"] if chroot else []) + ["--"] + cmd
 
-    def trace_pack(self, name, suffix, opts, warm=False, trace=None):
-        """Trace one cold (or warm) run of the workload (unthrottled) into a pack, once."""
+    def trace_pack(self, name, suffix, opts, warm=False, trace=None, profile=None):
+        """Trace one cold (or warm) run of the workload into a pack, once: unthrottled, or
+        under @profile with the tracer in the program's cgroup (as on such a device, where
+        ura-trace measures the device as throttled and picks its read_ahead_kb by it)."""
         pack = os.path.join(self.packs, name + suffix + ".pack")
         if not os.path.exists(pack) or self.args.retrace:
             drop_caches()
             if warm:
                 sh(self.slow("none", WORKLOADS[name], chroot=True), stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
-            sh([trace or self.trace, "-q", "--pack", pack, "--root", self.mnt] + opts + ["--"] +
-               self.slow("none", WORKLOADS[name], chroot=True), stdout=subprocess.DEVNULL)
+            if profile:
+                sh(self.slow(profile, [trace or self.trace, "-q", "--pack", pack, "--root",
+                                       self.mnt] + opts + ["--", "chroot", self.mnt] +
+                             WORKLOADS[name]), stdout=subprocess.DEVNULL)
+            else:
+                sh([trace or self.trace, "-q", "--pack", pack, "--root", self.mnt] + opts +
+                   ["--"] + self.slow("none", WORKLOADS[name], chroot=True),
+                   stdout=subprocess.DEVNULL)
         return pack
 
     def prepare(self, name):
@@ -435,6 +443,9 @@ def main():
     ap.add_argument("--alt-replay-args", default="",
                     help="ura-replay options of the ura-alt strategy")
     ap.add_argument("--alt-replay", help="the ura-replay binary of ura-alt (a before/after)")
+    ap.add_argument("--trace-per-profile", action="store_true",
+                    help="trace ura's default pack under each profile, the tracer in the "
+                         "program's cgroup (as a user of that device would)")
     ap.add_argument("--alt-trace",
                     help="the ura-trace binary that traces ura-alt's pack (else the default pack)")
     ap.add_argument("--trace-args", default="",
@@ -480,12 +491,17 @@ def run_all(args, b, results):
             subprocess.run(b.slow(profile, [b.replay, "-q", "--root", b.mnt, pack]),
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             limit = b.limit(profile, name)
+            upack = pack
+            if args.trace_per_profile:
+                # the default pack as a user of that device makes it
+                upack = b.trace_pack(name, "-" + profile, shlex.split(args.trace_args),
+                                     profile=profile)
             samples = {s: [] for s in strategies}
             extra = {s: {"prefetch": [], "sum": [], "reads": [], "read_bytes": []}
                      for s in strategies}
             for run in range(args.runs):
                 for s in strategies:            # interleaved, run by run
-                    r = b.run_one(s, profile, name, pack, files)
+                    r = b.run_one(s, profile, name, upack, files)
                     samples[s].append(r["t"])
                     for k in ("prefetch", "sum", "reads", "read_bytes"):
                         if k in r:

@@ -196,8 +196,7 @@ static void do_request(struct engine *c, size_t i)
 		goto out;
 	}
 	replay_inflight_wait(&c->inflight, q->dev, len - have,
-			     dev_model_cost(&c->plan.devices.dev[q->dev].model, len - have),
-			     device_reads(&c->plan.devices.dev[q->dev], len - have));
+			     dev_model_cost(&c->plan.devices.dev[q->dev].model, len - have));
 	/* cancelled while waiting for pacing or room: nothing is issued after a cancel is seen */
 	if (cancelled(c)) {
 		stat_add(&c->io.skipped_bytes, len - have);
@@ -217,6 +216,8 @@ static void do_request(struct engine *c, size_t i)
 		}
 		goto out;
 	}
+	replay_inflight_note(&c->inflight, q->dev, len - have,
+			     device_reads(&c->plan.devices.dev[q->dev], len - have));
 	stat_add(&c->io.issued_bytes, len - have);
 	stat_add(&c->io.requests, 1);
 	c->done[i] = 1;
@@ -366,7 +367,10 @@ again:
 			}
 			if (rp == 0 && present < len) {
 				if (now - it->asked >= WAIT_REISSUE_NS / 4) {
-					(void)issue(fd, q->off, len);
+					/* what is not in the cache at all is read again */
+					if (issue(fd, q->off, len) == 0)
+						replay_inflight_note(&c->inflight, q->dev,
+								     len - present, 1);
 					it->asked = now;
 				}
 			} else if (now - it->changed >= 5 * WAIT_REISSUE_NS) {

@@ -34,7 +34,6 @@ void replay_inflight_close(struct replay_inflight *q);
 /**
  * replay_inflight_wait() - wait for room on device @dev, then count @len bytes issued
  * @cost_ns: their device time by the device's model
- * @reads: the device reads they make (the request cut at the device's largest)
  *
  * Keeps the replay's queue on a device short: waits until what is still
  * queued costs at most the limit's time (or holds at most its bytes). A
@@ -43,7 +42,13 @@ void replay_inflight_close(struct replay_inflight *q);
  * The device's progress is its sectors read (/sys/dev/block/MAJ:MIN/stat).
  */
 void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
-			  uint64_t cost_ns, uint64_t reads);
+			  uint64_t cost_ns);
+
+/**
+ * replay_inflight_note() - the replay issued @len bytes on device @dev, in @reads device
+ * reads (the request cut at the device's largest): its own, for replay_inflight_counts()
+ */
+void replay_inflight_note(struct replay_inflight *q, uint32_t dev, uint64_t len, uint64_t reads);
 
 /* What the devices did while the replay ran, besides its own reads. */
 struct replay_inflight_counts {
@@ -55,9 +60,10 @@ struct replay_inflight_counts {
 
 /**
  * replay_inflight_counts() - the devices' reads since replay_inflight_open(), less the
- * replay's own (@reads of replay_inflight_wait()): the program's misses, and any other
- * reader's, as far as the devices had read them when this is called. The queue's mean
- * is known only under an in-flight limit (0 without).
+ * replay's own (replay_inflight_note()): the program's misses, and any other reader's,
+ * on the devices the replay read from, as far as they had read when this is called;
+ * the replay's own reads still queued then make it a lower bound. The queue's mean is
+ * known only under an in-flight limit (0 without), over all devices.
  */
 void replay_inflight_counts(struct replay_inflight *q, struct replay_inflight_counts *ret);
 

@@ -91,10 +91,13 @@ void replay_report(FILE *f, const struct replay_stats *s, bool json)
 		report_json(f, s, sec, rate);
 		return;
 	}
-	if (s->others_reads)
+	if (s->others_reads && s->queued_mean_ns)
 		snprintf(others, sizeof(others), "; others read %.1f MiB in %" PRIu64 " reads meanwhile, "
 			 "behind %.1f ms of the replay's queue on average", (double)s->others_bytes / mib,
 			 s->others_reads, (double)s->queued_mean_ns / 1e6);
+	else if (s->others_reads)
+		snprintf(others, sizeof(others), "; others read %.1f MiB in %" PRIu64 " reads meanwhile",
+			 (double)s->others_bytes / mib, s->others_reads);
 	fprintf(f, "pack %.1f MiB, resident %.1f MiB, issued %.1f MiB in %" PRIu64 " requests, "
 		"skipped %.1f MiB, past the end %.1f MiB, %" PRIu64 " files: %" PRIu64 " stale, %" PRIu64 " written, %" PRIu64 " missing, "
 		"%" PRIu64 " refused; "

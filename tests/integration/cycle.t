@@ -35,7 +35,7 @@ mkdir "$CG" || skip_all "cannot make a blkio cgroup"
 echo "$majmin 2000" >"$CG/blkio.throttle.read_iops_device"
 echo "$majmin 50000000" >"$CG/blkio.throttle.read_bps_device"
 
-plan 9
+plan 11
 
 # the program: reads some files whole, part of another through mmap, in a tree of directories
 mkdir -p "$M/lib/a/b" "$M/share/c"
@@ -111,21 +111,45 @@ cold
 n_again=$(reads "$M/prog.sh" "$M" "$HELPERS/touch-pages")
 ok "without the replay it reads again ($n_again)" test "$n_again" -ge 10
 
-# the report says what others read meanwhile: a reader of a file outside the pack, started
-# just before the replay in the same throttled cgroup (8 MiB: 160 ms at 50 MB/s)
+# the report says what others read meanwhile: a reader of a file outside the pack, in the
+# same throttled cgroup, reading past the page cache (every read goes to the device) while a
+# pack of 32 MiB is replayed (0.7 s at 50 MB/s)
 head -c $((8 << 20)) /dev/urandom >"$M/other"
+head -c $((32 << 20)) /dev/urandom >"$M/bulk"
 sync
+"$MKPACK" "$T/bulk.pack" "$M/bulk" >/dev/null
 cold
-sh -c 'echo $$ >"$1/cgroup.procs"; exec cat "$2"' - "$CG" "$M/other" >/dev/null &
+sh -c 'echo $$ >"$1/cgroup.procs"; exec dd if="$2" of=/dev/null bs=64k iflag=direct status=none' \
+	- "$CG" "$M/other" &
 reader=$!
 sleep 0.05
-sh -c 'echo $$ >"$1/cgroup.procs"; exec timeout 60 "$2" -q --wait --json "$3"' - "$CG" \
-	"$URA_REPLAY" "$T/prog.pack" >"$T/report.json"
+sh -c 'echo $$ >"$1/cgroup.procs"; exec timeout 60 "$2" -q --wait --json --probe never \
+	--request-cost 0.0005 --bandwidth 50M "$3"' - "$CG" "$URA_REPLAY" "$T/bulk.pack" \
+	>"$T/report.json"
 wait $reader
 jget() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" "$T/report.json"; }
 ok "the report counts the other reader's reads ($(jget others_bytes) bytes in $(jget others_reads) reads, queue $(jget queued_ms) ms)" \
-	sh -c '[ "$1" -ge 4096 ] && [ "$2" -ge 1 ]' - "$(jget others_bytes)" "$(jget others_reads)"
+	sh -c '[ "$1" -ge $((1 << 20)) ] && [ "$2" -ge 1 ]' - "$(jget others_bytes)" "$(jget others_reads)"
 ok "and its bytes add up: pack = resident + issued + skipped + past the end" test \
 	"$(jget pack_bytes)" = $(($(jget resident_bytes) + $(jget issued_bytes) + \
 	$(jget skipped_bytes) + $(jget past_eof_bytes)))
+
+# the in-flight bound under a slow device: a replay that does not wait queues at most its
+# bound (50 ms of the device's time) and a request more, so what the device still reads
+# after the replay has returned is that much (the device's own count). At 20 MB/s a
+# throttle stalls longer between reads than the replay's idle rule used to allow: a replay
+# of 32 MiB then queued most of it and returned at once (a miss would wait seconds behind).
+echo "$majmin 20000000" >"$CG/blkio.throttle.read_bps_device"
+cold
+dev_read() { echo $(( $(awk '{ print $3 }' "/sys/dev/block/$majmin/stat") * 512 )); }
+before=$(dev_read)
+sh -c 'echo $$ >"$1/cgroup.procs"; exec timeout 120 "$2" -q --probe never --request-cost 0.0005 \
+	--bandwidth 20M "$3"' - "$CG" "$URA_REPLAY" "$T/bulk.pack"
+at_end=$(dev_read)
+for _ in 1 2 3 4 5 6; do sleep 0.5; done
+after=$(dev_read)
+left=$(( (after - at_end) >> 10 ))
+ok "a replay on a 20 MB/s device returns with at most 6 MiB queued ($left KiB left, $(( (at_end - before) >> 20 )) MiB read before)" \
+	test "$left" -le $((6 << 10))
+ok "and the device read the pack ($(( (after - before) >> 20 )) MiB)" test $(( (after - before) >> 20 )) -ge 30
 done_testing
