@@ -207,7 +207,7 @@ void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
 	struct replay_queue *rq = &q->queues[dev];
 	uint64_t limit = q->limit_bytes, limit_ns = q->limit_ns, done = 0;
 
-	if (rq->statfd < 0 || (!limit && !limit_ns))
+	if (rq->statfd < 0)
 		return;
 	pthread_mutex_lock(&rq->lock);
 	for (;;) {
@@ -237,9 +237,11 @@ void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
 		note_queued(rq, now);
 		if (limit)
 			room = rq->issued <= done || rq->issued - done + len <= limit;
-		else
+		else if (limit_ns)
 			room = rq->issued_ns <= rq->done_ns ||
 			       rq->issued_ns - rq->done_ns + cost_ns <= limit_ns;
+		else
+			room = true;	/* no limit: the queue is followed for the report only */
 		if (room || __atomic_load_n(q->stop, __ATOMIC_ACQUIRE) ||
 		    (q->cancel && __atomic_load_n(q->cancel, __ATOMIC_ACQUIRE)))
 			break;

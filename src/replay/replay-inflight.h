@@ -63,7 +63,7 @@ struct replay_inflight_counts {
  * replay's own (replay_inflight_note()): the program's misses, and any other reader's,
  * on the devices the replay read from, as far as they had read when this is called;
  * the replay's own reads still queued then make it a lower bound. The queue's mean is
- * known only under an in-flight limit (0 without), over all devices.
+ * over all devices.
  */
 void replay_inflight_counts(struct replay_inflight *q, struct replay_inflight_counts *ret);
 

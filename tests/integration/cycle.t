@@ -134,8 +134,9 @@ ok "and its bytes add up: pack = resident + issued + skipped + past the end" tes
 	"$(jget pack_bytes)" = $(($(jget resident_bytes) + $(jget issued_bytes) + \
 	$(jget skipped_bytes) + $(jget past_eof_bytes)))
 
-# the in-flight bound under a slow device: a replay that does not wait queues at most its
-# bound (50 ms of the device's time) and a request more, so what the device still reads
+# the in-flight bound under a slow device (--watch's default, asked for here): a replay that
+# does not wait queues at most its bound (50 ms of the device's time) and a request more, so
+# what the device still reads
 # after the replay has returned is that much (the device's own count). At 20 MB/s a
 # throttle stalls longer between reads than the replay's idle rule used to allow: a replay
 # of 32 MiB then queued most of it and returned at once (a miss would wait seconds behind).
@@ -143,8 +144,8 @@ echo "$majmin 20000000" >"$CG/blkio.throttle.read_bps_device"
 cold
 dev_read() { echo $(( $(awk '{ print $3 }' "/sys/dev/block/$majmin/stat") * 512 )); }
 before=$(dev_read)
-sh -c 'echo $$ >"$1/cgroup.procs"; exec timeout 120 "$2" -q --probe never --request-cost 0.0005 \
-	--bandwidth 20M "$3"' - "$CG" "$URA_REPLAY" "$T/bulk.pack"
+sh -c 'echo $$ >"$1/cgroup.procs"; exec timeout 120 "$2" -q --inflight 50ms --probe never \
+	--request-cost 0.0005 --bandwidth 20M "$3"' - "$CG" "$URA_REPLAY" "$T/bulk.pack"
 at_end=$(dev_read)
 for _ in 1 2 3 4 5 6; do sleep 0.5; done
 after=$(dev_read)
