@@ -145,6 +145,7 @@ class Bench:
         ura-trace measures the device as throttled and picks its read_ahead_kb by it)."""
         pack = os.path.join(self.packs, name + suffix + ".pack")
         if not os.path.exists(pack) or self.args.retrace:
+            self.settle()
             drop_caches()
             if warm:
                 sh(self.slow("none", WORKLOADS[name], chroot=True), stdout=subprocess.DEVNULL,
@@ -349,7 +350,23 @@ class Bench:
         p.wait()
         return t
 
+    def settle(self, quiet=0.3, most=60.0):
+        """Wait until the device has read nothing for @quiet seconds: a replay returns
+        before its reads are done (with no in-flight limit, possibly all of them), and
+        reads that land after the next run's drop_caches would make that run warmer."""
+        end = time.monotonic() + most
+        last = self.dev_reads()
+        since = time.monotonic()
+        while time.monotonic() < end:
+            time.sleep(0.05)
+            now = self.dev_reads()
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= quiet:
+                return
+
     def run_one(self, strategy, profile, name, pack, files):
+        self.settle()
         r0 = self.dev_reads()
         res = self.run_one_timed(strategy, profile, name, pack, files)
         r1 = self.dev_reads()
@@ -488,7 +505,7 @@ def run_all(args, b, results):
             # ura-replay measures a device once and keeps the model (per device and I/O
             # limits): this first replay is that measurement, as a first boot would do it
             drop_caches()
-            subprocess.run(b.slow(profile, [b.replay, "-q", "--root", b.mnt, pack]),
+            subprocess.run(b.slow(profile, [b.replay, "-q", "--wait", "--root", b.mnt, pack]),
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             limit = b.limit(profile, name)
             upack = pack
