@@ -145,15 +145,6 @@ static void pace(const struct engine *c, uint64_t time_ns)
 	}
 }
 
-/* The device reads of a request of @len bytes: cut at the device's largest. */
-static uint64_t device_reads(const struct sched_dev *dev, uint64_t len)
-{
-	uint64_t most = dev->max_request && dev->max_request < dev->chunk ? dev->max_request :
-									  dev->chunk;
-
-	return most ? (len + most - 1) / most : 1;
-}
-
 static void do_request(struct engine *c, size_t i)
 {
 	const struct sched_item *q = &c->plan.req[i];
@@ -216,8 +207,7 @@ static void do_request(struct engine *c, size_t i)
 		}
 		goto out;
 	}
-	replay_inflight_note(&c->inflight, q->dev, len - have,
-			     device_reads(&c->plan.devices.dev[q->dev], len - have));
+	replay_inflight_note(&c->inflight, q->dev, len - have);
 	stat_add(&c->io.issued_bytes, len - have);
 	stat_add(&c->io.requests, 1);
 	c->done[i] = 1;
@@ -370,7 +360,7 @@ again:
 					/* what is not in the cache at all is read again */
 					if (issue(fd, q->off, len) == 0)
 						replay_inflight_note(&c->inflight, q->dev,
-								     len - present, 1);
+								     len - present);
 					it->asked = now;
 				}
 			} else if (now - it->changed >= 5 * WAIT_REISSUE_NS) {
@@ -546,7 +536,6 @@ out:
 
 		replay_inflight_counts(&c.inflight, &ic);
 		st.others_bytes = ic.others_bytes;
-		st.others_reads = ic.others_reads;
 		st.queued_mean_ns = ic.queued_mean_ns;
 	}
 	st.ns = now_monotonic_ns() - start;

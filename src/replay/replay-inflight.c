@@ -31,36 +31,27 @@ struct replay_queue {
 	uint64_t last_change;	/* when that last changed */
 	bool started;		/* read0 is set */
 	/* for the report: the device's reads since the queue was opened, and ours */
-	uint64_t open_bytes, open_ios;	/* the device's counters then (UINT64_MAX: unknown) */
-	uint64_t own_bytes, own_ios;	/* issued by the replay, and its device reads */
+	uint64_t open_bytes;		/* the device's bytes read then (UINT64_MAX: unknown) */
+	uint64_t own_bytes;		/* issued by the replay */
 	double queued_area;		/* queued device time over wall time, ns x ns */
 	uint64_t first_look, last_look;	/* the span that integral covers */
 	uint64_t last_queued;		/* queued device time at the last look */
 	pthread_mutex_t lock;
 };
 
-/* Bytes the device has read since boot (UINT64_MAX: unknown), and in @ios its reads. */
-static uint64_t device_reads(int statfd, uint64_t *ios)
+/* Bytes the device has read since boot, or UINT64_MAX. */
+static uint64_t device_read_bytes(int statfd)
 {
 	char buf[256];
-	unsigned long long n_ios, merges, sectors;
+	unsigned long long ios, merges, sectors;
 	ssize_t n = pread(statfd, buf, sizeof(buf) - 1, 0);
 
-	*ios = 0;
 	if (n <= 0)
 		return UINT64_MAX;
 	buf[n] = '\0';
-	if (sscanf(buf, "%llu %llu %llu", &n_ios, &merges, &sectors) != 3)
+	if (sscanf(buf, "%llu %llu %llu", &ios, &merges, &sectors) != 3)
 		return UINT64_MAX;
-	*ios = n_ios;
 	return (uint64_t)sectors * 512;
-}
-
-static uint64_t device_read_bytes(int statfd)
-{
-	uint64_t ios;
-
-	return device_reads(statfd, &ios);
 }
 
 int replay_inflight_open(struct replay_inflight *q, const unsigned (*devnum)[2], size_t ndev,
@@ -80,12 +71,12 @@ int replay_inflight_open(struct replay_inflight *q, const unsigned (*devnum)[2],
 		pthread_mutex_init(&rq->lock, NULL);
 		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat", devnum[d][0], devnum[d][1]);
 		rq->statfd = open(path, O_RDONLY | O_CLOEXEC);
-		rq->open_bytes = rq->statfd < 0 ? UINT64_MAX : device_reads(rq->statfd, &rq->open_ios);
+		rq->open_bytes = rq->statfd < 0 ? UINT64_MAX : device_read_bytes(rq->statfd);
 	}
 	return 0;
 }
 
-void replay_inflight_note(struct replay_inflight *q, uint32_t dev, uint64_t len, uint64_t reads)
+void replay_inflight_note(struct replay_inflight *q, uint32_t dev, uint64_t len)
 {
 	struct replay_queue *rq = &q->queues[dev];
 
@@ -93,7 +84,6 @@ void replay_inflight_note(struct replay_inflight *q, uint32_t dev, uint64_t len,
 		return;
 	pthread_mutex_lock(&rq->lock);
 	rq->own_bytes += len;
-	rq->own_ios += reads;
 	pthread_mutex_unlock(&rq->lock);
 }
 
@@ -105,22 +95,20 @@ void replay_inflight_counts(struct replay_inflight *q, struct replay_inflight_co
 	*ret = (struct replay_inflight_counts){ 0 };
 	for (size_t d = 0; q->queues && d < q->ndev; d++) {
 		struct replay_queue *rq = &q->queues[d];
-		uint64_t ios, rd;
+		uint64_t rd;
 
 		/* a device the replay read nothing from is not one its queue held up (nor one
 		 * that only serves another, as a loop device's backing disk) */
 		if (rq->statfd < 0 || rq->open_bytes == UINT64_MAX)
 			continue;
-		rd = device_reads(rq->statfd, &ios);
+		rd = device_read_bytes(rq->statfd);
 		pthread_mutex_lock(&rq->lock);
-		if (!rq->own_ios || rd == UINT64_MAX || rd < rq->open_bytes || ios < rq->open_ios) {
+		if (!rq->own_bytes || rd == UINT64_MAX || rd < rq->open_bytes) {
 			pthread_mutex_unlock(&rq->lock);
 			continue;
 		}
 		if (rd - rq->open_bytes > rq->own_bytes)
 			ret->others_bytes += rd - rq->open_bytes - rq->own_bytes;
-		if (ios - rq->open_ios > rq->own_ios)
-			ret->others_reads += ios - rq->open_ios - rq->own_ios;
 		area += rq->queued_area;
 		span += rq->last_look - rq->first_look;
 		pthread_mutex_unlock(&rq->lock);

@@ -44,16 +44,12 @@ void replay_inflight_close(struct replay_inflight *q);
 void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
 			  uint64_t cost_ns);
 
-/**
- * replay_inflight_note() - the replay issued @len bytes on device @dev, in @reads device
- * reads (the request cut at the device's largest): its own, for replay_inflight_counts()
- */
-void replay_inflight_note(struct replay_inflight *q, uint32_t dev, uint64_t len, uint64_t reads);
+/** replay_inflight_note() - the replay issued @len bytes on device @dev: its own, for the counts */
+void replay_inflight_note(struct replay_inflight *q, uint32_t dev, uint64_t len);
 
 /* What the devices did while the replay ran, besides its own reads. */
 struct replay_inflight_counts {
 	uint64_t others_bytes;		/* read by the devices beyond what the replay issued */
-	uint64_t others_reads;		/* device reads beyond the replay's */
 	uint64_t queued_mean_ns;	/* the replay's queue, in device time, on average over
 					 * the time it issued (what a miss then waited behind) */
 };

@@ -7,15 +7,6 @@
 #include "replay-report.h"
 #include "util-json.h"
 
-/*
- * What the others' reads (the program's misses, mostly) waited behind the
- * replay's queue, estimated: each behind the queue's mean.
- */
-static double wait_estimate(const struct replay_stats *s)
-{
-	return (double)s->others_reads * (double)s->queued_mean_ns / 1e9;
-}
-
 /* One JSON object on one line, for scripts and logs. */
 static void report_json(FILE *f, const struct replay_stats *s, double sec, double rate)
 {
@@ -45,9 +36,7 @@ static void report_json(FILE *f, const struct replay_stats *s, double sec, doubl
 	json_key_double(&j, "mib_per_second", rate, 1);
 	json_key_double(&j, "plan_seconds", (double)s->plan_ns / 1e9, 3);
 	json_key_u64(&j, "others_bytes", s->others_bytes);
-	json_key_u64(&j, "others_reads", s->others_reads);
 	json_key_double(&j, "queued_ms", (double)s->queued_mean_ns / 1e6, 1);
-	json_key_double(&j, "others_wait_seconds", wait_estimate(s), 3);
 	json_key(&j, "failures");
 	json_array_begin(&j, JSON_INLINE);
 	for (unsigned i = 0; i < s->ncauses; i++) {
@@ -91,13 +80,10 @@ void replay_report(FILE *f, const struct replay_stats *s, bool json)
 		report_json(f, s, sec, rate);
 		return;
 	}
-	if (s->others_reads && s->queued_mean_ns)
-		snprintf(others, sizeof(others), "; others read %.1f MiB in %" PRIu64 " reads meanwhile, "
-			 "behind %.1f ms of the replay's queue on average", (double)s->others_bytes / mib,
-			 s->others_reads, (double)s->queued_mean_ns / 1e6);
-	else if (s->others_reads)
-		snprintf(others, sizeof(others), "; others read %.1f MiB in %" PRIu64 " reads meanwhile",
-			 (double)s->others_bytes / mib, s->others_reads);
+	if (s->others_bytes)
+		snprintf(others, sizeof(others), "; others read %.1f MiB meanwhile, behind %.1f ms "
+			 "of the replay's queue on average", (double)s->others_bytes / mib,
+			 (double)s->queued_mean_ns / 1e6);
 	fprintf(f, "pack %.1f MiB, resident %.1f MiB, issued %.1f MiB in %" PRIu64 " requests, "
 		"skipped %.1f MiB, past the end %.1f MiB, %" PRIu64 " files: %" PRIu64 " stale, %" PRIu64 " written, %" PRIu64 " missing, "
 		"%" PRIu64 " refused; "

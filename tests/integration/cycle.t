@@ -128,8 +128,8 @@ sh -c 'echo $$ >"$1/cgroup.procs"; exec timeout 60 "$2" -q --wait --json --probe
 	>"$T/report.json"
 wait $reader
 jget() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" "$T/report.json"; }
-ok "the report counts the other reader's reads ($(jget others_bytes) bytes in $(jget others_reads) reads, queue $(jget queued_ms) ms)" \
-	sh -c '[ "$1" -ge $((1 << 20)) ] && [ "$2" -ge 1 ]' - "$(jget others_bytes)" "$(jget others_reads)"
+ok "the report counts the other reader's reads ($(jget others_bytes) bytes, queue $(jget queued_ms) ms)" \
+	test "$(jget others_bytes)" -ge $((1 << 20))
 ok "and its bytes add up: pack = resident + issued + skipped + past the end" test \
 	"$(jget pack_bytes)" = $(($(jget resident_bytes) + $(jget issued_bytes) + \
 	$(jget skipped_bytes) + $(jget past_eof_bytes)))
