@@ -28,7 +28,7 @@ void replay_usage(FILE *f)
 	      " -p, --ioprio CLASS[:N]  I/O priority: idle, be or rt, level 0-7 (be:4)\n"
 	      " -l, --lead SEC          stay at most SEC ahead of the trace (none)\n"
 	      " -i, --inflight LIMIT    queued per device at most: TIMEms, SIZE or none\n"
-	      "                         (none; --watch: 50ms)\n"
+	      "                         (50ms)\n"
 	      " -r, --root DIR          find the pack's files under DIR\n"
 	      " -s, --stale MODE        changed files: skip (default) or read\n"
 	      " -R, --rotational WHEN   disk order within time bins: yes, no or auto\n"
@@ -138,7 +138,7 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool probe_given = false, inflight_given = false;
+	bool probe_given = false;
 	uint64_t v;
 	int c, r;
 
@@ -184,7 +184,6 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 		case 'i': {
 			size_t len = strlen(optarg);
 
-			inflight_given = true;
 			o->inflight = 0;
 			o->queue_ns = 0;
 			if (strcmp(optarg, "none") == 0 || strcmp(optarg, "0") == 0)
@@ -311,9 +310,6 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 		/* a probe reads the device for seconds while programs start: only when asked */
 		if (!probe_given)
 			o->probe = REPLAY_PROBE_NEVER;
-		/* programs share the device: one's misses wait behind little of another's replay */
-		if (!inflight_given)
-			o->queue_ns = REPLAY_WATCH_QUEUE_NS;
 		return 1;
 	}
 	if (optind != argc - 1)
