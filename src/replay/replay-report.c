@@ -73,7 +73,6 @@ void replay_report(FILE *f, const struct replay_stats *s, bool json)
 {
 	double sec = (double)s->ns / 1e9, mib = (double)(1 << 20);
 	double rate = sec > 0 ? (double)s->issued_bytes / mib / sec : 0;
-
 	char others[160] = "";
 
 	if (json) {

@@ -57,7 +57,7 @@ struct replay_stats {
 	/* how the replay kept up: what its devices read meanwhile besides its requests (the
 	 * program's own misses, and other readers'), and what such a read waited behind */
 	uint64_t others_bytes;
-	uint64_t queued_mean_ns;	/* the replay's queue, mean over its issuing (0: no limit) */
+	uint64_t queued_mean_ns;	/* the replay's queue, mean over its issuing */
 	bool memory_limited;		/* stopped at the MemAvailable floor */
 	bool max_bytes_reached;
 	uint64_t ns;			/* wall time of the replay */

@@ -115,7 +115,7 @@ void schedule_merge(struct sched_item *a, const struct sched_item *b)
 
 /* A stretch of one object's bytes to read: ranges that overlap or touch, as one. */
 struct run {
-	uint64_t off, end, time_ns;
+	uint64_t off, end;
 	size_t first;		/* its first range, in the object's list sorted by offset */
 };
 
@@ -226,11 +226,9 @@ static size_t make_runs(const struct sched_item *in, const uint32_t *idx, size_t
 		if (k && it->off <= runs[k - 1].end) {
 			if (it->off + it->len > runs[k - 1].end)
 				runs[k - 1].end = it->off + it->len;
-			if (it->time_ns < runs[k - 1].time_ns)
-				runs[k - 1].time_ns = it->time_ns;
 			continue;
 		}
-		runs[k++] = (struct run){ it->off, it->off + it->len, it->time_ns, x };
+		runs[k++] = (struct run){ it->off, it->off + it->len, x };
 	}
 	return k;
 }
