@@ -28,7 +28,7 @@ void replay_usage(FILE *f)
 	      " -p, --ioprio CLASS[:N]  I/O priority: idle, be or rt, level 0-7 (be:4)\n"
 	      " -l, --lead SEC          stay at most SEC ahead of the trace (none)\n"
 	      " -i, --inflight LIMIT    queued per device at most: TIMEms, SIZE or none\n"
-	      "                         (50ms)\n"
+	      "                         (250ms)\n"
 	      " -r, --root DIR          find the pack's files under DIR\n"
 	      " -s, --stale MODE        changed files: skip (default) or read\n"
 	      " -R, --rotational WHEN   disk order within time bins: yes, no or auto\n"

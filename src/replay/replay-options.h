@@ -18,7 +18,7 @@
 #define REPLAY_DEFAULT_MAX_REPLAYS	2			/* --watch: replays at once */
 #define REPLAY_DEFAULT_IOPRIO		REPLAY_IOPRIO(REPLAY_IOPRIO_BE, 4)
 #define REPLAY_DEFAULT_LEAD_NS		0ull			/* no pacing */
-#define REPLAY_DEFAULT_QUEUE_NS		50000000ull		/* 50 ms of device time queued */
+#define REPLAY_DEFAULT_QUEUE_NS		250000000ull		/* 250 ms of device time queued */
 #define REPLAY_DEFAULT_BIN_NS		1000000000ull		/* rotational time bins */
 #define REPLAY_DEFAULT_AVAIL_PCT	10			/* keep 10% of RAM available */
 #define REPLAY_FALLBACK_CHUNK		(128u << 10)		/* when the device is unknown */

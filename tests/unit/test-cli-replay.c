@@ -134,7 +134,7 @@ START_TEST(test_inflight)
 {
 	struct replay_options o;
 
-	ck_assert_int_eq(PARSE(&o, "p"), 1);		/* the default: 50 ms of device time */
+	ck_assert_int_eq(PARSE(&o, "p"), 1);		/* the default: 250 ms of device time */
 	ck_assert_uint_eq(o.inflight, 0);
 	ck_assert_uint_eq(o.queue_ns, REPLAY_DEFAULT_QUEUE_NS);
 	ck_assert_int_eq(PARSE(&o, "-i", "4M", "p"), 1);
