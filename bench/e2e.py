@@ -76,6 +76,12 @@ WORKLOADS = {
     "rustc": ["/bin/sh", "-c",
               "printf 'fn main() { let v: Vec<String> = std::env::args().collect(); "
               "println!(\"{:?}\", v); }\\n' >/tmp/r.rs && rustc -o /tmp/r /tmp/r.rs"],
+    # a browser's start (about 135 MB read cold), as users start it: Debian's /usr/bin/chromium
+    # is a shell script that runs uname, grep, find, expr and findmnt, then execs the browser
+    # (/usr/lib/chromium/chromium: its zygote, renderer and utility processes). Headless, the
+    # profile on the testbed's /tmp (kept across runs, as a user's is).
+    "chromium": ["/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                 "--user-data-dir=/tmp/chromium-profile", "--dump-dom", "file:///bench/page.html"],
 }
 
 

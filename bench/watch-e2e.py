@@ -60,7 +60,7 @@ WORKLOADS = {
     # not in bench/e2e.py: a perl script ("#!/usr/bin/perl") loading Module::CoreList (1 MB)
     "corelist": ["/usr/bin/corelist", "-a", "Data::Dumper"],
 }
-for big in ("clang", "rustc"):
+for big in ("clang", "rustc", "chromium"):
     if big in e2e.WORKLOADS:
         WORKLOADS[big] = e2e.WORKLOADS[big]
 # The program whose pack is learned and replayed, where the command is a shell's: the shell

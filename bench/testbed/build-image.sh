@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Make the benchmark root: Debian bookworm (minbase) with python3, perl, gcc and git, put into an
+# Make the benchmark root: Debian bookworm (minbase) with python3, perl, gcc, git, clang, rustc
+# and chromium (a large program started by a wrapper script), put into an
 # ext4 image. Needs root and a Debian mirror (debootstrap's default, or MIRROR=URL).
 #   build-image.sh [WORKDIR]     default: $TESTBED_WORK or /var/tmp/ura-testbed
 set -euo pipefail
@@ -17,6 +18,18 @@ if [ ! -e "$root/.complete" ]; then
 	debootstrap --variant=minbase --include=python3,perl,gcc,libc6-dev,git,binutils,clang,g++,rustc${PACKAGES:+,$PACKAGES} \
 		bookworm "$root" ${MIRROR:-}
 	touch "$root/.complete"
+fi
+# chromium by apt inside the root: debootstrap cannot choose between alternatives (dconf-service
+# wants a D-Bus session bus) and leaves it unconfigured
+if [ ! -x "$root/usr/lib/chromium/chromium" ]; then
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	mount -t proc ura-build-proc "$root/proc"
+	trap 'umount "$root/proc" 2>/dev/null || true' EXIT
+	export DEBIAN_FRONTEND=noninteractive
+	chroot "$root" apt-get install -y -q --no-install-recommends chromium ||
+		chroot "$root" apt-get --fix-broken install -y -q --no-install-recommends
+	umount "$root/proc"
+	trap - EXIT
 fi
 mkdir -p "$root/bench"
 cp "$here"/payload/* "$root/bench/"
