@@ -2,7 +2,8 @@
 /*
  * Merging packs of several runs: runs ordered and forgotten (--keep-runs), files
  * and filesystems matched across runs, then each page kept or dropped by the
- * number of runs that had it (the confidence rule), with the median first access.
+ * number of runs that had it (the confidence rule), with the median first access
+ * on one timeline (each input's times scaled to the fastest run kept).
  * Reads its inputs, parsed packs or builders, through merge-input.h; the result
  * is a builder, written by the caller.
  */
@@ -35,6 +36,7 @@ struct input {
 	int bit[URA_PACK_MAX_RUNS];	/* merged run of each local run, -1 when forgotten */
 	size_t nruns;
 	uint64_t kept;			/* merged runs of this input */
+	double time_scale;		/* its times onto the merged timeline */
 	uint32_t *fs;			/* merged filesystem of each filesystem */
 	struct by_file ranges, pend;	/* its ranges and pending ranges by file */
 };
@@ -130,6 +132,42 @@ static int cmp_run(const void *a, const void *b)
 	return x->local < y->local ? -1 : x->local > y->local;	/* bit 0 is a pack's newest */
 }
 
+/*
+ * One timeline for the first accesses of all inputs. A run's times are its own
+ * run's: a cold start that took 3 s and a warm one of 0.4 s reach the same page
+ * at very different times, and a median taken across them mixes the two scales
+ * (a page two warm runs reached early got the mean of a cold time and a warm one,
+ * and was placed after pages they reached late). An input's times are in the scale
+ * of its fastest run (a merged pack's, once merged by this rule); they are scaled
+ * to the fastest run kept, the one nearest the program's own timeline. A run of
+ * unknown duration leaves its input's times as they are.
+ */
+static void set_time_scales(struct merger *m, const struct run *runs, size_t total)
+{
+	uint64_t ref = 0;
+
+	for (size_t g = 0; g < m->runs; g++)
+		if (runs[g].duration_ns && (!ref || runs[g].duration_ns < ref))
+			ref = runs[g].duration_ns;
+	for (size_t i = 0; i < m->n; i++) {
+		uint64_t own = 0;
+
+		for (size_t g = 0; g < total; g++)
+			if (runs[g].input == i && runs[g].duration_ns &&
+			    (!own || runs[g].duration_ns < own))
+				own = runs[g].duration_ns;
+		m->in[i].time_scale = ref && own ? (double)ref / (double)own : 1.0;
+	}
+}
+
+/* A first access of input @in on the merged timeline. */
+static uint64_t on_timeline(const struct input *in, uint64_t t)
+{
+	double x = (double)t * in->time_scale;
+
+	return x >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)x;
+}
+
 /* Order every input's runs, newest first, and keep the newest keep_runs. */
 static int order_runs(struct merger *m)
 {
@@ -152,6 +190,7 @@ static int order_runs(struct merger *m)
 		}
 	qsort(runs, total, sizeof(*runs), cmp_run);
 	m->runs = total < keep ? total : keep;
+	set_time_scales(m, runs, total);
 	m->st.runs_in = total;
 	m->st.runs = m->runs;
 	for (size_t g = 0; g < m->runs; g++) {
@@ -475,7 +514,8 @@ static int file_segments(const struct merger *m, const struct entry *e, struct s
 
 		merge_input_get_range(in->src, in->ranges.idx[k], &rg, &mask);
 		g = (struct seg){ .first = rg.first_page, .end = rg.first_page + rg.page_count,
-				  .time = rg.first_access_ns, .mask = remap(in, mask),
+				  .time = on_timeline(in, rg.first_access_ns),
+				  .mask = remap(in, mask),
 				  .demanded = rg.flags & URA_PACK_RANGE_DEMANDED };
 		if (g.mask && (r = segs_push(s, &g)) < 0)
 			return r;
@@ -487,7 +527,8 @@ static int file_segments(const struct merger *m, const struct entry *e, struct s
 
 		merge_input_get_pending(in->src, in->pend.idx[k], &rg, &mask);
 		g = (struct seg){ .first = rg.first_page, .end = rg.first_page + rg.page_count,
-				  .time = rg.first_access_ns, .mask = remap(in, mask),
+				  .time = on_timeline(in, rg.first_access_ns),
+				  .mask = remap(in, mask),
 				  .demanded = rg.flags & URA_PACK_RANGE_DEMANDED };
 		if (g.mask && (r = segs_push(s, &g)) < 0)
 			return r;
@@ -709,7 +750,8 @@ static int merge_meta(struct merger *m)
 					continue;
 				g = (struct seg){ .first = mt.offset / PAGE,
 						  .end = (mt.offset + mt.length) / PAGE,
-						  .time = mt.first_access_ns,
+						  .time = on_timeline(&m->in[i],
+								       mt.first_access_ns),
 						  .mask = remap(&m->in[i], mask) };
 				if (g.mask && (r = segs_push(&s, &g)) < 0)
 					goto out;

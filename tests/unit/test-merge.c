@@ -50,8 +50,10 @@ static uint32_t file_index(struct ura_pack_builder *b, const char **names, size_
 	return idx;
 }
 
-/* A pack of one run traced at @created: the ranges of @r (ending with file NULL). */
-static struct ura_pack *run_pack(int64_t created, const struct rg *r, const struct id *ids)
+/* A pack of one run traced at @created that took @duration ns: the ranges of @r (ending with
+ * file NULL). */
+static struct ura_pack *timed_run_pack(int64_t created, uint64_t duration, const struct rg *r,
+				       const struct id *ids)
 {
 	struct ura_pack_builder *b = NULL;
 	struct ura_pack *p = NULL;
@@ -64,7 +66,7 @@ static struct ura_pack *run_pack(int64_t created, const struct rg *r, const stru
 		.mount_point = "/", .flags = URA_PACK_FS_HAS_UUID, .uuid = { 1, 2, 3 },
 		.major = 8, .minor = (uint32_t)created }, NULL), 0);
 	ck_assert_int_eq(ura_pack_builder_set_info(b, &(struct ura_pack_info){
-		.created_ns = created, .duration_ns = 1000, .lost_events = 1,
+		.created_ns = created, .duration_ns = duration, .lost_events = 1,
 		.command = "prog" }), 0);
 	for (; r->file; r++)
 		ck_assert_int_eq(ura_pack_builder_add_range(b, &(struct ura_pack_range){
@@ -76,6 +78,11 @@ static struct ura_pack *run_pack(int64_t created, const struct rg *r, const stru
 	free(data);
 	ura_pack_builder_free(b);
 	return p;
+}
+
+static struct ura_pack *run_pack(int64_t created, const struct rg *r, const struct id *ids)
+{
+	return timed_run_pack(created, 1000, r, ids);
 }
 
 /* Merge @n packs into a parsed pack. */
@@ -190,6 +197,55 @@ START_TEST(test_median_time)
 	expect(p, "f", 0, 1, 400, 0xf, true);
 	ura_pack_free(p);
 	free_all(in, 5);
+}
+END_TEST
+
+/*
+ * Runs of different speeds on one timeline: a cold start of 3 s, then two warm ones of 0.3 s,
+ * merged one after the other as the learner does. The warm runs reach Q at 30 ms, P at 100 ms,
+ * S at 200 ms and R at 250 ms; the cold run has Q, P and R at ten times those (S was read
+ * under another page, unseen). Without one timeline the merge of the cold run and the first
+ * warm one put P at the mean of 1 s and 0.1 s, after S.
+ */
+START_TEST(test_one_timeline)
+{
+	struct ura_pack *cold, *warm1, *warm2, *two, *p, *in[2];
+	static const char *const order[] = { "q", "p", "s", "r" };
+	uint64_t t[4];
+
+	cold = timed_run_pack(1, 3000000000ull, (struct rg[]){
+		{ "q", 0, 1, 300000000, DEM }, { "p", 0, 1, 1000000000, DEM },
+		{ "r", 0, 1, 2500000000ull, DEM }, { 0 } }, NULL);
+	warm1 = timed_run_pack(2, 300000000, (struct rg[]){
+		{ "q", 0, 1, 30000000, DEM }, { "p", 0, 1, 100000000, DEM },
+		{ "s", 0, 1, 200000000, DEM }, { "r", 0, 1, 250000000, DEM }, { 0 } }, NULL);
+	warm2 = timed_run_pack(3, 300000000, (struct rg[]){
+		{ "q", 0, 1, 30000000, DEM }, { "p", 0, 1, 100000000, DEM },
+		{ "s", 0, 1, 200000000, DEM }, { "r", 0, 1, 250000000, DEM }, { 0 } }, NULL);
+	in[0] = cold;
+	in[1] = warm1;
+	two = merge(in, 2, 0.5, 0, NULL);
+	in[0] = two;
+	in[1] = warm2;
+	p = merge(in, 2, 0.5, 0, NULL);
+	for (size_t k = 0; k < 4; k++) {
+		long i = find(p, order[k], 0);
+		struct ura_pack_range r;
+
+		ck_assert_int_ge(i, 0);
+		ura_pack_get_range(p, (size_t)i, &r);
+		t[k] = r.first_access_ns;
+		if (k)
+			ck_assert_msg(t[k - 1] < t[k], "%s at %llu ns, %s at %llu ns", order[k - 1],
+				      (unsigned long long)t[k - 1], order[k], (unsigned long long)t[k]);
+	}
+	/* on the warm runs' timeline: R between the warm runs' 250 ms and the cold one's 250 ms */
+	ck_assert_uint_le(t[3], 300000000);
+	ura_pack_free(p);
+	ura_pack_free(two);
+	ura_pack_free(cold);
+	ura_pack_free(warm1);
+	ura_pack_free(warm2);
 }
 END_TEST
 
@@ -842,6 +898,7 @@ static Suite *pack_merge_suite(void)
 	tcase_add_test(tc, test_need);
 	tcase_add_test(tc, test_confidence_per_page);
 	tcase_add_test(tc, test_median_time);
+	tcase_add_test(tc, test_one_timeline);
 	tcase_add_test(tc, test_private_files_drop);
 	tcase_add_test(tc, test_demanded_and_changed_file);
 	tcase_add_test(tc, test_keep_runs);
