@@ -3,7 +3,8 @@
  * Merging packs of several runs: runs ordered and forgotten (--keep-runs), files
  * and filesystems matched across runs, then each page kept or dropped by the
  * number of runs that had it (the confidence rule), with the median first access
- * on one timeline (each input's times scaled to the fastest run kept).
+ * on one timeline (each input's times scaled to the reference input's, by the pages
+ * both had).
  * Reads its inputs, parsed packs or builders, through merge-input.h; the result
  * is a builder, written by the caller.
  */
@@ -132,34 +133,6 @@ static int cmp_run(const void *a, const void *b)
 	return x->local < y->local ? -1 : x->local > y->local;	/* bit 0 is a pack's newest */
 }
 
-/*
- * One timeline for the first accesses of all inputs. A run's times are its own
- * run's: a cold start that took 3 s and a warm one of 0.4 s reach the same page
- * at very different times, and a median taken across them mixes the two scales
- * (a page two warm runs reached early got the mean of a cold time and a warm one,
- * and was placed after pages they reached late). An input's times are in the scale
- * of its fastest run (a merged pack's, once merged by this rule); they are scaled
- * to the fastest run kept, the one nearest the program's own timeline. A run of
- * unknown duration leaves its input's times as they are.
- */
-static void set_time_scales(struct merger *m, const struct run *runs, size_t total)
-{
-	uint64_t ref = 0;
-
-	for (size_t g = 0; g < m->runs; g++)
-		if (runs[g].duration_ns && (!ref || runs[g].duration_ns < ref))
-			ref = runs[g].duration_ns;
-	for (size_t i = 0; i < m->n; i++) {
-		uint64_t own = 0;
-
-		for (size_t g = 0; g < total; g++)
-			if (runs[g].input == i && runs[g].duration_ns &&
-			    (!own || runs[g].duration_ns < own))
-				own = runs[g].duration_ns;
-		m->in[i].time_scale = ref && own ? (double)ref / (double)own : 1.0;
-	}
-}
-
 /* A first access of input @in on the merged timeline. */
 static uint64_t on_timeline(const struct input *in, uint64_t t)
 {
@@ -190,7 +163,6 @@ static int order_runs(struct merger *m)
 		}
 	qsort(runs, total, sizeof(*runs), cmp_run);
 	m->runs = total < keep ? total : keep;
-	set_time_scales(m, runs, total);
 	m->st.runs_in = total;
 	m->st.runs = m->runs;
 	for (size_t g = 0; g < m->runs; g++) {
@@ -556,6 +528,153 @@ static uint64_t file_runs(const struct input *in, size_t file)
 	return had;
 }
 
+/*
+ * One timeline for the first accesses of all inputs. A run's times are its own:
+ * a cold start of 3 s and a warm one of 0.4 s reach the same page at very
+ * different times, and a median across them mixed the two scales (a page the
+ * warm runs reached early got the mean of a cold time and a warm one, and was
+ * placed after pages they reached late). Each input's times are scaled to those
+ * of the reference input, the one with the most runs kept (the pack so far, when
+ * the learner adds a run), by the median ratio of the two's first accesses over
+ * the pages both had: measured on the pages, not taken from the runs' durations,
+ * which say nothing of a run of other arguments (a quick "--version" of a program
+ * learned from long runs) or one that waited for input. Too few pages in common,
+ * or a ratio past TIMELINE_MAX_SCALE, and the input's times are left as they are.
+ */
+#define TIMELINE_MIN_PAIRS	8
+#define TIMELINE_MAX_PAIRS	(1u << 16)	/* per input: bounds the work and the memory */
+#define TIMELINE_MAX_SCALE	64.0
+
+struct span {
+	uint64_t first, end, time;
+};
+
+struct ratios {
+	double *v;
+	size_t n, cap;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The ranges of file @file of input @in, sorted by page, into @v (grown as needed). */
+static int spans_of(const struct input *in, size_t file, struct span **v, size_t *cap,
+		    size_t *ret_n)
+{
+	size_t n = in->ranges.start[file + 1] - in->ranges.start[file];
+
+	if (n > *cap) {
+		struct span *p = realloc(*v, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*v = p;
+		*cap = n;
+	}
+	for (size_t k = 0; k < n; k++) {
+		struct ura_pack_range rg;
+
+		merge_input_get_range(in->src, in->ranges.idx[in->ranges.start[file] + k], &rg, NULL);
+		(*v)[k] = (struct span){ rg.first_page, rg.first_page + rg.page_count,
+					 rg.first_access_ns };
+	}
+	qsort(*v, n, sizeof(**v), cmp_span);
+	*ret_n = n;
+	return 0;
+}
+
+/* Ratios of the reference's first accesses to @x's, over the pages both have. */
+static int add_ratios(const struct span *ref, size_t nref, const struct span *x, size_t nx,
+		      struct ratios *r)
+{
+	for (size_t a = 0, b = 0; a < nref && b < nx && r->n < TIMELINE_MAX_PAIRS;) {
+		if (ref[a].first < x[b].end && x[b].first < ref[a].end && ref[a].time && x[b].time) {
+			if (r->n == r->cap) {
+				size_t cap = r->cap ? 2 * r->cap : 256;
+				double *v = realloc(r->v, cap * sizeof(*v));
+
+				if (!v)
+					return -ENOMEM;
+				r->v = v;
+				r->cap = cap;
+			}
+			r->v[r->n++] = (double)ref[a].time / (double)x[b].time;
+		}
+		if (ref[a].end < x[b].end)
+			a++;
+		else
+			b++;
+	}
+	return 0;
+}
+
+static void set_time_scales(struct merger *m, const struct entry *e, size_t ne)
+{
+	struct ratios *r = calloc(m->n ? m->n : 1, sizeof(*r));
+	struct span *sref = NULL, *sx = NULL;
+	size_t cref = 0, cx = 0, ref = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		m->in[i].time_scale = 1.0;
+		if (__builtin_popcountll(m->in[i].kept) > __builtin_popcountll(m->in[ref].kept))
+			ref = i;
+	}
+	if (!r || m->n < 2)
+		goto out;
+	for (size_t a = 0, b; a < ne && !err; a = b) {
+		const struct entry *er = NULL;
+		size_t nref = 0;
+
+		for (b = a; b < ne && e[b].fs == e[a].fs && strcmp(e[b].path, e[a].path) == 0; b++)
+			if (e[b].input == ref && !er)
+				er = &e[b];
+		if (!er || (err = spans_of(&m->in[ref], er->file, &sref, &cref, &nref)) < 0)
+			continue;
+		for (size_t k = a; k < b && !err; k++) {
+			struct ura_pack_file fr, fx;
+			size_t nx;
+
+			if (e[k].input == ref)
+				continue;
+			merge_input_get_file(m->in[ref].src, er->file, &fr);
+			merge_input_get_file(m->in[e[k].input].src, e[k].file, &fx);
+			if (!merge_same_content(&fr, &fx))
+				continue;
+			if ((err = spans_of(&m->in[e[k].input], e[k].file, &sx, &cx, &nx)) == 0)
+				err = add_ratios(sref, nref, sx, nx, &r[e[k].input]);
+		}
+	}
+	for (size_t i = 0; i < m->n && !err; i++) {
+		double q;
+
+		if (r[i].n < TIMELINE_MIN_PAIRS)
+			continue;
+		qsort(r[i].v, r[i].n, sizeof(*r[i].v), cmp_double);
+		q = r[i].n % 2 ? r[i].v[r[i].n / 2] :
+				 (r[i].v[r[i].n / 2 - 1] + r[i].v[r[i].n / 2]) / 2;
+		if (q >= 1 / TIMELINE_MAX_SCALE && q <= TIMELINE_MAX_SCALE)
+			m->in[i].time_scale = q;
+	}
+out:
+	for (size_t i = 0; r && i < m->n; i++)
+		free(r[i].v);
+	free(r);
+	free(sref);
+	free(sx);
+}
+
 /* The @count entries at @e are one file in several inputs, newest first. */
 static int merge_file(struct merger *m, const struct entry *e, size_t count, struct segs *s)
 {
@@ -615,6 +734,7 @@ static int merge_files(struct merger *m)
 		}
 	}
 	qsort(e, ne, sizeof(*e), cmp_entry);
+	set_time_scales(m, e, ne);
 	for (size_t a = 0, b; a < ne; a = b) {
 		for (b = a + 1; b < ne && e[b].fs == e[a].fs && strcmp(e[b].path, e[a].path) == 0;)
 			b++;

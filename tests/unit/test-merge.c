@@ -200,52 +200,101 @@ START_TEST(test_median_time)
 }
 END_TEST
 
+/* A one-run pack of @duration ns: files "c0".."c7" at @step x (1 .. 8), then the ranges of @r. */
+static struct ura_pack *run_with_common(int64_t created, uint64_t duration, uint64_t step,
+					const struct rg *r)
+{
+	static const char *const common[] = { "c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7" };
+	struct rg all[16];
+	size_t n = 0;
+
+	for (size_t k = 0; k < 8; k++)
+		all[n++] = (struct rg){ common[k], 0, 1, step * (k + 1), DEM };
+	for (; r->file && n < 15; r++)
+		all[n++] = *r;
+	all[n] = (struct rg){ 0 };
+	return timed_run_pack(created, duration, all, NULL);
+}
+
+/* The first access of the range of file @name at page 0 in @p. */
+static uint64_t time_of(const struct ura_pack *p, const char *name)
+{
+	long i = find(p, name, 0);
+	struct ura_pack_range r;
+
+	ck_assert_msg(i >= 0, "no range of %s", name);
+	ura_pack_get_range(p, (size_t)i, &r);
+	return r.first_access_ns;
+}
+
+/* Merge @b into @a (the learner's order: the pack so far, then the new run); frees both. */
+static struct ura_pack *merge_into(struct ura_pack *a, struct ura_pack *b)
+{
+	struct ura_pack *in[2] = { a, b }, *p = merge(in, 2, 0.5, 0, NULL);
+
+	ura_pack_free(a);
+	ura_pack_free(b);
+	return p;
+}
+
 /*
  * Runs of different speeds on one timeline: a cold start of 3 s, then two warm ones of 0.3 s,
  * merged one after the other as the learner does. The warm runs reach Q at 30 ms, P at 100 ms,
  * S at 200 ms and R at 250 ms; the cold run has Q, P and R at ten times those (S was read
- * under another page, unseen). Without one timeline the merge of the cold run and the first
- * warm one put P at the mean of 1 s and 0.1 s, after S.
+ * under another page, unseen), and so the eight files all runs have. Without one timeline
+ * the merge of the cold run and the first warm one put P at the mean of 1 s and 0.1 s, after S.
  */
 START_TEST(test_one_timeline)
 {
-	struct ura_pack *cold, *warm1, *warm2, *two, *p, *in[2];
 	static const char *const order[] = { "q", "p", "s", "r" };
-	uint64_t t[4];
+	struct ura_pack *p;
 
-	cold = timed_run_pack(1, 3000000000ull, (struct rg[]){
+	p = run_with_common(1, 3000000000ull, 100000000, (struct rg[]){
 		{ "q", 0, 1, 300000000, DEM }, { "p", 0, 1, 1000000000, DEM },
-		{ "r", 0, 1, 2500000000ull, DEM }, { 0 } }, NULL);
-	warm1 = timed_run_pack(2, 300000000, (struct rg[]){
-		{ "q", 0, 1, 30000000, DEM }, { "p", 0, 1, 100000000, DEM },
-		{ "s", 0, 1, 200000000, DEM }, { "r", 0, 1, 250000000, DEM }, { 0 } }, NULL);
-	warm2 = timed_run_pack(3, 300000000, (struct rg[]){
-		{ "q", 0, 1, 30000000, DEM }, { "p", 0, 1, 100000000, DEM },
-		{ "s", 0, 1, 200000000, DEM }, { "r", 0, 1, 250000000, DEM }, { 0 } }, NULL);
-	in[0] = cold;
-	in[1] = warm1;
-	two = merge(in, 2, 0.5, 0, NULL);
-	in[0] = two;
-	in[1] = warm2;
-	p = merge(in, 2, 0.5, 0, NULL);
-	for (size_t k = 0; k < 4; k++) {
-		long i = find(p, order[k], 0);
-		struct ura_pack_range r;
-
-		ck_assert_int_ge(i, 0);
-		ura_pack_get_range(p, (size_t)i, &r);
-		t[k] = r.first_access_ns;
-		if (k)
-			ck_assert_msg(t[k - 1] < t[k], "%s at %llu ns, %s at %llu ns", order[k - 1],
-				      (unsigned long long)t[k - 1], order[k], (unsigned long long)t[k]);
-	}
-	/* on the warm runs' timeline: R between the warm runs' 250 ms and the cold one's 250 ms */
-	ck_assert_uint_le(t[3], 300000000);
+		{ "r", 0, 1, 2500000000ull, DEM }, { 0 } });
+	for (int w = 0; w < 2; w++)
+		p = merge_into(p, run_with_common(2 + w, 300000000, 10000000, (struct rg[]){
+			{ "q", 0, 1, 30000000, DEM }, { "p", 0, 1, 100000000, DEM },
+			{ "s", 0, 1, 200000000, DEM }, { "r", 0, 1, 250000000, DEM }, { 0 } }));
+	for (size_t k = 1; k < 4; k++)
+		ck_assert_msg(time_of(p, order[k - 1]) < time_of(p, order[k]), "%s at %llu ns, %s at %llu ns",
+			      order[k - 1], (unsigned long long)time_of(p, order[k - 1]), order[k],
+			      (unsigned long long)time_of(p, order[k]));
+	/* on the timeline of the pack so far (the cold run's, the first) */
+	ck_assert_uint_eq(time_of(p, "p"), 1000000000);
+	ck_assert_uint_eq(time_of(p, "s"), 2000000000);
 	ura_pack_free(p);
-	ura_pack_free(two);
-	ura_pack_free(cold);
-	ura_pack_free(warm1);
-	ura_pack_free(warm2);
+}
+END_TEST
+
+/*
+ * Runs of other arguments: a program learned from two long runs (3 s) and run twice more for
+ * a quick answer (25 ms). All four reach A, B, C and the eight common files at the same times;
+ * only the long runs go on to D (1 s) and E (2 s). The quick runs' durations say nothing of
+ * their speed: the order and the times stay as the runs have them.
+ */
+START_TEST(test_timeline_other_arguments)
+{
+	static const char *const order[] = { "a", "b", "c", "d", "e" };
+	struct ura_pack *p;
+
+	p = run_with_common(1, 3000000000ull, 1000000, (struct rg[]){
+		{ "a", 0, 1, 5000000, DEM }, { "b", 0, 1, 10000000, DEM },
+		{ "c", 0, 1, 20000000, DEM }, { "d", 0, 1, 1000000000, DEM },
+		{ "e", 0, 1, 2000000000, DEM }, { 0 } });
+	p = merge_into(p, run_with_common(2, 3000000000ull, 1000000, (struct rg[]){
+		{ "a", 0, 1, 5000000, DEM }, { "b", 0, 1, 10000000, DEM },
+		{ "c", 0, 1, 20000000, DEM }, { "d", 0, 1, 1000000000, DEM },
+		{ "e", 0, 1, 2000000000, DEM }, { 0 } }));
+	for (int q = 0; q < 2; q++)
+		p = merge_into(p, run_with_common(3 + q, 25000000, 1000000, (struct rg[]){
+			{ "a", 0, 1, 5000000, DEM }, { "b", 0, 1, 10000000, DEM },
+			{ "c", 0, 1, 20000000, DEM }, { 0 } }));
+	for (size_t k = 1; k < 5; k++)
+		ck_assert_uint_lt(time_of(p, order[k - 1]), time_of(p, order[k]));
+	ck_assert_uint_eq(time_of(p, "c"), 20000000);
+	ck_assert_uint_eq(time_of(p, "d"), 1000000000);
+	ura_pack_free(p);
 }
 END_TEST
 
@@ -899,6 +948,7 @@ static Suite *pack_merge_suite(void)
 	tcase_add_test(tc, test_confidence_per_page);
 	tcase_add_test(tc, test_median_time);
 	tcase_add_test(tc, test_one_timeline);
+	tcase_add_test(tc, test_timeline_other_arguments);
 	tcase_add_test(tc, test_private_files_drop);
 	tcase_add_test(tc, test_demanded_and_changed_file);
 	tcase_add_test(tc, test_keep_runs);
