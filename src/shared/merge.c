@@ -3,7 +3,7 @@
  * Merging packs of several runs: runs ordered and forgotten (--keep-runs), files
  * and filesystems matched across runs, then each page kept or dropped by the
  * number of runs that had it (the confidence rule), with the median first access
- * on one timeline (each input's times scaled to the reference input's, by the pages
+ * on one timeline (each input's times scaled to the fastest input's, by the pages
  * both had).
  * Reads its inputs, parsed packs or builders, through merge-input.h; the result
  * is a builder, written by the caller.
@@ -38,6 +38,7 @@ struct input {
 	size_t nruns;
 	uint64_t kept;			/* merged runs of this input */
 	double time_scale;		/* its times onto the merged timeline */
+	uint64_t fastest;		/* its fastest run's duration, 0: unknown */
 	uint32_t *fs;			/* merged filesystem of each filesystem */
 	struct by_file ranges, pend;	/* its ranges and pending ranges by file */
 };
@@ -159,6 +160,9 @@ static int order_runs(struct merger *m)
 			merge_input_get_run(m->in[i].src, j, &runs[k].created_ns,
 					    &runs[k].duration_ns);
 			m->in[i].bit[j] = -1;
+			if (runs[k].duration_ns && (!m->in[i].fastest ||
+						    runs[k].duration_ns < m->in[i].fastest))
+				m->in[i].fastest = runs[k].duration_ns;
 			k++;
 		}
 	qsort(runs, total, sizeof(*runs), cmp_run);
@@ -534,12 +538,14 @@ static uint64_t file_runs(const struct input *in, size_t file)
  * different times, and a median across them mixed the two scales (a page the
  * warm runs reached early got the mean of a cold time and a warm one, and was
  * placed after pages they reached late). Each input's times are scaled to those
- * of the reference input, the one with the most runs kept (the pack so far, when
- * the learner adds a run), by the median ratio of the two's first accesses over
- * the pages both had: measured on the pages, not taken from the runs' durations,
- * which say nothing of a run of other arguments (a quick "--version" of a program
- * learned from long runs) or one that waited for input. Too few pages in common,
- * or a ratio past TIMELINE_MAX_SCALE, and the input's times are left as they are.
+ * of the reference input, the one with the fastest run (the program's own pace,
+ * as a warm start shows it: the timeline the ordered limit and --lead take), by
+ * the median ratio of the two's first accesses over the pages both had. The
+ * scale is measured on the pages, not taken from the runs' durations, which say
+ * nothing of a run of other arguments (a quick "--version" of a program learned
+ * from long runs: its start-up pages are reached at the same times) or one that
+ * waited for input. Too few pages in common, or a ratio past TIMELINE_MAX_SCALE,
+ * and the input's times are left as they are.
  */
 #define TIMELINE_MIN_PAIRS	8
 #define TIMELINE_MAX_PAIRS	(1u << 16)	/* per input: bounds the work and the memory */
@@ -628,7 +634,7 @@ static void set_time_scales(struct merger *m, const struct entry *e, size_t ne)
 
 	for (size_t i = 0; i < m->n; i++) {
 		m->in[i].time_scale = 1.0;
-		if (__builtin_popcountll(m->in[i].kept) > __builtin_popcountll(m->in[ref].kept))
+		if (m->in[i].fastest && (!m->in[ref].fastest || m->in[i].fastest < m->in[ref].fastest))
 			ref = i;
 	}
 	if (!r || m->n < 2)
