@@ -595,7 +595,8 @@ static int spans_of(const struct input *in, size_t file, struct span **v, size_t
 		(*v)[k] = (struct span){ rg.first_page, rg.first_page + rg.page_count,
 					 rg.first_access_ns };
 	}
-	qsort(*v, n, sizeof(**v), cmp_span);
+	if (n > 1)
+		qsort(*v, n, sizeof(**v), cmp_span);
 	*ret_n = n;
 	return 0;
 }
