@@ -140,6 +140,26 @@ pid_t proc_parent(pid_t pid)
 	return proc_parent_start(pid, &ppid, &start) < 0 ? -1 : ppid;
 }
 
+int proc_spawned(pid_t pid)
+{
+	char buf[1024], what[48], *p;
+	unsigned long long cminflt, cmajflt;
+	long n = proc_read(pid, "stat", buf, sizeof(buf)), threads;
+
+	if (n <= 0)
+		return n < 0 ? (int)n : -EBADMSG;
+	p = strrchr(buf, ')');
+	/* after the name: state (3), ..., cminflt (11), cmajflt (13), ..., num_threads (20) */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %llu %*u %llu %*u %*u %*d %*d "
+			 "%*d %*d %ld", &cminflt, &cmajflt, &threads) != 3)
+		return -EBADMSG;
+	if (threads > 1 || cminflt || cmajflt)
+		return 1;
+	snprintf(what, sizeof(what), "task/%d/children", (int)pid);
+	n = proc_read(pid, what, buf, sizeof(buf));
+	return n < 0 ? (int)n : n > 0;
+}
+
 long proc_sys_int(const char *name)
 {
 	char path[128], buf[32];

@@ -55,6 +55,14 @@ pid_t proc_parent(pid_t pid);
  */
 int proc_parent_start(pid_t pid, pid_t *ret_parent, uint64_t *ret_start);
 
+/**
+ * proc_spawned() - whether process @pid has started a task: it runs more than one
+ * thread, or has a child (task/PID/children), or has waited for one (its children's
+ * page faults in /proc/PID/stat)
+ * Return: 1, 0, -ESRCH or -errno (-ENOENT: a kernel without the children file).
+ */
+int proc_spawned(pid_t pid);
+
 /** proc_sys_int() - an integer sysctl, /proc/sys/@name ("kernel/pid_max"), or -1 */
 long proc_sys_int(const char *name);
 

@@ -79,6 +79,14 @@
 #define ROUND_GAP_MAX_NS	(64 * MS)
 #define STORM_EXECS_PER_S	200
 /*
+ * The exec rate is judged over this span at least: a round's own rate is no
+ * measure (one exec read a millisecond after the last round read as 1,000
+ * execs/s; on a machine that ran a few programs a second the gap grew to its
+ * maximum, and a program started then was read 40-55 ms after its exec,
+ * too late to be learned).
+ */
+#define STORM_SPAN_NS		(250 * MS)
+/*
  * Records later than this before a round began are left for the next round:
  * a record is written into its CPU's buffer a little after its time, and an
  * exec must be read no later than the events of its program.
@@ -111,6 +119,11 @@
 /*
  * A window traced this long after its exec or later is not merged: it missed
  * what its program did first, and would count as a run that did not do it.
+ * Nor is one traced after its exec whose program had started a task by then
+ * (a thread, a child: never traced, and it may have read all the run is
+ * learned for: a warm shell script forks its first command 0.6 ms after its
+ * exec; one such run, merged with a read by the shell alone, emptied the
+ * pack of its data).
  */
 #define LATE_NS			(5 * MS)
 /* Arm the pid filter again, after an exec not traced from its fork, at most this often. */
@@ -193,8 +206,11 @@ struct learner {
 	size_t npexec, pexec_cap;
 	uint64_t last_round_ns;
 	uint64_t round_gap_ns;		/* between rounds now (ROUND_GAP_NS...ROUND_GAP_MAX_NS) */
+	uint64_t span_ns, span_execs;	/* the span the exec rate is judged over: since, execs */
 	uint64_t last_write_ns;		/* when a pid filter write was last asked for */
 	bool untraced;			/* an exec not traced from its fork since then */
+	bool storm;			/* the last span's rate was a storm's */
+	bool exec_left;			/* the last round left an exec record for the next */
 	uint64_t last_open_ns;		/* when a window last opened */
 	uint64_t extra_events;		/* events of traced tasks in no window, since the last rewrite */
 	bool unfollowed;		/* a parent was dropped: the pid list to be written afresh */
@@ -859,7 +875,9 @@ static void settle_pending(struct learner *l)
 			log_warn("cannot trace pid %d of '%s': %s, skipping", w->pid, w->exe,
 				 strerror(-err));
 			w->lost |= WINDOW_LOST_LATE;
-		} else if (w->traced_ns - w->start_ns > LATE_NS) {
+		} else if (w->traced_ns - w->start_ns > LATE_NS ||
+			   (w->traced_ns > w->start_ns && proc_spawned(w->pid) != 0)) {
+			/* or its program started a task before it was traced: missed */
 			w->lost |= WINDOW_LOST_LATE;
 		}
 		log_debug("window of '%s' (pid %d): traced %.3f ms after its exec", w->exe, w->pid,
@@ -1073,11 +1091,16 @@ static int round_once(struct learner *l, bool *ret_more)
 	}
 	if (l->npexec > 1)
 		qsort(l->pexec, l->npexec, sizeof(*l->pexec), cmp_pexec);
+	l->exec_left = false;
 	for (i = l->recs.head; i < l->recs.n; i++) {
 		struct rec *r = &l->recs.v[i];
 
-		if (r->ts > cut)
+		if (r->ts > cut) {
+			/* an exec left for the next round: that round comes at once */
+			for (size_t j = i; j < l->recs.n && !l->exec_left; j++)
+				l->exec_left = l->recs.v[j].kind == REC_EXEC;
 			break;
+		}
 		if (r->kind != REC_EXEC && done == ROUND_MAX_RECORDS) {
 			*ret_more = true;
 			break;
@@ -1347,23 +1370,59 @@ static void sleep_ns(uint64_t ns)
 		;
 }
 
+/*
+ * The gap before the next round, after one at @now that read @execs execs and
+ * opened a window or not: doubled each round of a storm (a span whose execs
+ * came faster than STORM_EXECS_PER_S, none opening a window), the least
+ * otherwise; a window opened ends a storm at once.
+ */
+static void pace_rounds(struct learner *l, uint64_t now, uint64_t execs, bool opened)
+{
+	if (opened) {
+		l->storm = false;
+		l->span_ns = now;
+		l->span_execs = 0;
+	} else {
+		l->span_execs += execs;
+		if (now - l->span_ns >= STORM_SPAN_NS) {
+			l->storm = l->span_execs * 1000000000ull >=
+				   STORM_EXECS_PER_S * (now - l->span_ns);
+			l->span_ns = now;
+			l->span_execs = 0;
+		}
+	}
+	if (!l->storm)
+		l->round_gap_ns = ROUND_GAP_NS;
+	else if (l->round_gap_ns < ROUND_GAP_MAX_NS)
+		l->round_gap_ns *= 2;
+}
+
 static int loop(struct learner *l, int sigfd)
 {
 	int exec_fd = tracer_poll_fd(l->exec_t), pages_fd = tracer_poll_fd(l->pages_t);
 	bool more = false;
 
 	l->round_gap_ns = ROUND_GAP_NS;
+	l->span_ns = now_monotonic_ns();
 	for (;;) {
 		struct pollfd p[3] = { { .fd = sigfd, .events = POLLIN },
 				       { .fd = exec_fd, .events = POLLIN },
 				       { .fd = pages_fd, .events = POLLIN } };
 		bool busy = l->ws.n || l->recs.n > l->recs.head || l->extra_events >= EXTRA_EVENTS_MAX;
-		uint64_t now, execs, windows, prev_ns, since = now_monotonic_ns() - l->last_round_ns;
+		uint64_t now, execs, windows, since = now_monotonic_ns() - l->last_round_ns;
 		/* the scoped instance's events wake the loop only POLL_MS after a round */
 		bool pages = since >= POLL_MS * MS;
 		int timeout = more ? 0 : !pages ? (int)((POLL_MS * MS - since) / MS) + 1 :
 			      busy ? POLL_MS : -1;
 		int r;
+
+		/*
+		 * An exec read within CUT_NS of its time waits for the next round, which
+		 * is due then: no event may wake the loop for it (it was read already),
+		 * and a wait of POLL_MS made its program's window open 30-50 ms late
+		 */
+		if (l->exec_left && (timeout < 0 || timeout > 1))
+			timeout = 1;
 
 		/* a name of a filter due, or its write to make: woken for it */
 		if ((l->quiet || l->quiet_comm) && !more) {
@@ -1397,21 +1456,13 @@ static int loop(struct learner *l, int sigfd)
 		now = now_monotonic_ns();
 		if (!more && now - l->last_round_ns < l->round_gap_ns)
 			sleep_ns(l->round_gap_ns - (now - l->last_round_ns));
-		prev_ns = l->last_round_ns;
 		l->last_round_ns = now_monotonic_ns();
 		execs = l->execs;
 		windows = l->windows;
 		r = round_once(l, &more);
 		if (r < 0)
 			return r;
-		/* the execs since the last round, per second: a storm? */
-		if (l->windows == windows && (l->execs - execs) * 1000000000ull >=
-		    STORM_EXECS_PER_S * (l->last_round_ns - prev_ns)) {
-			if (l->round_gap_ns < ROUND_GAP_MAX_NS)
-				l->round_gap_ns *= 2;
-		} else {
-			l->round_gap_ns = ROUND_GAP_NS;
-		}
+		pace_rounds(l, l->last_round_ns, l->execs - execs, l->windows != windows);
 		/* an exec not traced from its fork: the next ones should be */
 		if (l->untraced && now - l->last_write_ns >= REARM_GAP_NS && pidfilter_idle(l->pf)) {
 			pidfilter_arm(l->pf);
