@@ -34,7 +34,8 @@
 
 #define QUEUE_MAX	256	/* runs waiting at most (each holds its pages in memory) */
 #define QUEUE_PER_USER	(QUEUE_MAX / 2)	/* of them, of one user's programs */
-#define WORKER_NICE	10	/* below the event loop: it must not make the loop wait for a CPU */
+#define WORKER_NICE	10	/* nice values below the event loop's: it must not make the loop
+				 * wait for a CPU (the unit's Nice= is the loop's too) */
 #define BOUND_GAP_NS	(60ull * 1000000000)	/* DIR's caps checked this often, and on a new pack */
 #define GONE_GAP_NS	(3600ull * 1000000000)	/* packs of programs gone looked for this often */
 
@@ -369,7 +370,16 @@ static void *worker(void *arg)
 	struct job *jobs = NULL;
 
 	/* a thread's own nice value (Linux): the event loop keeps its CPU */
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE);
+	{
+		id_t tid = (id_t)syscall(SYS_gettid);
+		int base;
+
+		errno = 0;
+		base = getpriority(PRIO_PROCESS, tid);
+		if (errno)
+			base = 0;
+		setpriority(PRIO_PROCESS, tid, base + WORKER_NICE < 19 ? base + WORKER_NICE : 19);
+	}
 	/* DIR within its caps from the start (they may have been lowered) */
 	{
 		int lock = -1;
