@@ -140,9 +140,9 @@ pid_t proc_parent(pid_t pid)
 	return proc_parent_start(pid, &ppid, &start) < 0 ? -1 : ppid;
 }
 
-int proc_spawned(pid_t pid)
+int proc_started(pid_t pid, unsigned *ret_threads, bool *ret_reaped)
 {
-	char buf[1024], what[48], *p;
+	char buf[1024], *p;
 	unsigned long long cminflt, cmajflt;
 	long n = proc_read(pid, "stat", buf, sizeof(buf)), threads;
 
@@ -151,13 +151,11 @@ int proc_spawned(pid_t pid)
 	p = strrchr(buf, ')');
 	/* after the name: state (3), ..., cminflt (11), cmajflt (13), ..., num_threads (20) */
 	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %llu %*u %llu %*u %*u %*d %*d "
-			 "%*d %*d %ld", &cminflt, &cmajflt, &threads) != 3)
+			 "%*d %*d %ld", &cminflt, &cmajflt, &threads) != 3 || threads < 1)
 		return -EBADMSG;
-	if (threads > 1 || cminflt || cmajflt)
-		return 1;
-	snprintf(what, sizeof(what), "task/%d/children", (int)pid);
-	n = proc_read(pid, what, buf, sizeof(buf));
-	return n < 0 ? (int)n : n > 0;
+	*ret_threads = (unsigned)threads;
+	*ret_reaped = cminflt || cmajflt;
+	return 0;
 }
 
 long proc_sys_int(const char *name)

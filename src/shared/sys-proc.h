@@ -4,6 +4,7 @@
 #define URA_SYS_PROC_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -56,12 +57,11 @@ pid_t proc_parent(pid_t pid);
 int proc_parent_start(pid_t pid, pid_t *ret_parent, uint64_t *ret_start);
 
 /**
- * proc_spawned() - whether process @pid has started a task: it runs more than one
- * thread, or has a child (task/PID/children), or has waited for one (its children's
- * page faults in /proc/PID/stat)
- * Return: 1, 0, -ESRCH or -errno (-ENOENT: a kernel without the children file).
+ * proc_started() - what process @pid has started (/proc/PID/stat): how many threads it runs,
+ * and whether it has waited for a child (its children's page faults are counted)
+ * Return: 0, -ESRCH, -EBADMSG or -errno.
  */
-int proc_spawned(pid_t pid);
+int proc_started(pid_t pid, unsigned *ret_threads, bool *ret_reaped);
 
 /** proc_sys_int() - an integer sysctl, /proc/sys/@name ("kernel/pid_max"), or -1 */
 long proc_sys_int(const char *name);

@@ -8,6 +8,7 @@
  * written by another (learn-worker.c), so that a window opens on time
  * whatever the machine does.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -119,11 +120,12 @@
 /*
  * A window traced this long after its exec or later is not merged: it missed
  * what its program did first, and would count as a run that did not do it.
- * Nor is one traced after its exec whose program had started a task by then
- * (a thread, a child: never traced, and it may have read all the run is
- * learned for: a warm shell script forks its first command 0.6 ms after its
- * exec; one such run, merged with a read by the shell alone, emptied the
- * pack of its data).
+ * Nor is one traced after its exec whose program had by then started a task
+ * the records never show forked (a thread, a child that exited: never
+ * traced, and it may have read all the run is learned for: a warm shell
+ * script forks its first command 0.6 ms after its exec; one such run, merged
+ * with a read by the shell alone, emptied the pack of its data). Children
+ * alive at the window's open are adopted (traced late, as the task is).
  */
 #define LATE_NS			(5 * MS)
 /* Arm the pid filter again, after an exec not traced from its fork, at most this often. */
@@ -797,6 +799,19 @@ static void on_exec(struct learner *l, const struct exec_seen *x)
 }
 
 /* Handle one record, in time order. */
+/* Task @child forked at @ts into @w (or a window inside it): one of its unseen tasks? */
+static void fork_seen(struct learn_window *w, int child, uint64_t ts)
+{
+	if (!w->checked_ns || ts > w->checked_ns)
+		return;
+	for (unsigned i = 0; i < w->nunseen; i++)
+		if (w->unseen[i] == child) {
+			w->unseen[i] = w->unseen[--w->nunseen];
+			return;
+		}
+	w->forks_then++;
+}
+
 static int handle(struct learner *l, const struct rec *r)
 {
 	struct tep_record rec = { .ts = r->ts, .data = l->recs.data + r->off, .size = (int)r->size };
@@ -845,6 +860,9 @@ static int handle(struct learner *l, const struct rec *r)
 			return 0;
 		if (tev.type == TASK_FORK) {
 			err = windows_fork(&l->ws, tev.pid, tev.child);
+			for (struct learn_window *w = windows_task_window(&l->ws, tev.child); w;
+			     w = windows_outer(&l->ws, w))
+				fork_seen(w, tev.child, r->ts);
 			/* forked while a rewrite emptied the list: not added with its parent */
 			if (err == 0 && rewriting(l, r->ts) && windows_has_task(&l->ws, tev.child))
 				pidfilter_add(l->pf, tev.child);
@@ -857,6 +875,54 @@ static int handle(struct learner *l, const struct rec *r)
 		return 0;
 	err = windows_feed(&l->ws, &ev);
 	return err < 0 ? err : 0;
+}
+
+/* Add @tid to @w's tasks to be seen forked, unless the window has it. */
+static void note_unseen(struct learner *l, struct learn_window *w, int tid)
+{
+	if (tid <= 0 || tid == w->pid || windows_knows_task(&l->ws, tid))
+		return;
+	if (w->nunseen == WINDOW_UNSEEN_MAX) {
+		w->lost |= WINDOW_LOST_LATE;
+		return;
+	}
+	w->unseen[w->nunseen++] = tid;
+}
+
+/*
+ * A window traced after its exec: the tasks its program had started by now
+ * (its threads, its children, one it waited for) are each to be seen forked
+ * in the records (traced), else one was never traced (fork_seen(), close_due()).
+ */
+static void check_started(struct learner *l, struct learn_window *w)
+{
+	char what[48], buf[1024];
+	unsigned threads;
+	DIR *d;
+
+	if (proc_started(w->pid, &threads, &w->reaped) < 0)
+		return;	/* gone: what it did after its trace is in the records */
+	w->checked_ns = now_monotonic_ns();
+	snprintf(what, sizeof(what), "task/%d/children", w->pid);
+	if (proc_read(w->pid, what, buf, sizeof(buf)) > 0)
+		for (char *p = buf, *end; *p; p = end) {
+			long child = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			note_unseen(l, w, (int)child);
+		}
+	if (threads < 2)
+		return;
+	snprintf(what, sizeof(what), "/proc/%d/task", w->pid);
+	d = opendir(what);
+	if (!d) {
+		w->lost |= WINDOW_LOST_LATE;
+		return;
+	}
+	for (struct dirent *e; (e = readdir(d));)
+		note_unseen(l, w, atoi(e->d_name));
+	closedir(d);
 }
 
 /* The windows whose pid filter write is done: since when they are traced. */
@@ -875,10 +941,10 @@ static void settle_pending(struct learner *l)
 			log_warn("cannot trace pid %d of '%s': %s, skipping", w->pid, w->exe,
 				 strerror(-err));
 			w->lost |= WINDOW_LOST_LATE;
-		} else if (w->traced_ns - w->start_ns > LATE_NS ||
-			   (w->traced_ns > w->start_ns && proc_spawned(w->pid) != 0)) {
-			/* or its program started a task before it was traced: missed */
+		} else if (w->traced_ns - w->start_ns > LATE_NS) {
 			w->lost |= WINDOW_LOST_LATE;
+		} else if (w->traced_ns > w->start_ns) {
+			check_started(l, w);
 		}
 		log_debug("window of '%s' (pid %d): traced %.3f ms after its exec", w->exe, w->pid,
 			  (double)(w->traced_ns - w->start_ns) / 1e6);
@@ -922,6 +988,9 @@ static void close_due(struct learner *l, uint64_t now)
 
 		if (w->lost & WINDOW_LOST_FLOOD)
 			ban_tasks(l, w);
+		/* a task its program started before its trace, never seen forked: not traced */
+		if (w->nunseen || (w->reaped && !w->forks_then))
+			w->lost |= WINDOW_LOST_LATE;
 		windows_take(&l->ws, w, &done);
 		log_debug("window of '%s' (pid %d) closed: exec read after %.3f ms, traced %.3f ms "
 			  "after the exec, %s", done.exe, done.pid,

@@ -29,6 +29,8 @@ struct trace_event;
 #define WINDOW_MAX_EVENTS	200000
 #define WINDOW_EVENTS_PER_CHUNK	1024
 
+#define WINDOW_UNSEEN_MAX	8
+
 /* traced_ns while the pid filter write that adds the window's task is under way */
 #define WINDOW_TRACED_PENDING	UINT64_MAX
 
@@ -54,6 +56,17 @@ struct learn_window {
 	uint64_t empty_ns;		/* when @tasks fell to 0 */
 	unsigned parent;		/* id of the window whose tree exec'd it, 0 for none */
 	uint64_t events;		/* page events of its tasks read (counted by the caller) */
+	/*
+	 * A window traced after its exec: at @checked_ns its program's tasks (threads,
+	 * children) not in the window, and whether it had waited for a child; each
+	 * must turn out forked by then in the records, or it was never traced
+	 * (learn-run.c says; WINDOW_UNSEEN_MAX at most, more: lost)
+	 */
+	uint64_t checked_ns;
+	int unseen[WINDOW_UNSEEN_MAX];
+	unsigned nunseen;
+	bool reaped;			/* it had waited for a child by @checked_ns */
+	unsigned forks_then;		/* forks into it by @checked_ns of none of @unseen */
 	struct trace_demand demand;	/* what the window's tasks added and used */
 };
 

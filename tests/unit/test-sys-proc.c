@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests of src/shared/sys-proc.c: what /proc tells of a process (real processes) */
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,21 +52,27 @@ static void command(int cmd, int ack, char c)
 	ck_assert_int_eq(read(ack, &c, 1), 1);
 }
 
-START_TEST(test_spawned)
+START_TEST(test_started)
 {
+	unsigned threads = 0;
+	bool reaped = true;
 	int cmd, ack;
 	pid_t pid = commanded_child(&cmd, &ack);
 
-	/* a process forked and running alone: nothing started */
-	ck_assert_int_eq(proc_spawned(pid), 0);
+	/* a process forked and running alone: one thread, no child waited for */
+	ck_assert_int_eq(proc_started(pid, &threads, &reaped), 0);
+	ck_assert_uint_eq(threads, 1);
+	ck_assert(!reaped);
 	command(cmd, ack, 'f');
-	ck_assert_int_eq(proc_spawned(pid), 1);	/* a child alive */
+	ck_assert_int_eq(proc_started(pid, &threads, &reaped), 0);
+	ck_assert(!reaped);		/* a child alive: in task/PID/children, not waited for */
 	command(cmd, ack, 'w');
-	ck_assert_int_eq(proc_spawned(pid), 1);	/* a child waited for */
+	ck_assert_int_eq(proc_started(pid, &threads, &reaped), 0);
+	ck_assert(reaped);		/* a child waited for */
 	close(cmd);
 	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
 	close(ack);
-	ck_assert_int_eq(proc_spawned(pid), -ESRCH);
+	ck_assert_int_eq(proc_started(pid, &threads, &reaped), -ESRCH);
 }
 END_TEST
 
@@ -74,7 +81,7 @@ static Suite *proc_suite(void)
 	Suite *s = suite_create("proc");
 	TCase *tc = tcase_create("proc");
 
-	tcase_add_test(tc, test_spawned);
+	tcase_add_test(tc, test_started);
 	suite_add_tcase(s, tc);
 	return s;
 }
