@@ -989,8 +989,14 @@ static void close_due(struct learner *l, uint64_t now)
 		if (w->lost & WINDOW_LOST_FLOOD)
 			ban_tasks(l, w);
 		/* a task its program started before its trace, never seen forked: not traced */
-		if (w->nunseen || (w->reaped && !w->forks_then))
+		if (w->nunseen || (w->reaped && !w->forks_then)) {
+			log_debug("window of '%s' (pid %d): %u of its tasks at %.3f ms never seen "
+				  "forked (%d first), %s", w->exe, w->pid, w->nunseen,
+				  (double)(w->checked_ns - w->start_ns) / 1e6,
+				  w->nunseen ? w->unseen[0] : 0, w->reaped && !w->forks_then ?
+				  "and a child waited for" : "no child waited for unseen");
 			w->lost |= WINDOW_LOST_LATE;
+		}
 		windows_take(&l->ws, w, &done);
 		log_debug("window of '%s' (pid %d) closed: exec read after %.3f ms, traced %.3f ms "
 			  "after the exec, %s", done.exe, done.pid,
