@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* A process's entries in /proc: its links, its small files, its uid and parent; a sysctl */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +157,27 @@ int proc_started(pid_t pid, unsigned *ret_threads, bool *ret_reaped)
 	*ret_threads = (unsigned)threads;
 	*ret_reaped = cminflt || cmajflt;
 	return 0;
+}
+
+long proc_children(pid_t pid, int *ret, size_t max)
+{
+	char what[48], buf[1024] = "";
+	size_t n = 0;
+	long len;
+
+	snprintf(what, sizeof(what), "task/%d/children", (int)pid);
+	len = proc_read(pid, what, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	for (char *p = buf, *end; n < max && *p; p = end) {
+		long child = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (child > 0 && child <= INT_MAX)
+			ret[n++] = (int)child;
+	}
+	return (long)n;
 }
 
 long proc_sys_int(const char *name)

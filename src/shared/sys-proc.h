@@ -63,6 +63,12 @@ int proc_parent_start(pid_t pid, pid_t *ret_parent, uint64_t *ret_start);
  */
 int proc_started(pid_t pid, unsigned *ret_threads, bool *ret_reaped);
 
+/**
+ * proc_children() - the children of @pid's main thread (task/PID/children), at most @max
+ * Return: how many were put in @ret, -ESRCH or -errno (-ENOENT: a kernel without the file).
+ */
+long proc_children(pid_t pid, int *ret, size_t max);
+
 /** proc_sys_int() - an integer sysctl, /proc/sys/@name ("kernel/pid_max"), or -1 */
 long proc_sys_int(const char *name);
 

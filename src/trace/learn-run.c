@@ -128,6 +128,8 @@
  * alive at the window's open are adopted (traced late, as the task is).
  */
 #define LATE_NS			(5 * MS)
+/* Children of a task read from /proc at most (adopted, or checked against the records) */
+#define CHILDREN_MAX		256
 /* Arm the pid filter again, after an exec not traced from its fork, at most this often. */
 #define REARM_GAP_NS		(1000 * MS)
 /*
@@ -415,19 +417,12 @@ static bool exec_traced(const struct learner *l, int pid, uint64_t ts)
  */
 static void adopt_children(struct learner *l, int pid)
 {
-	char what[48], buf[1024];
+	int kids[CHILDREN_MAX];
+	long n = proc_children(pid, kids, CHILDREN_MAX);
 
-	snprintf(what, sizeof(what), "task/%d/children", pid);
-	if (proc_read(pid, what, buf, sizeof(buf)) <= 0)
-		return;
-	for (char *p = buf, *end; *p; p = end) {
-		long child = strtol(p, &end, 10);
-
-		if (end == p)
-			break;
-		if (child > 0 && windows_fork(&l->ws, pid, (int)child) == 0)
-			pidfilter_add(l->pf, (int)child);
-	}
+	for (long i = 0; i < n; i++)
+		if (windows_fork(&l->ws, pid, kids[i]) == 0)
+			pidfilter_add(l->pf, kids[i]);
 }
 
 /* Trace @pid's parent from now on (learn-follow.h), unless it is already. */
@@ -798,7 +793,6 @@ static void on_exec(struct learner *l, const struct exec_seen *x)
 		missed(l, x->pid);
 }
 
-/* Handle one record, in time order. */
 /* Task @child forked at @ts into @w (or a window inside it): one of its unseen tasks? */
 static void fork_seen(struct learn_window *w, int child, uint64_t ts)
 {
@@ -812,6 +806,7 @@ static void fork_seen(struct learn_window *w, int child, uint64_t ts)
 	w->forks_then++;
 }
 
+/* Handle one record, in time order. */
 static int handle(struct learner *l, const struct rec *r)
 {
 	struct tep_record rec = { .ts = r->ts, .data = l->recs.data + r->off, .size = (int)r->size };
@@ -896,22 +891,18 @@ static void note_unseen(struct learner *l, struct learn_window *w, int tid)
  */
 static void check_started(struct learner *l, struct learn_window *w)
 {
-	char what[48], buf[1024];
+	int kids[CHILDREN_MAX];
+	char what[48];
 	unsigned threads;
+	long n;
 	DIR *d;
 
 	if (proc_started(w->pid, &threads, &w->reaped) < 0)
 		return;	/* gone: what it did after its trace is in the records */
 	w->checked_ns = now_monotonic_ns();
-	snprintf(what, sizeof(what), "task/%d/children", w->pid);
-	if (proc_read(w->pid, what, buf, sizeof(buf)) > 0)
-		for (char *p = buf, *end; *p; p = end) {
-			long child = strtol(p, &end, 10);
-
-			if (end == p)
-				break;
-			note_unseen(l, w, (int)child);
-		}
+	n = proc_children(w->pid, kids, CHILDREN_MAX);
+	for (long i = 0; i < n; i++)
+		note_unseen(l, w, kids[i]);
 	if (threads < 2)
 		return;
 	snprintf(what, sizeof(what), "/proc/%d/task", w->pid);
@@ -990,11 +981,10 @@ static void close_due(struct learner *l, uint64_t now)
 			ban_tasks(l, w);
 		/* a task its program started before its trace, never seen forked: not traced */
 		if (w->nunseen || (w->reaped && !w->forks_then)) {
-			log_debug("window of '%s' (pid %d): %u of its tasks at %.3f ms never seen "
-				  "forked (%d first), %s", w->exe, w->pid, w->nunseen,
-				  (double)(w->checked_ns - w->start_ns) / 1e6,
-				  w->nunseen ? w->unseen[0] : 0, w->reaped && !w->forks_then ?
-				  "and a child waited for" : "no child waited for unseen");
+			log_debug("window of '%s' (pid %d): of the tasks it had started %.3f ms "
+				  "after its exec, %u never seen forked%s", w->exe, w->pid,
+				  (double)(w->checked_ns - w->start_ns) / 1e6, w->nunseen,
+				  w->reaped && !w->forks_then ? ", and a child waited for" : "");
 			w->lost |= WINDOW_LOST_LATE;
 		}
 		windows_take(&l->ws, w, &done);

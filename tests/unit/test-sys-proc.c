@@ -56,23 +56,28 @@ START_TEST(test_started)
 {
 	unsigned threads = 0;
 	bool reaped = true;
-	int cmd, ack;
+	int cmd, ack, kids[4];
 	pid_t pid = commanded_child(&cmd, &ack);
 
 	/* a process forked and running alone: one thread, no child waited for */
 	ck_assert_int_eq(proc_started(pid, &threads, &reaped), 0);
 	ck_assert_uint_eq(threads, 1);
 	ck_assert(!reaped);
+	ck_assert_int_eq(proc_children(pid, kids, 4), 0);
 	command(cmd, ack, 'f');
 	ck_assert_int_eq(proc_started(pid, &threads, &reaped), 0);
 	ck_assert(!reaped);		/* a child alive: in task/PID/children, not waited for */
+	ck_assert_int_eq(proc_children(pid, kids, 4), 1);
+	ck_assert_int_gt(kids[0], 0);
 	command(cmd, ack, 'w');
 	ck_assert_int_eq(proc_started(pid, &threads, &reaped), 0);
 	ck_assert(reaped);		/* a child waited for */
+	ck_assert_int_eq(proc_children(pid, kids, 4), 0);
 	close(cmd);
 	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
 	close(ack);
 	ck_assert_int_eq(proc_started(pid, &threads, &reaped), -ESRCH);
+	ck_assert_int_eq(proc_children(pid, kids, 4), -ESRCH);
 }
 END_TEST
 
