@@ -45,7 +45,19 @@ ok "no file failed" test "$(json errors)" = 0
 ok "every byte read: issued $(json issued_bytes) of $((NFILES * 8192))" \
 	test "$(json issued_bytes)" = $((NFILES * 8192))
 sample() { awk 'NR % 50 == 1' "$T/list"; }
-ok "pages resident (every 50th file)" all_resident $(sample)
+# On failure, say what became of the pages: still in flight (resident a second later), gone
+# (evicted or never read), or an I/O error the kernel logged.
+resident_or_explain() {
+	all_resident "$@" && return 0
+	echo "replay report: $(cat "$T/report")"
+	echo "replay stderr: $(tail -5 "$T/err")"
+	sleep 1
+	all_resident "$@" && echo "all resident 1 s later: the replay returned before its reads ended"
+	grep -E '^(MemFree|Cached|Inactive\(file\)):' /proc/meminfo
+	dmesg 2>/dev/null | tail -5
+	return 1
+}
+ok "pages resident (every 50th file)" resident_or_explain $(sample)
 
 cold
 (ulimit -S -n 256 && timeout 120 "$R" --json "$T/p.pack") >"$T/report" 2>"$T/err"
