@@ -22,6 +22,7 @@
 #include "sys-view.h"
 #include "util-log.h"
 #include "util.h"
+#include "watch-alias.h"
 #include "watch-decide.h"
 #include "watch-exec.h"
 #include "watch-hold.h"
@@ -83,6 +84,7 @@ struct watch_decide {
 	const struct replay_options *o;
 	struct watch_packs packs;
 	struct watch_names *names;	/* the event loop's: which execs no pack can be for */
+	struct watch_alias alias;	/* packs whose program path is a symlink, by its file */
 	struct sys_view *const *view;	/* the loop's view, read again after each mount change */
 	struct watch_queue *queue;	/* where the replays decided on go */
 	struct key_self self;
@@ -549,6 +551,27 @@ static bool ignorable(struct watch_decide *w, pid_t pid, const struct key_root *
 }
 
 /*
+ * The file @path (of the daemon's root) has no pack of its own name: is it the
+ * file a pack's program path leads to (watch-alias.h)? Then @path becomes that
+ * path: the key, believed as any key is, after this (key_trusted()).
+ */
+static bool alias_of(struct watch_decide *w, pid_t pid, char *path, size_t size)
+{
+	char key[PATH_MAX];
+	const char *name;
+
+	watch_alias_update(&w->alias, w->names, sys_view_mounts(*w->view), now_monotonic_ns());
+	name = watch_alias_find(&w->alias, path);
+	if (!name || key_pack_path(name, key, sizeof(key)) < 0 || strlen(key) >= size)
+		return false;
+	if (w->chatty)
+		log_debug("'%s' started (pid %d): the file '%s' leads to, taken for it", path, pid,
+			  key);
+	memcpy(path, key, strlen(key) + 1);
+	return true;
+}
+
+/*
  * An exec (fanotify FAN_OPEN_EXEC: the exec is under way, the process still
  * runs its old image). Its key, as the learning daemon makes it: the process's
  * root and the program's path there; for a script, the script's path as
@@ -593,7 +616,8 @@ bool watch_decide_exec(const struct watch_exec_event *ev, void *userdata)
 		interp = false;
 	}
 	/* no pack is for it: no more to look at (most execs; a flood of failing ones) */
-	if (!watch_names_may_have(w->names, root.id, path, now_realtime_ns())) {
+	if (!watch_names_may_have(w->names, root.id, path, now_realtime_ns()) &&
+	    (interp || root.id != 0 || !alias_of(w, ev->pid, path, sizeof(path)))) {
 		if (ev->script) {	/* its interpreter's exec comes next: as when it has no pack */
 			watch_recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, ev->script, now, NULL, NULL,
 					 false);
@@ -684,6 +708,7 @@ void watch_decide_free(struct watch_decide *w)
 		watch_recent_free(&w->scripts[k]);
 	hold_release(w);
 	watch_tree_clear(&w->tree);
+	watch_alias_free(&w->alias);
 	watch_packs_free(&w->packs);
 	free(w);
 }

@@ -85,3 +85,49 @@ out:
 		*ret = out;
 	return r;
 }
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int key_unescape_path(const char *name, size_t len, char *buf, size_t size)
+{
+	size_t k = 0;
+
+	if (!len || size < 2)
+		return -EINVAL;
+	if (len == 1 && name[0] == '-') {
+		buf[0] = '/';
+		buf[1] = '\0';
+		return 1;
+	}
+	buf[k++] = '/';
+	for (size_t i = 0; i < len; i++) {
+		char c = name[i];
+		int hi, lo;
+
+		if (c == '\\') {
+			if (i + 3 >= len || name[i + 1] != 'x' ||
+			    (hi = hexval(name[i + 2])) < 0 || (lo = hexval(name[i + 3])) < 0)
+				return -EINVAL;
+			c = (char)(hi << 4 | lo);
+			if (!c)
+				return -EINVAL;
+			i += 3;
+		} else if (c == '-') {
+			c = '/';
+		} else if (!plain(c)) {
+			return -EINVAL;
+		}
+		if (k + 1 >= size)
+			return -ENAMETOOLONG;
+		buf[k++] = c;
+	}
+	buf[k] = '\0';
+	return (int)k;
+}

@@ -19,4 +19,16 @@
  */
 int key_escape_path(const char *path, char **ret);
 
+/**
+ * key_unescape_path() - the absolute path @name (@len bytes, as key_escape_path() made it
+ * from an absolute path) stands for: '-' is '/', "\xNN" the byte NN, "-" alone "/"
+ * @buf: @size bytes, NUL-terminated on success
+ *
+ * Escaping loses nothing but the simplification: the path found escapes to @name again
+ * whenever @name is an escape at all (a caller that must be sure escapes it again).
+ * Return: the path's length, -EINVAL (not an escape: another byte, a bad or NUL "\x"),
+ * -ENAMETOOLONG.
+ */
+int key_unescape_path(const char *name, size_t len, char *buf, size_t size);
+
 #endif

@@ -191,6 +191,24 @@ int key_pack_name(uint64_t root_id, const char *path, char *buf, size_t size)
 	return (int)(n + strlen(suffix));
 }
 
+int key_pack_path(const char *name, char *buf, size_t size)
+{
+	static const char suffix[] = ".pack";
+	size_t n = strlen(name), sl = strlen(suffix);
+	char again[NAME_MAX + 1];
+	int r;
+
+	if (n <= sl || strcmp(name + n - sl, suffix) != 0 || name[0] == '@')
+		return -EINVAL;
+	r = key_unescape_path(name, n - sl, buf, size);
+	if (r < 0)
+		return r;
+	/* a name cut short and ended by a digest, or one the escape would write otherwise */
+	if (key_pack_name(0, buf, again, sizeof(again)) < 0 || strcmp(again, name) != 0)
+		return -EINVAL;
+	return r;
+}
+
 int key_file_of(pid_t pid, const char *what, struct key_file *ret)
 {
 	struct statx stx;

@@ -368,7 +368,7 @@ const struct mount_entry *mountinfo_find_dev_at(const struct mount_table *t, uns
 	return mountinfo_find_dev(t, major, minor);
 }
 
-bool mountinfo_on_fuse(const struct mount_table *t, const char *path)
+const struct mount_entry *mountinfo_find_path(const struct mount_table *t, const char *path)
 {
 	const struct mount_entry *best = NULL;
 	size_t best_len = 0;
@@ -385,7 +385,14 @@ bool mountinfo_on_fuse(const struct mount_table *t, const char *path)
 			best_len = n;
 		}
 	}
-	return best && mountinfo_is_fuse(best->fstype);
+	return best;
+}
+
+bool mountinfo_on_fuse(const struct mount_table *t, const char *path)
+{
+	const struct mount_entry *e = mountinfo_find_path(t, path);
+
+	return e && mountinfo_is_fuse(e->fstype);
 }
 
 bool mountinfo_is_fuse(const char *fstype)

@@ -64,6 +64,12 @@ const struct mount_entry *mountinfo_find_dev_at(const struct mount_table *t, uns
 						unsigned minor, const char *mount_point);
 
 /*
+ * The mount of @t @path is on, lexically: the last of the longest mount points at or above
+ * it (the one on top). Asks the filesystem nothing. NULL: none (or @t NULL).
+ */
+const struct mount_entry *mountinfo_find_path(const struct mount_table *t, const char *path);
+
+/*
  * Is @path, lexically, on a FUSE mount of @t (the longest mount point at or
  * above it)? Asks the filesystem nothing: a FUSE server may never answer.
  * NULL @t: none known, false.

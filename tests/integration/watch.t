@@ -102,7 +102,7 @@ stop_daemon() {
 	return $rc
 }
 
-plan 56
+plan 59
 mkpacks
 : >"$T/log"
 ok "the daemon starts and watches execs" start_daemon -v
@@ -159,6 +159,29 @@ ok "one replay for that start (the script, then its interpreter: one start)" \
 evict "$T/data"
 ok "a copy of the script at another path (no pack) does not" \
 	bash -c '"$1" "$2" | hardly' - "$T/other/prog" "$T/data"
+# ---- a "#!" script exec'd by a symlink (/usr/bin/pydoc3 -> pydoc3.11): fanotify names the
+# file, its pack the symlink's path; the pack is found at the script's own exec, before its
+# interpreter's completes. One script's interpreter does not exist: only the script's exec
+# can start its replay ----
+printf '#!%s/bin/no-interpreter\nsleep 0.2\n' "$T" >"$T/bin/sreal"
+cp "$T/bin/prog" "$T/bin/sreal2"
+chmod 755 "$T/bin/sreal" "$T/bin/sreal2"
+ln -s sreal "$T/bin/slink"
+ln -s sreal2 "$T/bin/slink2"
+head -c $((256 * 4096)) /dev/urandom >"$T/data-slink"
+sync
+"$MKPACK" "$(name "$T/bin/slink")" "$T/data-slink" >/dev/null
+"$MKPACK" "$(name "$T/bin/slink2")" "$T/data" >/dev/null
+evict "$T/data-slink"
+"$T/bin/slink" 2>/dev/null
+sleep 1.5
+ok "a symlinked '#!' script whose interpreter never runs: its pack replayed at its own exec" \
+	resident_is mostly "$T/data-slink"
+evict "$T/data"
+ok "a symlinked '#!' script: its data resident 1.5 s after exec" \
+	bash -c '"$1" "$2" | mostly' - "$T/bin/slink2" "$T/data"
+ok "one replay for that start (guessed at the script, confirmed by its interpreter's argv)" \
+	test "$(grep -c "'$T/bin/slink2' started: issued" "$T/log")" = 1
 # ---- a process tree: a child whose program its parent's pack holds is left to that pack (its
 # own pack, learned from its own starts, may hold what this start does not use) ----
 cp "$(command -v sleep)" "$T/bin/child"
