@@ -31,28 +31,34 @@ static bool may_hang(const struct mount_table *mounts, const char *path)
 	return false;
 }
 
-int watch_alias_resolve(const char *name, const struct mount_table *mounts, char *buf,
-			size_t size)
+int watch_alias_resolve(const char *name, const struct key_root *root,
+			const struct mount_table *mounts, char *buf, size_t size)
 {
 	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
 				.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS };
 	const struct mount_entry *m;
-	char path[PATH_MAX], link[32];
+	char path[PATH_MAX], host[PATH_MAX], got[PATH_MAX], link[32];
+	uint64_t id;
 	const char *rel;
 	size_t ml;
 	ssize_t n;
 	int mfd, fd, r;
 
-	r = key_pack_path(name, path, sizeof(path));
+	r = key_pack_path(name, &id, path, sizeof(path));
 	if (r < 0)
 		return r;
-	if (!mounts || may_hang(mounts, path))
+	if (id != root->id)
+		return -EINVAL;
+	if (snprintf(host, sizeof(host), "%s%s", strcmp(root->path, "/") == 0 ? "" : root->path,
+		     path) >= (int)sizeof(host))
+		return -ENAMETOOLONG;
+	if (!mounts || may_hang(mounts, host))
 		return -EREMOTE;
-	m = mountinfo_find_path(mounts, path);
+	m = mountinfo_find_path(mounts, host);
 	if (!m)
 		return -ENOENT;
 	ml = strlen(m->mount_point);
-	rel = path + (ml == 1 ? 0 : ml);
+	rel = host + (ml == 1 ? 0 : ml);
 	while (*rel == '/')
 		rel++;
 	if (!*rel)
@@ -68,12 +74,15 @@ int watch_alias_resolve(const char *name, const struct mount_table *mounts, char
 	if (r < 0)
 		return r;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, buf, size - 1);
-	r = n < 0 ? -errno : (size_t)n >= size - 1 ? -ENAMETOOLONG : 0;
+	n = readlink(link, got, sizeof(got) - 1);
+	r = n < 0 ? -errno : (size_t)n >= sizeof(got) - 1 ? -ENAMETOOLONG : 0;
 	close(fd);
 	if (r < 0)
 		return r;
-	buf[n] = '\0';
+	got[n] = '\0';
+	r = key_path_in_root(root, got, buf, size);
+	if (r < 0)
+		return r;
 	return strcmp(buf, path) != 0;
 }
 
@@ -85,30 +94,13 @@ static void entry_free(struct watch_alias_entry *e)
 
 void watch_alias_free(struct watch_alias *a)
 {
-	for (size_t i = 0; i < a->n; i++)
+	for (size_t i = 0; a->e && i < a->n; i++)
 		entry_free(&a->e[i]);
 	free(a->e);
 	*a = (struct watch_alias){ 0 };
 }
 
-static int entry_make(struct watch_alias *a, const char *name, const struct mount_table *mounts,
-		      struct watch_alias_entry *ret)
-{
-	char target[PATH_MAX];
-
-	*ret = (struct watch_alias_entry){ .name = strdup(name) };
-	if (!ret->name)
-		return -ENOMEM;
-	a->resolved++;
-	if (watch_alias_resolve(name, mounts, target, sizeof(target)) == 1 &&
-	    !(ret->target = strdup(target))) {
-		free(ret->name);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/* Files two packs' paths lead to are no one's alias (few paths are symlinks: pairs are looked at). */
+/* Files two packs' paths in a root lead to are no one's alias (few paths are symlinks: pairs are looked at). */
 static void mark_shared(struct watch_alias *a)
 {
 	for (size_t i = 0; i < a->n; i++)
@@ -117,53 +109,82 @@ static void mark_shared(struct watch_alias *a)
 		if (!a->e[i].target || a->e[i].shared)
 			continue;
 		for (size_t j = i + 1; j < a->n; j++)
-			if (a->e[j].target && strcmp(a->e[i].target, a->e[j].target) == 0)
+			if (a->e[j].target && a->e[j].root_id == a->e[i].root_id &&
+			    strcmp(a->e[i].target, a->e[j].target) == 0)
 				a->e[i].shared = a->e[j].shared = true;
 	}
 }
 
-void watch_alias_update(struct watch_alias *a, const struct watch_names *names,
-			const struct mount_table *mounts, uint64_t now)
+/* DIR's names as last read: entries kept by name (both sorted), new ones not looked up yet. */
+static void follow(struct watch_alias *a, const struct watch_names *names)
 {
-	bool all = !a->made_ns || now - a->made_ns >= WATCH_ALIAS_AGAIN_NS;
-	struct watch_alias_entry *e;
+	struct watch_alias_entry *e = calloc(names->n ? names->n : 1, sizeof(*e));
+	char path[PATH_MAX];
 	size_t n = 0, j = 0;
 
-	if (!all && a->names_reads == names->reads)
-		return;
-	e = calloc(names->n ? names->n : 1, sizeof(*e));
 	if (!e)
 		return;
-	/* both sorted by name: an old entry is kept unless all are made again */
 	for (size_t i = 0; i < names->n; i++) {
+		uint64_t id;
 		int c = 1;
 
-		while (j < a->n && (c = strcmp(a->e[j].name, names->names[i])) < 0)
+		while (a->e && j < a->n && (c = strcmp(a->e[j].name, names->names[i])) < 0)
 			j++;
-		if (!all && j < a->n && c == 0) {
+		if (a->e && j < a->n && c == 0) {
 			e[n++] = a->e[j];
 			a->e[j++] = (struct watch_alias_entry){ 0 };
 			continue;
 		}
-		if (entry_make(a, names->names[i], mounts, &e[n]) < 0)
+		if (key_pack_path(names->names[i], &id, path, sizeof(path)) < 0)
+			continue;	/* no path to look up */
+		e[n] = (struct watch_alias_entry){ .name = strdup(names->names[i]), .root_id = id };
+		if (!e[n].name)
 			break;
 		n++;
 	}
-	for (size_t i = 0; i < a->n; i++)
+	for (size_t i = 0; a->e && i < a->n; i++)
 		entry_free(&a->e[i]);
 	free(a->e);
 	a->e = e;
 	a->n = n;
 	a->names_reads = names->reads;
-	if (all)
-		a->made_ns = now;
-	mark_shared(a);
 }
 
-const char *watch_alias_find(const struct watch_alias *a, const char *path)
+void watch_alias_update(struct watch_alias *a, const struct watch_names *names,
+			const struct key_root *root, const struct mount_table *mounts, uint64_t now)
+{
+	char target[PATH_MAX];
+	bool changed = false;
+
+	if (a->names_reads != names->reads || (!a->e && names->n)) {
+		follow(a, names);
+		changed = true;
+	}
+	if (!a->e)
+		return;
+	for (size_t i = 0; i < a->n; i++) {
+		struct watch_alias_entry *x = &a->e[i];
+
+		if (x->root_id != root->id ||
+		    (x->resolved_ns && now - x->resolved_ns < WATCH_ALIAS_AGAIN_NS))
+			continue;
+		a->resolved++;
+		x->resolved_ns = now ? now : 1;
+		free(x->target);
+		x->target = NULL;
+		if (watch_alias_resolve(x->name, root, mounts, target, sizeof(target)) == 1)
+			x->target = strdup(target);
+		changed = true;
+	}
+	if (changed)
+		mark_shared(a);
+}
+
+const char *watch_alias_find(const struct watch_alias *a, uint64_t root_id, const char *path)
 {
 	for (size_t i = 0; i < a->n; i++)
-		if (a->e[i].target && !a->e[i].shared && strcmp(a->e[i].target, path) == 0)
+		if (a->e[i].target && !a->e[i].shared && a->e[i].root_id == root_id &&
+		    strcmp(a->e[i].target, path) == 0)
 			return a->e[i].name;
 	return NULL;
 }

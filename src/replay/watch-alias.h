@@ -14,14 +14,15 @@
  * script is known only when its interpreter's exec completes and argv names it:
  * 101 ms later on a cold start on emmc, half of what the replay could win.
  *
- * So the packs of the daemon's own root whose program path is a symlink are
- * known by the file it leads to, in the daemon's mounts: resolved once when the
- * pack name first appears in DIR, and all again each WATCH_ALIAS_AGAIN_NS (a
- * package update may move a symlink). A file that two packs' paths lead to
- * (a multi-call script: pg_wrapper's links) is left to its interpreter's argv.
- * The guess is checked by the caller as any key is (key_trusted(): that path
- * is, in the daemon's mounts, the very file the process runs), and confirmed or
- * corrected by the interpreter's argv as before.
+ * So the packs whose program path is a symlink are known by the file it leads
+ * to, in the root the pack is for (the daemon's own, a chroot, a container):
+ * a root's names are resolved when an exec in that root finds no pack of its
+ * file's name (the root's path is known then), each again WATCH_ALIAS_AGAIN_NS
+ * after it was (a package update may move a symlink). A file that two packs'
+ * paths lead to (a multi-call script: pg_wrapper's links) is left to its
+ * interpreter's argv. The guess is checked by the caller as any key is
+ * (key_trusted(): that path is, in the daemon's mounts, the very file the
+ * process runs), and confirmed or corrected by the interpreter's argv as before.
  *
  * Only paths on local filesystems are looked up (no mount on the way whose
  * server may not answer), from the path's own mount without leaving it
@@ -31,48 +32,52 @@
  */
 #define WATCH_ALIAS_AGAIN_NS	60000000000ull
 
+struct key_root;
 struct mount_table;
 struct watch_names;
 
 struct watch_alias_entry {
 	char *name;		/* the pack name (watch_names) */
-	char *target;		/* the file its path leads to, or NULL: not a symlink, not known */
-	bool shared;		/* another pack's path leads to the same file */
+	uint64_t root_id;	/* of the root it is for (key.h) */
+	char *target;		/* the file its path leads to, in that root, or NULL: none known */
+	uint64_t resolved_ns;	/* when it was looked up (monotonic), 0 never */
+	bool shared;		/* another pack's path in that root leads to the same file */
 };
 
 struct watch_alias {
 	struct watch_alias_entry *e;	/* sorted by name */
 	size_t n;
-	uint64_t names_reads;		/* watch_names.reads when made */
-	uint64_t made_ns;		/* when every name was last resolved (monotonic), 0 never */
+	uint64_t names_reads;		/* watch_names.reads when last followed */
 	uint64_t resolved;		/* lookups made (tests) */
 };
 
 void watch_alias_free(struct watch_alias *a);
 
 /**
- * watch_alias_update() - follow DIR's pack names (@names, as last read): the names new since
- * the last update resolved, those gone dropped; every name again once WATCH_ALIAS_AGAIN_NS
- * passed since they all were
- * @mounts: the daemon's mounts (NULL: nothing is resolved)
+ * watch_alias_update() - follow DIR's pack names (@names, as last read: new names kept
+ * unresolved, those gone dropped), then look up the names of @root not yet looked up, or
+ * WATCH_ALIAS_AGAIN_NS ago
+ * @root: the root of an exec (key_root_of()); its path is where the daemon reaches it
+ * @mounts: the daemon's mounts (NULL: nothing is looked up)
  * @now: CLOCK_MONOTONIC, ns
  */
 void watch_alias_update(struct watch_alias *a, const struct watch_names *names,
-			const struct mount_table *mounts, uint64_t now);
+			const struct key_root *root, const struct mount_table *mounts, uint64_t now);
 
 /**
- * watch_alias_find() - the pack name whose program path leads to the file @path (absolute,
- * as the daemon names it), or NULL: none, or more than one
+ * watch_alias_find() - the pack name whose program path in root @root_id leads to the file
+ * @path (absolute, in that root), or NULL: none, or more than one
  */
-const char *watch_alias_find(const struct watch_alias *a, const char *path);
+const char *watch_alias_find(const struct watch_alias *a, uint64_t root_id, const char *path);
 
 /**
- * watch_alias_resolve() - where the path of pack @name leads, in the daemon's mounts
- * Return: 1 and @buf the file's path when it is not the pack's own path, 0 when it is (or no
- * file is there), -errno (not a name of root 0, a mount on the way that may hang, another mount
- * at the end, openat2 missing).
+ * watch_alias_resolve() - where the program path of pack @name leads, for the root @root
+ * (which must be the name's)
+ * Return: 1 and @buf the file's path in that root when it is not the pack's own path, 0 when
+ * it is (or no file is there), -errno (not a name of that root, a mount on the way that may
+ * hang, another mount at the end, openat2 missing).
  */
-int watch_alias_resolve(const char *name, const struct mount_table *mounts, char *buf,
-			size_t size);
+int watch_alias_resolve(const char *name, const struct key_root *root,
+			const struct mount_table *mounts, char *buf, size_t size);
 
 #endif

@@ -551,18 +551,21 @@ static bool ignorable(struct watch_decide *w, pid_t pid, const struct key_root *
 }
 
 /*
- * The file @path (of the daemon's root) has no pack of its own name: is it the
- * file a pack's program path leads to (watch-alias.h)? Then @path becomes that
- * path: the key, believed as any key is, after this (key_trusted()).
+ * The file @path (in @root) has no pack of its own name: is it the file a
+ * pack's program path leads to (watch-alias.h)? Then @path becomes that path:
+ * the key, believed as any key is, after this (key_trusted()).
  */
-static bool alias_of(struct watch_decide *w, pid_t pid, char *path, size_t size)
+static bool alias_of(struct watch_decide *w, pid_t pid, const struct key_root *root, char *path,
+		     size_t size)
 {
 	char key[PATH_MAX];
 	const char *name;
+	uint64_t id;
 
-	watch_alias_update(&w->alias, w->names, sys_view_mounts(*w->view), now_monotonic_ns());
-	name = watch_alias_find(&w->alias, path);
-	if (!name || key_pack_path(name, key, sizeof(key)) < 0 || strlen(key) >= size)
+	watch_alias_update(&w->alias, w->names, root, sys_view_mounts(*w->view),
+			   now_monotonic_ns());
+	name = watch_alias_find(&w->alias, root->id, path);
+	if (!name || key_pack_path(name, &id, key, sizeof(key)) < 0 || strlen(key) >= size)
 		return false;
 	if (w->chatty)
 		log_debug("'%s' started (pid %d): the file '%s' leads to, taken for it", path, pid,
@@ -617,7 +620,7 @@ bool watch_decide_exec(const struct watch_exec_event *ev, void *userdata)
 	}
 	/* no pack is for it: no more to look at (most execs; a flood of failing ones) */
 	if (!watch_names_may_have(w->names, root.id, path, now_realtime_ns()) &&
-	    (interp || root.id != 0 || !alias_of(w, ev->pid, path, sizeof(path)))) {
+	    (interp || !alias_of(w, ev->pid, &root, path, sizeof(path)))) {
 		if (ev->script) {	/* its interpreter's exec comes next: as when it has no pack */
 			watch_recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, ev->script, now, NULL, NULL,
 					 false);

@@ -191,21 +191,28 @@ int key_pack_name(uint64_t root_id, const char *path, char *buf, size_t size)
 	return (int)(n + strlen(suffix));
 }
 
-int key_pack_path(const char *name, char *buf, size_t size)
+int key_pack_path(const char *name, uint64_t *ret_root_id, char *buf, size_t size)
 {
 	static const char suffix[] = ".pack";
-	size_t n = strlen(name), sl = strlen(suffix);
+	size_t n = strlen(name), sl = strlen(suffix), skip = 0;
+	unsigned long long id = 0;
 	char again[NAME_MAX + 1];
 	int r;
 
-	if (n <= sl || strcmp(name + n - sl, suffix) != 0 || name[0] == '@')
+	if (n <= sl || strcmp(name + n - sl, suffix) != 0)
 		return -EINVAL;
-	r = key_unescape_path(name, n - sl, buf, size);
+	if (name[0] == '@') {	/* "@<16 hex digits>-": another root's */
+		if (n < 18 + sl || name[17] != '-' || sscanf(name + 1, "%16llx", &id) != 1)
+			return -EINVAL;
+		skip = 18;
+	}
+	r = key_unescape_path(name + skip, n - sl - skip, buf, size);
 	if (r < 0)
 		return r;
 	/* a name cut short and ended by a digest, or one the escape would write otherwise */
-	if (key_pack_name(0, buf, again, sizeof(again)) < 0 || strcmp(again, name) != 0)
+	if (key_pack_name(id, buf, again, sizeof(again)) < 0 || strcmp(again, name) != 0)
 		return -EINVAL;
+	*ret_root_id = id;
 	return r;
 }
 

@@ -95,13 +95,14 @@ int key_path_normalize(const char *cwd, const char *path, char *buf, size_t size
 int key_pack_name(uint64_t root_id, const char *path, char *buf, size_t size);
 
 /**
- * key_pack_path() - the program path of a pack name of the daemon's own root (root 0), the
- * inverse of key_pack_name()
+ * key_pack_path() - the program key of a pack name, the inverse of key_pack_name()
  * @name: a directory entry, "NAME.pack"
- * Return: the path's length; -EINVAL for a name key_pack_name() does not make of root 0 (another
- * root's, a name cut and ended by a digest, not an escape), -ENAMETOOLONG.
+ * @ret_root_id: the root's id (0: the daemon's own)
+ * @buf: the path inside that root
+ * Return: the path's length; -EINVAL for a name key_pack_name() does not make (a name cut and
+ * ended by a digest, not an escape), -ENAMETOOLONG.
  */
-int key_pack_path(const char *name, char *buf, size_t size);
+int key_pack_path(const char *name, uint64_t *ret_root_id, char *buf, size_t size);
 
 /* The stat(2) facts of a file the key rests on. */
 struct key_file {

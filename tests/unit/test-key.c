@@ -103,29 +103,37 @@ START_TEST(test_pack_path)
 		"usr-bin-true", ".pack", "usr-bin-tr ue.pack", "usr-bin-\\x2.pack",
 		"usr-bin-\\x2g.pack", "usr-bin-\\x00x.pack", "usr-bin-\\x2D.pack",
 		"usr-bin-\\x2d.pack\\x2d", "usr--bin.pack", "usr-bin-.pack", "-usr.pack",
-		"usr-bin-\\x61.pack", "@0123456789abcdef-usr-bin-true.pack", "a-\\x2e\\x2e-b.pack",
+		"usr-bin-\\x61.pack", "@0123456789abcdeg-usr-bin-true.pack", "@0123456789abcdef.pack",
+		"@0123456789ABCDEF-usr-bin-true.pack", "@123-usr.pack", "a-\\x2e\\x2e-b.pack",
 	};
 	char path[PATH_MAX], name[NAME_MAX + 1], buf[8];
+	uint64_t id = 1;
 
 	for (size_t i = 0; i < sizeof(golden) / sizeof(golden[0]); i++) {
 		snprintf(name, sizeof(name), "%s.pack", golden[i].escaped);
-		ck_assert_int_ge(key_pack_path(name, path, sizeof(path)), 1);
+		ck_assert_int_ge(key_pack_path(name, &id, path, sizeof(path)), 1);
+		ck_assert_uint_eq(id, 0);
 		ck_assert_int_eq(key_pack_name(0, path, name, sizeof(name)),
 				 (int)strlen(golden[i].escaped) + 5);
 	}
-	ck_assert_int_eq(key_pack_path("usr-bin-python3.11.pack", path, sizeof(path)), 19);
+	ck_assert_int_eq(key_pack_path("usr-bin-python3.11.pack", &id, path, sizeof(path)), 19);
 	ck_assert_str_eq(path, "/usr/bin/python3.11");
-	ck_assert_int_eq(key_pack_path("-.pack", path, sizeof(path)), 1);
+	ck_assert_int_eq(key_pack_path("-.pack", &id, path, sizeof(path)), 1);
 	ck_assert_str_eq(path, "/");
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
-		ck_assert_msg(key_pack_path(refused[i], path, sizeof(path)) < 0, "%s", refused[i]);
+		ck_assert_msg(key_pack_path(refused[i], &id, path, sizeof(path)) < 0, "%s", refused[i]);
 	/* a name cut and ended by a digest has no path */
 	path[0] = '/';
 	memset(path + 1, '-', 100);
 	path[101] = '\0';
 	ck_assert_int_eq(key_pack_name(0, path, name, sizeof(name)), WATCH_NAME_MAX);
-	ck_assert_int_eq(key_pack_path(name, path, sizeof(path)), -EINVAL);
-	ck_assert_int_eq(key_pack_path("usr-bin-true.pack", buf, sizeof(buf)), -ENAMETOOLONG);
+	ck_assert_int_eq(key_pack_path(name, &id, path, sizeof(path)), -EINVAL);
+	ck_assert_int_eq(key_pack_path("usr-bin-true.pack", &id, buf, sizeof(buf)), -ENAMETOOLONG);
+	/* another root's */
+	ck_assert_int_eq(key_pack_path("@00000000000000ff-usr-bin-x.pack", &id, path, sizeof(path)),
+			 10);
+	ck_assert_uint_eq(id, 255);
+	ck_assert_str_eq(path, "/usr/bin/x");
 }
 END_TEST
 

@@ -18,6 +18,7 @@
 
 static char dir[PATH_MAX];
 static struct mount_table mounts;
+static const struct key_root self = { .id = 0, .path = "/" };
 
 /* openat2() is there (valgrind does not know it) */
 static bool have_openat2(void)
@@ -81,26 +82,26 @@ START_TEST(test_resolve)
 		return;
 	snprintf(want, sizeof(want), "%s/real", dir);
 	n = name_of("link");
-	ck_assert_int_eq(watch_alias_resolve(n, &mounts, buf, sizeof(buf)), 1);
+	ck_assert_int_eq(watch_alias_resolve(n, &self, &mounts, buf, sizeof(buf)), 1);
 	ck_assert_str_eq(buf, want);
 	free(n);
 	n = name_of("link2");	/* a chain */
-	ck_assert_int_eq(watch_alias_resolve(n, &mounts, buf, sizeof(buf)), 1);
+	ck_assert_int_eq(watch_alias_resolve(n, &self, &mounts, buf, sizeof(buf)), 1);
 	ck_assert_str_eq(buf, want);
 	free(n);
 	n = name_of("real");	/* no symlink: no alias */
-	ck_assert_int_eq(watch_alias_resolve(n, &mounts, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(watch_alias_resolve(n, &self, &mounts, buf, sizeof(buf)), 0);
 	free(n);
 	n = name_of("gone");
-	ck_assert_int_eq(watch_alias_resolve(n, &mounts, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(watch_alias_resolve(n, &self, &mounts, buf, sizeof(buf)), 0);
 	free(n);
 	n = name_of("out");	/* to another mount: never followed */
-	ck_assert_int_lt(watch_alias_resolve(n, &mounts, buf, sizeof(buf)), 0);
+	ck_assert_int_lt(watch_alias_resolve(n, &self, &mounts, buf, sizeof(buf)), 0);
 	free(n);
 	/* another root's name, and no mounts known */
-	ck_assert_int_eq(watch_alias_resolve("@0123456789abcdef-usr-bin-true.pack", &mounts, buf,
-					     sizeof(buf)), -EINVAL);
-	ck_assert_int_lt(watch_alias_resolve("usr-bin-true.pack", NULL, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(watch_alias_resolve("@0123456789abcdef-usr-bin-true.pack", &self, &mounts,
+					     buf, sizeof(buf)), -EINVAL);
+	ck_assert_int_lt(watch_alias_resolve("usr-bin-true.pack", &self, NULL, buf, sizeof(buf)), 0);
 }
 END_TEST
 
@@ -115,6 +116,7 @@ START_TEST(test_find)
 	struct watch_names x = { 0 };
 	char *names[3], want[PATH_MAX * 2], real[PATH_MAX * 2];
 	const char *got;
+	uint64_t id;
 
 	if (!have_openat2())
 		return;
@@ -125,26 +127,27 @@ START_TEST(test_find)
 	x.n = 2;
 	x.reads = 1;
 	qsort(names, x.n, sizeof(*names), cmp);
-	watch_alias_update(&a, &x, &mounts, 1);
-	got = watch_alias_find(&a, real);
+	watch_alias_update(&a, &x, &self, &mounts, 1);
+	got = watch_alias_find(&a, 0, real);
 	ck_assert_ptr_nonnull(got);
-	ck_assert_int_gt(key_pack_path(got, want, sizeof(want)), 0);
+	ck_assert_int_gt(key_pack_path(got, &id, want, sizeof(want)), 0);
 	ck_assert_str_eq(want + strlen(dir), "/link");
-	ck_assert_ptr_null(watch_alias_find(&a, "/proc/self/status"));
+	ck_assert_ptr_null(watch_alias_find(&a, 0, "/proc/self/status"));
 	ck_assert_uint_eq(a.resolved, 2);
 	/* the same names: nothing resolved again, until WATCH_ALIAS_AGAIN_NS passed */
-	watch_alias_update(&a, &x, &mounts, 2);
+	watch_alias_update(&a, &x, &self, &mounts, 2);
 	ck_assert_uint_eq(a.resolved, 2);
 	/* a name added: only it is resolved; two packs lead to the file: no alias */
 	names[2] = name_of("link2");
 	x.n = 3;
 	x.reads = 2;
 	qsort(names, x.n, sizeof(*names), cmp);
-	watch_alias_update(&a, &x, &mounts, 3);
+	watch_alias_update(&a, &x, &self, &mounts, 3);
 	ck_assert_uint_eq(a.resolved, 3);
-	ck_assert_ptr_null(watch_alias_find(&a, real));
-	watch_alias_update(&a, &x, &mounts, 1 + WATCH_ALIAS_AGAIN_NS);
-	ck_assert_uint_eq(a.resolved, 6);
+	ck_assert_ptr_null(watch_alias_find(&a, 0, real));
+	/* each looked up again WATCH_ALIAS_AGAIN_NS after it was */
+	watch_alias_update(&a, &x, &self, &mounts, 1 + WATCH_ALIAS_AGAIN_NS);
+	ck_assert_uint_eq(a.resolved, 5);
 	/* the other one gone: the alias is back */
 	for (size_t i = 0; i < 3; i++)
 		if (strstr(names[i], "link2")) {
@@ -155,11 +158,40 @@ START_TEST(test_find)
 	x.n = 2;
 	x.reads = 3;
 	qsort(names, x.n, sizeof(*names), cmp);
-	watch_alias_update(&a, &x, &mounts, 2 + WATCH_ALIAS_AGAIN_NS);
-	ck_assert_ptr_nonnull(watch_alias_find(&a, real));
+	watch_alias_update(&a, &x, &self, &mounts, 2 + WATCH_ALIAS_AGAIN_NS);
+	ck_assert_ptr_nonnull(watch_alias_find(&a, 0, real));
 	watch_alias_free(&a);
 	for (size_t i = 0; i < x.n; i++)
 		free(names[i]);
+}
+END_TEST
+
+/* A chroot's packs: looked up in that root, only for an exec in it. */
+START_TEST(test_other_root)
+{
+	struct key_root croot = { .id = 0x1234 };
+	struct watch_alias a = { 0 };
+	struct watch_names x = { 0 };
+	char name[NAME_MAX + 1], buf[PATH_MAX], *names[1] = { name };
+
+	if (!have_openat2())
+		return;
+	snprintf(croot.path, sizeof(croot.path), "%s", dir);
+	ck_assert_int_gt(key_pack_name(croot.id, "/link2", name, sizeof(name)), 0);
+	ck_assert_int_eq(watch_alias_resolve(name, &croot, &mounts, buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "/real");
+	ck_assert_int_eq(watch_alias_resolve(name, &self, &mounts, buf, sizeof(buf)), -EINVAL);
+	x.names = names;
+	x.n = 1;
+	x.reads = 1;
+	watch_alias_update(&a, &x, &self, &mounts, 1);
+	ck_assert_uint_eq(a.resolved, 0);	/* not the daemon's root's */
+	ck_assert_ptr_null(watch_alias_find(&a, croot.id, "/real"));
+	watch_alias_update(&a, &x, &croot, &mounts, 2);
+	ck_assert_uint_eq(a.resolved, 1);
+	ck_assert_str_eq(watch_alias_find(&a, croot.id, "/real"), name);
+	ck_assert_ptr_null(watch_alias_find(&a, 0, "/real"));
+	watch_alias_free(&a);
 }
 END_TEST
 
@@ -171,6 +203,7 @@ static Suite *watch_alias_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_resolve);
 	tcase_add_test(tc, test_find);
+	tcase_add_test(tc, test_other_root);
 	suite_add_tcase(s, tc);
 	return s;
 }
