@@ -66,6 +66,17 @@ for big in ("clang", "rustc", "chromium"):
 # The program whose pack is learned and replayed, where the command is a shell's: the shell
 # given a command is not learned, the program it starts is, at its exec.
 PROGRAM = {"gcc-asan": "/usr/bin/gcc", "clang": "/usr/bin/clang++", "rustc": "/usr/bin/rustc"}
+# The one-shot pack the learned one is held against traces what the learner learns: the
+# program's own start, as `ura-trace --pack P -- PROGRAM ARGS` records it. The shell's command
+# runs more than the program: gcc-asan then runs the binary it built (/tmp/h: libasan,
+# libstdc++, a user's temporary file no daemon learns). Its inputs are made by one untraced
+# run of the workload first. `--oneshot command` traces the whole command instead.
+PROGRAM_ARGS = {
+    "gcc-asan": ["/usr/bin/gcc", "-O2", "-fsanitize=address,undefined", "-o", "/tmp/h",
+                 "/bench/hello.c"],
+    "clang": ["/usr/bin/clang++", "-O0", "-c", "-o", "/tmp/c.o", "/tmp/c.cpp"],
+    "rustc": ["/usr/bin/rustc", "-o", "/tmp/r", "/tmp/r.rs"],
+}
 
 
 def unit_command(unit, packs):
@@ -158,11 +169,15 @@ class Bench:
             if os.path.exists(f):
                 os.unlink(f)
         prog = self.slow(profile, WORKLOADS[name], chroot=True)
+        traced = WORKLOADS[name]
+        if self.args.oneshot == "program" and name in PROGRAM_ARGS:
+            subprocess.run(prog, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            traced = PROGRAM_ARGS[name]
         e2e.drop_caches()
         # the tracer in the program's cgroup, as the user's shell is: its device model, its
         # read_ahead_kb; files named as the host sees them, as the daemon names them
         subprocess.run(self.slow(profile, [os.path.join(BUILD, "ura-trace"), "-q", "--pack",
-                                           oneshot, "--", "chroot", self.mnt] + WORKLOADS[name]),
+                                           oneshot, "--", "chroot", self.mnt] + traced),
                        check=True, stdout=subprocess.DEVNULL)
         if self.args.learn == "daemon":
             log = open(os.path.join(self.logs, f"learn-{name}.log"), "w")
@@ -262,6 +277,9 @@ def main():
                     help="the starts the daemon learns from: cold (caches dropped) or warm")
     ap.add_argument("--window", type=float, default=10, help="the learning unit's --window")
     ap.add_argument("--relearn", action="store_true", help="learn again though a pack exists")
+    ap.add_argument("--oneshot", choices=("program", "command"), default="program",
+                    help="the one-shot pack traces the learned program's own start (default), "
+                         "or the workload's whole shell command")
     ap.add_argument("--workdir", default="/var/tmp/ura-watch-bench")
     ap.add_argument("--lock", help="hold this flock around the learning and each batch")
     ap.add_argument("--out")

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /*
  * Why: a "#!" script is keyed by the path it was exec'd by (key.h), and that
@@ -14,34 +15,38 @@
  * script is known only when its interpreter's exec completes and argv names it:
  * 101 ms later on a cold start on emmc, half of what the replay could win.
  *
- * So the packs whose program path is a symlink are known by the file it leads
- * to, in the root the pack is for (the daemon's own, a chroot, a container):
- * a root's names are resolved when an exec in that root finds no pack of its
- * file's name (the root's path is known then), each again WATCH_ALIAS_AGAIN_NS
- * after it was (a package update may move a symlink). A file that two packs'
- * paths lead to (a multi-call script: pg_wrapper's links) is left to its
- * interpreter's argv. The guess is checked by the caller as any key is
- * (key_trusted(): that path is, in the daemon's mounts, the very file the
- * process runs), and confirmed or corrected by the interpreter's argv as before.
+ * So a pack whose program path is a symlink is known by the identity (device,
+ * inode) of the file the link leads to, in the root the pack is for: looked up
+ * from that root (the daemon's "/", or /proc/PID/root of an exec in it), when
+ * an exec there finds no pack of its file's name, each again
+ * WATCH_ALIAS_AGAIN_NS later (a package update may move a link). The exec's own
+ * file must be that file. A file two packs lead to (a multi-call script:
+ * pg_wrapper's links) is left to its interpreter's argv, as before; either
+ * way the interpreter's argv confirms or corrects the guess.
  *
- * Only paths on local filesystems are looked up (no mount on the way whose
- * server may not answer), from the path's own mount without leaving it
- * (openat2 RESOLVE_NO_XDEV, no /proc magic link): a symlink to another mount
- * gives no alias. Packs are written by the learning daemon only, for programs
- * in root's trees (learn-private.h): no user names a path looked up here.
+ * What is followed: one symlink, owned by root, at the pack's path; its target
+ * (absolute or relative to the link's directory, inside the root) with no
+ * symlink on the way, a regular file. Lookups ask only the kernel's caches
+ * (openat2 RESOLVE_CACHED: no disk read, no automount, no FUSE or network
+ * server asked), so the event loop never waits; a path not cached is looked up
+ * again a second later, then at the usual pace (the exec of a script walks its
+ * own path: its entry is cached then).
  */
 #define WATCH_ALIAS_AGAIN_NS	60000000000ull
+#define WATCH_ALIAS_RETRY_NS	1000000000ull	/* a lookup the caches could not answer */
+#define WATCH_ALIAS_LOOKUPS	256		/* at most per call */
 
-struct key_root;
-struct mount_table;
 struct watch_names;
 
 struct watch_alias_entry {
 	char *name;		/* the pack name (watch_names) */
 	uint64_t root_id;	/* of the root it is for (key.h) */
-	char *target;		/* the file its path leads to, in that root, or NULL: none known */
-	uint64_t resolved_ns;	/* when it was looked up (monotonic), 0 never */
-	bool shared;		/* another pack's path in that root leads to the same file */
+	dev_t dev;		/* the file its path leads to, with @found */
+	ino_t ino;
+	bool found;
+	bool uncached;		/* the last lookup was not in the kernel's caches */
+	bool shared;		/* another pack of that root leads to the same file */
+	uint64_t due_ns;	/* when to look it up (again), monotonic; 0: at once */
 };
 
 struct watch_alias {
@@ -54,30 +59,30 @@ struct watch_alias {
 void watch_alias_free(struct watch_alias *a);
 
 /**
- * watch_alias_update() - follow DIR's pack names (@names, as last read: new names kept
- * unresolved, those gone dropped), then look up the names of @root not yet looked up, or
- * WATCH_ALIAS_AGAIN_NS ago
- * @root: the root of an exec (key_root_of()); its path is where the daemon reaches it
- * @mounts: the daemon's mounts (NULL: nothing is looked up)
- * @now: CLOCK_MONOTONIC, ns
+ * watch_alias_due() - follow DIR's pack names (@names, as last read: new names looked up
+ * when due, those gone dropped); is a lookup of a pack of root @root_id due at @now?
  */
-void watch_alias_update(struct watch_alias *a, const struct watch_names *names,
-			const struct key_root *root, const struct mount_table *mounts, uint64_t now);
+bool watch_alias_due(struct watch_alias *a, const struct watch_names *names, uint64_t root_id,
+		     uint64_t now);
 
 /**
- * watch_alias_find() - the pack name whose program path in root @root_id leads to the file
- * @path (absolute, in that root), or NULL: none, or more than one
+ * watch_alias_lookup() - look up the packs of root @root_id that are due at @now
+ * (WATCH_ALIAS_LOOKUPS at most)
+ * @root_fd: that root, as an exec in it has it (O_PATH of "/" or of /proc/PID/root)
  */
-const char *watch_alias_find(const struct watch_alias *a, uint64_t root_id, const char *path);
+void watch_alias_lookup(struct watch_alias *a, uint64_t root_id, int root_fd, uint64_t now);
+
+/** watch_alias_find() - the pack name of root @root_id leading to the file @dev, @ino, or NULL */
+const char *watch_alias_find(const struct watch_alias *a, uint64_t root_id, dev_t dev, ino_t ino);
 
 /**
- * watch_alias_resolve() - where the program path of pack @name leads, for the root @root
- * (which must be the name's)
- * Return: 1 and @buf the file's path in that root when it is not the pack's own path, 0 when
- * it is (or no file is there), -errno (not a name of that root, a mount on the way that may
- * hang, another mount at the end, openat2 missing).
+ * watch_alias_resolve() - the file the program path of pack @name leads to, from @root_fd
+ * (the root of @root_id)
+ * Return: 1 and @ret_dev, @ret_ino; 0: not one root-owned symlink leading to a regular file
+ * without another on the way (or nothing there); -EAGAIN: not all in the kernel's caches;
+ * -errno (-EINVAL: not a name of that root; openat2 or RESOLVE_CACHED missing).
  */
-int watch_alias_resolve(const char *name, const struct key_root *root,
-			const struct mount_table *mounts, char *buf, size_t size);
+int watch_alias_resolve(const char *name, uint64_t root_id, int root_fd, dev_t *ret_dev,
+			ino_t *ret_ino);
 
 #endif

@@ -10,12 +10,14 @@
  * prefetch.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "key-exec.h"
 #include "sys-proc.h"
@@ -551,25 +553,39 @@ static bool ignorable(struct watch_decide *w, pid_t pid, const struct key_root *
 }
 
 /*
- * The file @path (in @root) has no pack of its own name: is it the file a
- * pack's program path leads to (watch-alias.h)? Then @path becomes that path:
- * the key, believed as any key is, after this (key_trusted()).
+ * The file of @ev (in @root) has no pack of its own name: is it the file a
+ * pack's program path leads to (watch-alias.h)? Then @path becomes that path,
+ * the key. Another root's packs are looked up from that root only by a process
+ * that shares the daemon's mounts and whose root root made (a user's mount
+ * namespace could show any tree there).
  */
-static bool alias_of(struct watch_decide *w, pid_t pid, const struct key_root *root, char *path,
-		     size_t size)
+static bool alias_of(struct watch_decide *w, const struct watch_exec_event *ev,
+		     const struct key_root *root, char *path, size_t size)
 {
+	uint64_t now = now_monotonic_ns(), id;
 	char key[PATH_MAX];
 	const char *name;
-	uint64_t id;
 
-	watch_alias_update(&w->alias, w->names, root, sys_view_mounts(*w->view),
-			   now_monotonic_ns());
-	name = watch_alias_find(&w->alias, root->id, path);
+	if (watch_alias_due(&w->alias, w->names, root->id, now) &&
+	    (root->id == 0 ||
+	     (key_root_by_root(ev->pid, &w->self, root) && key_same_mounts(ev->pid) == 1))) {
+		char at[64];
+		int fd;
+
+		if (root->id)
+			snprintf(at, sizeof(at), "/proc/%d/root", (int)ev->pid);
+		fd = open(root->id ? at : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			watch_alias_lookup(&w->alias, root->id, fd, now);
+			close(fd);
+		}
+	}
+	name = watch_alias_find(&w->alias, root->id, ev->dev, ev->ino);
 	if (!name || key_pack_path(name, &id, key, sizeof(key)) < 0 || strlen(key) >= size)
 		return false;
 	if (w->chatty)
-		log_debug("'%s' started (pid %d): the file '%s' leads to, taken for it", path, pid,
-			  key);
+		log_debug("'%s' started (pid %d): the file '%s' leads to, taken for it", path,
+			  ev->pid, key);
 	memcpy(path, key, strlen(key) + 1);
 	return true;
 }
@@ -620,7 +636,7 @@ bool watch_decide_exec(const struct watch_exec_event *ev, void *userdata)
 	}
 	/* no pack is for it: no more to look at (most execs; a flood of failing ones) */
 	if (!watch_names_may_have(w->names, root.id, path, now_realtime_ns()) &&
-	    (interp || !alias_of(w, ev->pid, &root, path, sizeof(path)))) {
+	    (interp || !alias_of(w, ev, &root, path, sizeof(path)))) {
 		if (ev->script) {	/* its interpreter's exec comes next: as when it has no pack */
 			watch_recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, ev->script, now, NULL, NULL,
 					 false);

@@ -202,7 +202,8 @@ int key_pack_path(const char *name, uint64_t *ret_root_id, char *buf, size_t siz
 	if (n <= sl || strcmp(name + n - sl, suffix) != 0)
 		return -EINVAL;
 	if (name[0] == '@') {	/* "@<16 hex digits>-": another root's */
-		if (n < 18 + sl || name[17] != '-' || sscanf(name + 1, "%16llx", &id) != 1)
+		if (n < 18 + sl || name[17] != '-' ||
+		    strspn(name + 1, "0123456789abcdef") != 16 || sscanf(name + 1, "%16llx", &id) != 1)
 			return -EINVAL;
 		skip = 18;
 	}
@@ -234,8 +235,7 @@ bool key_interpreter_trusted(const struct key_file *interp)
 	return interp && interp->uid == 0 && !(interp->mode & (S_IWGRP | S_IWOTH));
 }
 
-/* Does process @pid see the daemon's mounts (the same mount namespace)? */
-static int same_mounts(pid_t pid)
+int key_same_mounts(pid_t pid)
 {
 	struct stat own;
 	struct statx its;
@@ -270,7 +270,7 @@ int key_trusted(pid_t pid, const struct key_root *root, const char *path,
 
 	if (root->id != 0)
 		return 0;
-	r = same_mounts(pid);
+	r = key_same_mounts(pid);
 	if (r != 0)
 		return r < 0 ? r : 0;
 	if (!file)

@@ -48,6 +48,9 @@ int key_self_read(struct key_self *ret);
  */
 bool key_root_by_root(pid_t pid, const struct key_self *self, const struct key_root *root);
 
+/** key_same_mounts() - does process @pid see the daemon's mounts (its mount namespace)? 1, 0, -errno */
+int key_same_mounts(pid_t pid);
+
 /**
  * key_root_id() - the id of the root directory of device @dev and inode @ino:
  * 0 for the daemon's own (@self), else a digest of the two (never 0). The same

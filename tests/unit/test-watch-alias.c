@@ -7,23 +7,39 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "key.h"
-#include "sys-mountinfo.h"
 #include "watch-alias.h"
 #include "watch-names.h"
 #include "unit.h"
 
+/* a root of its own (a chroot's), made by setup(): ROOT/bin/..., ROOT/etc/hostname */
 static char dir[PATH_MAX];
-static struct mount_table mounts;
-static const struct key_root self = { .id = 0, .path = "/" };
+static int root_fd = -1;
 
-/* openat2() is there (valgrind does not know it) */
+static const struct {
+	const char *path, *to;	/* a symlink to @to, or a file */
+} tree[] = {
+	{ "bin", NULL },
+	{ "etc", NULL },
+	{ "bin/real", "" },
+	{ "etc/hostname", "" },
+	{ "bin/link", "real" },			/* a relative symlink */
+	{ "bin/abs", "/bin/real" },		/* absolute: inside the root */
+	{ "bin/chain", "link" },		/* a symlink to a symlink: not followed */
+	{ "bin/up", "../../../../../../../etc/hostname" },	/* ".." stops at the root */
+	{ "bin/proc", "/proc/self/status" },	/* not the daemon's /proc: the root's */
+	{ "bin/users", "real" },		/* not root's: lchown()ed below */
+	{ "bin/dir", "/etc" },			/* not a regular file */
+};
+
+/* openat2() with RESOLVE_CACHED (valgrind does not know the call) */
 static bool have_openat2(void)
 {
-	struct open_how how = { .flags = O_PATH | O_CLOEXEC };
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_CACHED };
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
 
 	if (fd < 0)
@@ -41,67 +57,97 @@ static void setup(void)
 		snprintf(dir, sizeof(dir), "/tmp/ura-alias-test.XXXXXX");
 		ck_assert_ptr_nonnull(mkdtemp(dir));
 	}
-	snprintf(p, sizeof(p), "%s/real", dir);
-	close(open(p, O_CREAT | O_WRONLY, 0755));
-	snprintf(p, sizeof(p), "%s/link", dir);
-	ck_assert_int_eq(symlink("real", p), 0);
-	snprintf(p, sizeof(p), "%s/link2", dir);
-	ck_assert_int_eq(symlink("link", p), 0);
-	snprintf(p, sizeof(p), "%s/out", dir);
-	ck_assert_int_eq(symlink("/proc/self/status", p), 0);	/* another mount */
-	ck_assert_int_eq(mountinfo_read("/proc/self/mountinfo", &mounts), 0);
+	for (size_t i = 0; i < sizeof(tree) / sizeof(tree[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, tree[i].path);
+		if (!tree[i].to)
+			ck_assert_int_eq(mkdir(p, 0755), 0);
+		else if (!tree[i].to[0])
+			close(open(p, O_CREAT | O_WRONLY, 0755));
+		else
+			ck_assert_int_eq(symlink(tree[i].to, p), 0);
+	}
+	snprintf(p, sizeof(p), "%s/bin/users", dir);
+	if (geteuid() == 0)
+		ck_assert_int_eq(lchown(p, 65534, 65534), 0);
+	root_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(root_fd, 0);
 }
 
 static void teardown(void)
 {
-	static const char *const names[] = { "real", "link", "link2", "out" };
 	char p[PATH_MAX * 2];
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
-		unlink(p);
+	for (size_t i = sizeof(tree) / sizeof(tree[0]); i-- > 0;) {
+		snprintf(p, sizeof(p), "%s/%s", dir, tree[i].path);
+		if (!tree[i].to)
+			rmdir(p);
+		else
+			unlink(p);
 	}
 	rmdir(dir);
-	mountinfo_free(&mounts);
+	close(root_fd);
 }
 
-static char *name_of(const char *base)
-{
-	char path[PATH_MAX * 2], name[NAME_MAX + 1];
+#define ROOT_ID	0x1234ull
 
-	snprintf(path, sizeof(path), "%s/%s", dir, base);
-	ck_assert_int_gt(key_pack_name(0, path, name, sizeof(name)), 0);
+/* The pack name of @path in the test's root; malloc()ed. */
+static char *name_of(const char *path)
+{
+	char name[NAME_MAX + 1];
+
+	ck_assert_int_gt(key_pack_name(ROOT_ID, path, name, sizeof(name)), 0);
 	return strdup(name);
+}
+
+static int resolve(const char *path, struct stat *ret)
+{
+	char *n = name_of(path);
+	dev_t dev = 0;
+	ino_t ino = 0;
+	int r = watch_alias_resolve(n, ROOT_ID, root_fd, &dev, &ino);
+
+	free(n);
+	ret->st_dev = dev;
+	ret->st_ino = ino;
+	return r;
 }
 
 START_TEST(test_resolve)
 {
-	char buf[PATH_MAX], want[PATH_MAX * 2], *n;
+	struct stat real, host_name, got;
+	char p[PATH_MAX * 2];
+	int r;
 
 	if (!have_openat2())
 		return;
-	snprintf(want, sizeof(want), "%s/real", dir);
-	n = name_of("link");
-	ck_assert_int_eq(watch_alias_resolve(n, &self, &mounts, buf, sizeof(buf)), 1);
-	ck_assert_str_eq(buf, want);
-	free(n);
-	n = name_of("link2");	/* a chain */
-	ck_assert_int_eq(watch_alias_resolve(n, &self, &mounts, buf, sizeof(buf)), 1);
-	ck_assert_str_eq(buf, want);
-	free(n);
-	n = name_of("real");	/* no symlink: no alias */
-	ck_assert_int_eq(watch_alias_resolve(n, &self, &mounts, buf, sizeof(buf)), 0);
-	free(n);
-	n = name_of("gone");
-	ck_assert_int_eq(watch_alias_resolve(n, &self, &mounts, buf, sizeof(buf)), 0);
-	free(n);
-	n = name_of("out");	/* to another mount: never followed */
-	ck_assert_int_lt(watch_alias_resolve(n, &self, &mounts, buf, sizeof(buf)), 0);
-	free(n);
-	/* another root's name, and no mounts known */
-	ck_assert_int_eq(watch_alias_resolve("@0123456789abcdef-usr-bin-true.pack", &self, &mounts,
-					     buf, sizeof(buf)), -EINVAL);
-	ck_assert_int_lt(watch_alias_resolve("usr-bin-true.pack", &self, NULL, buf, sizeof(buf)), 0);
+	snprintf(p, sizeof(p), "%s/bin/real", dir);
+	ck_assert_int_eq(stat(p, &real), 0);
+	ck_assert_int_eq(resolve("/bin/link", &got), 1);
+	ck_assert(got.st_dev == real.st_dev && got.st_ino == real.st_ino);
+	ck_assert_int_eq(resolve("/bin/abs", &got), 1);	/* "/" is the root's */
+	ck_assert(got.st_dev == real.st_dev && got.st_ino == real.st_ino);
+	ck_assert_int_eq(resolve("/bin/chain", &got), 0);
+	ck_assert_int_eq(resolve("/bin/real", &got), 0);	/* no symlink: no alias */
+	r = resolve("/bin/gone", &got);	/* nothing there, or not known yet without a read */
+	ck_assert_msg(r == 0 || r == -EAGAIN, "%d", r);
+	r = resolve("/bin/proc", &got);	/* the root has no /proc */
+	ck_assert_msg(r == 0 || r == -EAGAIN, "%d", r);
+	ck_assert_int_eq(resolve("/bin/dir", &got), 0);
+	if (geteuid() == 0)
+		ck_assert_int_eq(resolve("/bin/users", &got), 0);
+	/* ".." stops at the root: the root's /etc/hostname, never the daemon's */
+	ck_assert_int_eq(resolve("/bin/up", &got), 1);
+	snprintf(p, sizeof(p), "%s/etc/hostname", dir);
+	ck_assert_int_eq(stat(p, &host_name), 0);
+	ck_assert(got.st_dev == host_name.st_dev && got.st_ino == host_name.st_ino);
+	/* a name of another root */
+	{
+		dev_t d;
+		ino_t i;
+
+		ck_assert_int_eq(watch_alias_resolve("usr-bin-true.pack", ROOT_ID, root_fd, &d, &i),
+				 -EINVAL);
+	}
 }
 END_TEST
 
@@ -114,84 +160,63 @@ START_TEST(test_find)
 {
 	struct watch_alias a = { 0 };
 	struct watch_names x = { 0 };
-	char *names[3], want[PATH_MAX * 2], real[PATH_MAX * 2];
+	char *names[3], p[PATH_MAX * 2], path[PATH_MAX];
+	struct stat real;
 	const char *got;
 	uint64_t id;
 
 	if (!have_openat2())
 		return;
-	snprintf(real, sizeof(real), "%s/real", dir);
-	names[0] = name_of("link");
-	names[1] = name_of("out");
+	snprintf(p, sizeof(p), "%s/bin/real", dir);
+	ck_assert_int_eq(stat(p, &real), 0);
+	names[0] = name_of("/bin/link");
+	names[1] = name_of("/bin/proc");
+	names[2] = name_of("/bin/abs");
 	x.names = names;
 	x.n = 2;
 	x.reads = 1;
 	qsort(names, x.n, sizeof(*names), cmp);
-	watch_alias_update(&a, &x, &self, &mounts, 1);
-	got = watch_alias_find(&a, 0, real);
+	ck_assert(!watch_alias_due(&a, &x, 0, 1));	/* no pack of the daemon's root */
+	ck_assert(watch_alias_due(&a, &x, ROOT_ID, 1));
+	watch_alias_lookup(&a, ROOT_ID, root_fd, 1);
+	ck_assert_uint_eq(a.resolved, 2);
+	got = watch_alias_find(&a, ROOT_ID, real.st_dev, real.st_ino);
 	ck_assert_ptr_nonnull(got);
-	ck_assert_int_gt(key_pack_path(got, &id, want, sizeof(want)), 0);
-	ck_assert_str_eq(want + strlen(dir), "/link");
-	ck_assert_ptr_null(watch_alias_find(&a, 0, "/proc/self/status"));
-	ck_assert_uint_eq(a.resolved, 2);
-	/* the same names: nothing resolved again, until WATCH_ALIAS_AGAIN_NS passed */
-	watch_alias_update(&a, &x, &self, &mounts, 2);
-	ck_assert_uint_eq(a.resolved, 2);
-	/* a name added: only it is resolved; two packs lead to the file: no alias */
-	names[2] = name_of("link2");
+	ck_assert_int_gt(key_pack_path(got, &id, path, sizeof(path)), 0);
+	ck_assert_str_eq(path, "/bin/link");
+	ck_assert_uint_eq(id, ROOT_ID);
+	ck_assert_ptr_null(watch_alias_find(&a, 0, real.st_dev, real.st_ino));	/* another root */
+	ck_assert_ptr_null(watch_alias_find(&a, ROOT_ID, real.st_dev, real.st_ino + 1));
+	/* nothing due again until WATCH_ALIAS_AGAIN_NS */
+	ck_assert(!watch_alias_due(&a, &x, ROOT_ID, 2));
+	/* a name added: only it is due; two packs lead to the file: no one's */
 	x.n = 3;
 	x.reads = 2;
 	qsort(names, x.n, sizeof(*names), cmp);
-	watch_alias_update(&a, &x, &self, &mounts, 3);
+	ck_assert(watch_alias_due(&a, &x, ROOT_ID, 3));
+	watch_alias_lookup(&a, ROOT_ID, root_fd, 3);
 	ck_assert_uint_eq(a.resolved, 3);
-	ck_assert_ptr_null(watch_alias_find(&a, 0, real));
-	/* each looked up again WATCH_ALIAS_AGAIN_NS after it was */
-	watch_alias_update(&a, &x, &self, &mounts, 1 + WATCH_ALIAS_AGAIN_NS);
+	ck_assert_ptr_null(watch_alias_find(&a, ROOT_ID, real.st_dev, real.st_ino));
+	ck_assert(watch_alias_due(&a, &x, ROOT_ID, 1 + WATCH_ALIAS_AGAIN_NS));
+	watch_alias_lookup(&a, ROOT_ID, root_fd, 1 + WATCH_ALIAS_AGAIN_NS);
 	ck_assert_uint_eq(a.resolved, 5);
-	/* the other one gone: the alias is back */
+	/* the other one gone: the alias is back at once */
 	for (size_t i = 0; i < 3; i++)
-		if (strstr(names[i], "link2")) {
-			free(names[i]);
+		if (strstr(names[i], "abs")) {
+			char *t = names[i];
+
 			names[i] = names[2];
+			names[2] = t;
 			break;
 		}
 	x.n = 2;
 	x.reads = 3;
 	qsort(names, x.n, sizeof(*names), cmp);
-	watch_alias_update(&a, &x, &self, &mounts, 2 + WATCH_ALIAS_AGAIN_NS);
-	ck_assert_ptr_nonnull(watch_alias_find(&a, 0, real));
+	ck_assert(!watch_alias_due(&a, &x, ROOT_ID, 2 + WATCH_ALIAS_AGAIN_NS));
+	ck_assert_ptr_nonnull(watch_alias_find(&a, ROOT_ID, real.st_dev, real.st_ino));
 	watch_alias_free(&a);
-	for (size_t i = 0; i < x.n; i++)
+	for (size_t i = 0; i < 3; i++)
 		free(names[i]);
-}
-END_TEST
-
-/* A chroot's packs: looked up in that root, only for an exec in it. */
-START_TEST(test_other_root)
-{
-	struct key_root croot = { .id = 0x1234 };
-	struct watch_alias a = { 0 };
-	struct watch_names x = { 0 };
-	char name[NAME_MAX + 1], buf[PATH_MAX], *names[1] = { name };
-
-	if (!have_openat2())
-		return;
-	snprintf(croot.path, sizeof(croot.path), "%s", dir);
-	ck_assert_int_gt(key_pack_name(croot.id, "/link2", name, sizeof(name)), 0);
-	ck_assert_int_eq(watch_alias_resolve(name, &croot, &mounts, buf, sizeof(buf)), 1);
-	ck_assert_str_eq(buf, "/real");
-	ck_assert_int_eq(watch_alias_resolve(name, &self, &mounts, buf, sizeof(buf)), -EINVAL);
-	x.names = names;
-	x.n = 1;
-	x.reads = 1;
-	watch_alias_update(&a, &x, &self, &mounts, 1);
-	ck_assert_uint_eq(a.resolved, 0);	/* not the daemon's root's */
-	ck_assert_ptr_null(watch_alias_find(&a, croot.id, "/real"));
-	watch_alias_update(&a, &x, &croot, &mounts, 2);
-	ck_assert_uint_eq(a.resolved, 1);
-	ck_assert_str_eq(watch_alias_find(&a, croot.id, "/real"), name);
-	ck_assert_ptr_null(watch_alias_find(&a, 0, "/real"));
-	watch_alias_free(&a);
 }
 END_TEST
 
@@ -203,7 +228,6 @@ static Suite *watch_alias_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_resolve);
 	tcase_add_test(tc, test_find);
-	tcase_add_test(tc, test_other_root);
 	suite_add_tcase(s, tc);
 	return s;
 }
