@@ -19,7 +19,7 @@ trap 'scratch_cleanup "$T"' EXIT
 make_scratch_fs "$T" 160 >/dev/null 2>&1 || skip_all "cannot make a scratch ext4 on a loop device"
 D="$T/mnt"
 
-plan 9
+plan 10
 NFILES=5000
 for d in $(seq 0 49); do
 	mkdir -p "$D/d$d"
@@ -45,19 +45,27 @@ ok "no file failed" test "$(json errors)" = 0
 ok "every byte read: issued $(json issued_bytes) of $((NFILES * 8192))" \
 	test "$(json issued_bytes)" = $((NFILES * 8192))
 sample() { awk 'NR % 50 == 1' "$T/list"; }
-# On failure, say what became of the pages: still in flight (resident a second later), gone
-# (evicted or never read), or an I/O error the kernel logged.
-resident_or_explain() {
-	all_resident "$@" && return 0
-	echo "replay report: $(cat "$T/report")"
-	echo "replay stderr: $(tail -5 "$T/err")"
+ok "--wait saw every page resident (unresident_bytes $(json unresident_bytes))" \
+	test "$(json unresident_bytes)" = 0
+# Seen after the replay: most of each sampled file. Not all: a DAMON reclaimer (this VM runs
+# one, ura-replay(8) NOTES) pages out memory whose region looked idle, pages just read too.
+# On failure, say what became of the pages: in flight (resident a second later), gone, or an
+# I/O error the kernel logged.
+mostly_resident() {
+	local res total f sum=0 all=0
+	for f in "$@"; do
+		read -r res total < <("$MKPACK" --resident "$f") || return 1
+		sum=$((sum + res)) all=$((all + total))
+	done
+	[ "$all" -gt 0 ] && [ $((sum * 100)) -ge $((all * 95)) ] && return 0
+	echo "$sum of $all sampled bytes resident; replay report: $(cat "$T/report")"
 	sleep 1
 	all_resident "$@" && echo "all resident 1 s later: the replay returned before its reads ended"
-	grep -E '^(MemFree|Cached|Inactive\(file\)):' /proc/meminfo
+	grep -E '^(MemFree|Cached):' /proc/meminfo
 	dmesg 2>/dev/null | tail -5
 	return 1
 }
-ok "pages resident (every 50th file)" resident_or_explain $(sample)
+ok "pages resident (every 50th file: 95% of their bytes at least)" mostly_resident $(sample)
 
 cold
 (ulimit -S -n 256 && timeout 120 "$R" --json "$T/p.pack") >"$T/report" 2>"$T/err"
