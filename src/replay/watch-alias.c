@@ -9,9 +9,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "key.h"
+#include "sys-mountinfo.h"
 #include "watch-alias.h"
 #include "watch-names.h"
 
@@ -35,53 +37,70 @@ static int none(int err)
 	return err == -ENOENT || err == -ENOTDIR || err == -ELOOP || err == -EXDEV ? 0 : err;
 }
 
-int watch_alias_resolve(const char *name, uint64_t root_id, int root_fd, dev_t *ret_dev,
-			ino_t *ret_ino)
+/* The facts of @fd as the kernel holds them: no filesystem (a server) is asked. */
+static int facts(int fd, struct statx *ret)
 {
-	char path[PATH_MAX], target[PATH_MAX], full[PATH_MAX * 2];
-	struct stat st;
+	return statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+		     STATX_TYPE | STATX_UID | STATX_INO | STATX_BLOCKS, ret) < 0 ? -errno : 0;
+}
+
+int watch_alias_resolve(const char *name, uint64_t root_id, int root_fd, const char *root_path,
+			const struct mount_table *mounts, dev_t *ret_dev, ino_t *ret_ino)
+{
+	char path[PATH_MAX], target[PATH_MAX], full[PATH_MAX], host[PATH_MAX * 2];
+	const struct mount_entry *m;
+	struct statx link, file;
 	uint64_t id;
 	ssize_t n;
-	int fd, r;
+	int fd, to, r;
 
 	r = key_pack_path(name, &id, path, sizeof(path));
 	if (r < 0)
 		return r;
 	if (id != root_id)
 		return -EINVAL;
-	/* the pack's path: one symlink, root's */
-	fd = open_cached(root_fd, path, O_NOFOLLOW, 0);
+	/* the link's body is the filesystem's to give: none that a server answers for */
+	snprintf(host, sizeof(host), "%s%s", strcmp(root_path, "/") == 0 ? "" : root_path, path);
+	m = mountinfo_find_path(mounts, host);
+	if (!m || mountinfo_may_hang(m->fstype))
+		return 0;
+	/* the pack's path, no symlink on the way: itself one symlink, root's */
+	fd = open_cached(root_fd, path, O_NOFOLLOW, RESOLVE_NO_SYMLINKS);
 	if (fd < 0)
 		return none(fd);
-	if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode) ||
-	    st.st_uid != 0) {
+	r = facts(fd, &link);
+	if (r < 0 || !S_ISLNK(link.stx_mode) || link.stx_uid != 0) {
 		close(fd);
-		return 0;
+		return r < 0 ? r : 0;
 	}
-	n = readlinkat(fd, "", target, sizeof(target) - 1);
+	/*
+	 * Its body read only where the inode holds it (no block: ext4's and xfs's short
+	 * links), so that no disk is read for it
+	 */
+	n = link.stx_blocks ? 0 : readlinkat(fd, "", target, sizeof(target) - 1);
 	close(fd);
 	if (n <= 0)
 		return 0;
 	target[n] = '\0';
-	/* its target, inside the root, with no other symlink on the way */
-	if (target[0] == '/') {
-		snprintf(full, sizeof(full), "%s", target);
-	} else {
-		char *slash = strrchr(path, '/');
-
-		*slash = '\0';
-		snprintf(full, sizeof(full), "%s/%s", path, target);
-	}
-	fd = open_cached(root_fd, full, 0, RESOLVE_NO_SYMLINKS);
-	if (fd < 0)
-		return none(fd);
-	r = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode);
-	close(fd);
-	if (r == 1) {
-		*ret_dev = st.st_dev;
-		*ret_ino = st.st_ino;
-	}
-	return r;
+	/*
+	 * where it leads with no other symlink on the way, inside the root, simplified first (a
+	 * ".." walked would fail at any rename on the system)
+	 */
+	*strrchr(path, '/') = '\0';
+	if (key_path_normalize(path[0] ? path : "/", target, full, sizeof(full)) < 0)
+		return 0;
+	to = open_cached(root_fd, full, 0, RESOLVE_NO_SYMLINKS);
+	if (to < 0)
+		return none(to);
+	r = facts(to, &file);
+	close(to);
+	if (r < 0)
+		return r;
+	if (!S_ISREG(file.stx_mode))
+		return 0;
+	*ret_dev = makedev(file.stx_dev_major, file.stx_dev_minor);
+	*ret_ino = (ino_t)file.stx_ino;
+	return 1;
 }
 
 static void entry_free(struct watch_alias_entry *e)
@@ -112,15 +131,22 @@ static void mark_shared(struct watch_alias *a)
 	}
 }
 
-/* DIR's names as last read: entries kept by name (both sorted), new ones due at once. */
+/*
+ * DIR's names as last read: entries kept by name (both sorted), new ones due at once. On
+ * failure the table is as it was (the next call tries again).
+ */
 static int follow(struct watch_alias *a, const struct watch_names *names)
 {
 	struct watch_alias_entry *e = calloc(names->n ? names->n : 1, sizeof(*e));
+	bool *kept = calloc(a->n ? a->n : 1, sizeof(*kept));
 	char path[PATH_MAX];
 	size_t n = 0, j = 0;
+	int r = 0;
 
-	if (!e)
-		return -ENOMEM;
+	if (!e || !kept) {
+		r = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < names->n; i++) {
 		uint64_t id;
 		int c = 1;
@@ -128,35 +154,47 @@ static int follow(struct watch_alias *a, const struct watch_names *names)
 		while (a->e && j < a->n && (c = strcmp(a->e[j].name, names->names[i])) < 0)
 			j++;
 		if (a->e && j < a->n && c == 0) {
-			e[n++] = a->e[j];
-			a->e[j++] = (struct watch_alias_entry){ 0 };
+			kept[j] = true;
+			e[n++] = a->e[j++];	/* its name moves only on success */
 			continue;
 		}
 		if (key_pack_path(names->names[i], &id, path, sizeof(path)) < 0)
 			continue;	/* no path to look up */
-		e[n] = (struct watch_alias_entry){ .name = strdup(names->names[i]), .root_id = id };
+		e[n] = (struct watch_alias_entry){ .name = strdup(names->names[i]), .root_id = id,
+						   .fresh = true };
 		if (!e[n].name) {
-			for (size_t k = 0; k < n; k++)
-				entry_free(&e[k]);
-			free(e);
-			return -ENOMEM;	/* the table as it was; the next call tries again */
+			r = -ENOMEM;
+			break;
 		}
 		n++;
 	}
-	for (size_t i = 0; a->e && i < a->n; i++)
-		entry_free(&a->e[i]);
+	if (r < 0) {
+		for (size_t k = 0; k < n; k++)
+			if (e[k].fresh)
+				entry_free(&e[k]);
+		goto out;
+	}
+	for (size_t k = 0; a->e && k < a->n; k++)
+		if (!kept[k])
+			entry_free(&a->e[k]);
+	for (size_t k = 0; k < n; k++)
+		e[k].fresh = false;
 	free(a->e);
 	a->e = e;
+	e = NULL;
 	a->n = n;
 	a->names_reads = names->reads;
 	mark_shared(a);
-	return 0;
+out:
+	free(e);
+	free(kept);
+	return r;
 }
 
 bool watch_alias_due(struct watch_alias *a, const struct watch_names *names, uint64_t root_id,
 		     uint64_t now)
 {
-	if (a->names_reads != names->reads && follow(a, names) < 0)
+	if (a->unsupported || (a->names_reads != names->reads && follow(a, names) < 0))
 		return false;
 	for (size_t i = 0; a->e && i < a->n; i++)
 		if (a->e[i].root_id == root_id && a->e[i].due_ns <= now)
@@ -164,27 +202,59 @@ bool watch_alias_due(struct watch_alias *a, const struct watch_names *names, uin
 	return false;
 }
 
-void watch_alias_lookup(struct watch_alias *a, uint64_t root_id, int root_fd, uint64_t now)
+void watch_alias_lookup(struct watch_alias *a, uint64_t root_id, int root_fd,
+			const char *root_path, const struct mount_table *mounts, uint64_t now,
+			bool uncached)
 {
 	unsigned looked = 0;
 
-	for (size_t i = 0; a->e && i < a->n && looked < WATCH_ALIAS_LOOKUPS; i++) {
+	for (size_t i = 0; a->e && i < a->n && looked < WATCH_ALIAS_LOOKUPS && !a->unsupported;
+	     i++) {
 		struct watch_alias_entry *x = &a->e[i];
+		dev_t dev = 0;
+		ino_t ino = 0;
 		int r;
 
-		if (x->root_id != root_id || x->due_ns > now)
+		if (x->root_id != root_id ||
+		    (uncached ? !x->uncached || x->retries >= WATCH_ALIAS_RETRIES : x->due_ns > now))
 			continue;
 		looked++;
+		if (uncached)
+			x->retries++;
 		a->resolved++;
-		r = watch_alias_resolve(x->name, root_id, root_fd, &x->dev, &x->ino);
-		x->found = r == 1;
+		r = watch_alias_resolve(x->name, root_id, root_fd, root_path, mounts, &dev, &ino);
+		if (r == -EINVAL || r == -ENOSYS || r == -E2BIG) {
+			a->unsupported = true;	/* no openat2, or no RESOLVE_CACHED */
+			break;
+		}
+		/* not cached: what was found stays (a cache pressed by anyone must not change it) */
+		if (r != -EAGAIN) {
+			x->found = r == 1;
+			x->dev = x->found ? dev : 0;
+			x->ino = x->found ? ino : 0;
+		}
 		/* not cached: once more soon (a start walks its path), then at the usual pace */
 		x->due_ns = now + (r == -EAGAIN && !x->uncached ? WATCH_ALIAS_RETRY_NS :
 				   WATCH_ALIAS_AGAIN_NS);
 		x->uncached = r == -EAGAIN;
+		if (!x->uncached)
+			x->retries = 0;
 	}
+	if (uncached)
+		a->retried_ns = now;
 	if (looked)
 		mark_shared(a);
+}
+
+bool watch_alias_retry_due(const struct watch_alias *a, uint64_t root_id, uint64_t now)
+{
+	if (a->unsupported || (a->retried_ns && now - a->retried_ns < WATCH_ALIAS_RETRY_GAP_NS))
+		return false;
+	for (size_t i = 0; a->e && i < a->n; i++)
+		if (a->e[i].root_id == root_id && a->e[i].uncached &&
+		    a->e[i].retries < WATCH_ALIAS_RETRIES)
+			return true;
+	return false;
 }
 
 const char *watch_alias_find(const struct watch_alias *a, uint64_t root_id, dev_t dev, ino_t ino)

@@ -553,11 +553,38 @@ static bool ignorable(struct watch_decide *w, pid_t pid, const struct key_root *
 }
 
 /*
+ * The root of @ev, @root, opened to look up packs from it: the daemon's "/", or
+ * another root only from a process that shares the daemon's mounts and whose
+ * root root made (a user's mount namespace could show any tree there), checked
+ * to be that root once open (the pid may have been reused meanwhile). -1: none.
+ */
+static int alias_root(struct watch_decide *w, const struct watch_exec_event *ev,
+		      const struct key_root *root)
+{
+	struct stat st;
+	char at[64];
+	int fd;
+
+	if (!root->id)
+		return open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (!key_root_by_root(ev->pid, &w->self, root) || key_same_mounts(ev->pid) != 1)
+		return -1;
+	snprintf(at, sizeof(at), "/proc/%d/root", (int)ev->pid);
+	fd = open(at, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || key_root_id(&w->self, st.st_dev, st.st_ino) != root->id)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
  * The file of @ev (in @root) has no pack of its own name: is it the file a
  * pack's program path leads to (watch-alias.h)? Then @path becomes that path,
- * the key. Another root's packs are looked up from that root only by a process
- * that shares the daemon's mounts and whose root root made (a user's mount
- * namespace could show any tree there).
+ * the key (the file is the one that path leads to: no other check is needed).
+ * Lookups due are made first; when none leads to the file, those the kernel's
+ * caches could not answer before are made again: the exec has just walked its
+ * own path.
  */
 static bool alias_of(struct watch_decide *w, const struct watch_exec_event *ev,
 		     const struct key_root *root, char *path, size_t size)
@@ -565,22 +592,26 @@ static bool alias_of(struct watch_decide *w, const struct watch_exec_event *ev,
 	uint64_t now = now_monotonic_ns(), id;
 	char key[PATH_MAX];
 	const char *name;
+	int fd = -2;
 
-	if (watch_alias_due(&w->alias, w->names, root->id, now) &&
-	    (root->id == 0 ||
-	     (key_root_by_root(ev->pid, &w->self, root) && key_same_mounts(ev->pid) == 1))) {
-		char at[64];
-		int fd;
-
-		if (root->id)
-			snprintf(at, sizeof(at), "/proc/%d/root", (int)ev->pid);
-		fd = open(root->id ? at : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fd >= 0) {
-			watch_alias_lookup(&w->alias, root->id, fd, now);
-			close(fd);
-		}
+	if (watch_alias_due(&w->alias, w->names, root->id, now)) {
+		fd = alias_root(w, ev, root);
+		if (fd >= 0)
+			watch_alias_lookup(&w->alias, root->id, fd, root->path,
+					   sys_view_mounts(*w->view), now, false);
 	}
 	name = watch_alias_find(&w->alias, root->id, ev->dev, ev->ino);
+	if (!name && fd != -1 && watch_alias_retry_due(&w->alias, root->id, now)) {
+		if (fd == -2)
+			fd = alias_root(w, ev, root);
+		if (fd >= 0) {
+			watch_alias_lookup(&w->alias, root->id, fd, root->path,
+					   sys_view_mounts(*w->view), now, true);
+			name = watch_alias_find(&w->alias, root->id, ev->dev, ev->ino);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
 	if (!name || key_pack_path(name, &id, key, sizeof(key)) < 0 || strlen(key) >= size)
 		return false;
 	if (w->chatty)
@@ -613,7 +644,7 @@ bool watch_decide_exec(const struct watch_exec_event *ev, void *userdata)
 	uint64_t now = now_monotonic_ns();
 	struct key_file file = { .dev = ev->dev, .ino = ev->ino, .uid = ev->uid, .mode = ev->mode };
 	struct watch_pack *held = NULL;
-	bool interp, covered = false;
+	bool interp, covered = false, aliased = false;
 	int r;
 
 	r = key_root_of(ev->pid, &w->self, &root);
@@ -636,7 +667,7 @@ bool watch_decide_exec(const struct watch_exec_event *ev, void *userdata)
 	}
 	/* no pack is for it: no more to look at (most execs; a flood of failing ones) */
 	if (!watch_names_may_have(w->names, root.id, path, now_realtime_ns()) &&
-	    (interp || !alias_of(w, ev, &root, path, sizeof(path)))) {
+	    (interp || !(aliased = alias_of(w, ev, &root, path, sizeof(path))))) {
 		if (ev->script) {	/* its interpreter's exec comes next: as when it has no pack */
 			watch_recent_add(w->scripts, SCRIPTS_MAX, ev->pid, 0, ev->script, now, NULL, NULL,
 					 false);
@@ -651,7 +682,7 @@ bool watch_decide_exec(const struct watch_exec_event *ev, void *userdata)
 		}
 	}
 	/* a user's mount namespace may show any file at a system path: believe the file */
-	if (key_trusted(ev->pid, &root, path, &file, sys_view_mounts(*w->view)) < 0) {
+	if (!aliased && key_trusted(ev->pid, &root, path, &file, sys_view_mounts(*w->view)) < 0) {
 		log_debug("'%s' started (pid %d): not that file in the daemon's mounts (another "
 			  "mount namespace), skipping", path, ev->pid);
 		return false;
