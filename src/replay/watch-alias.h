@@ -28,10 +28,13 @@
  * symlink on the way: on a merged /usr, /bin/NAME gets no alias); its target
  * (absolute or relative to the link's directory, simplified, inside the root)
  * with no symlink on the way, a regular file. Lookups ask only the kernel's caches
- * (openat2 RESOLVE_CACHED: no disk read, no automount, no FUSE or network
- * server asked), so the event loop never waits; a path not cached is looked up
- * again a second later, then at the usual pace (the exec of a script walks its
- * own path: its entry is cached then).
+ * (openat2 RESOLVE_CACHED, statx AT_STATX_DONT_SYNC: no disk read, no automount,
+ * no FUSE or network server asked; a link's body is read only when its inode
+ * holds it, and never on a mount whose server may not answer), so the event
+ * loop never waits. A path not cached is looked up again at execs that find no
+ * alias (each has just walked its own path), WATCH_ALIAS_RETRIES times at most,
+ * then at the usual pace; what was found stays meanwhile. A mount or rename
+ * anywhere during a lookup that jumps to the root makes it "not cached" too.
  */
 #define WATCH_ALIAS_AGAIN_NS	60000000000ull
 #define WATCH_ALIAS_RETRY_NS	1000000000ull	/* a lookup the caches could not answer */
