@@ -268,9 +268,14 @@ mounted_learned() {
 	grep -F -e mounted -e late "$T/daemon.log" | tail -n 8 >&2
 	"$URA_DUMP" "$(pack_of mounted)" 2>&1 | grep -A1 "late/data" >&2
 	rm -f "$(pack_of mounted)"
-	"$HELPERS/evict" "$M/late/data"
-	"$M/bin/mounted"
-	wait_learned mounted 2 && all_runs_have "$(pack_of mounted)" "$M/late/data" 1
+	local base
+	base=$(learned_runs mounted)
+	for _ in 1 2 3; do	# a run refused (traced too late) is started again, as learn_start does
+		"$HELPERS/evict" "$M/late/data"
+		"$M/bin/mounted"
+		wait_learned mounted $((base + 1)) && break
+	done
+	all_runs_have "$(pack_of mounted)" "$M/late/data" 1
 }
 ok "a file of a filesystem mounted after the daemon started: learned, its 40 pages" mounted_learned
 
