@@ -112,20 +112,23 @@ n_again=$(reads "$M/prog.sh" "$M" "$HELPERS/touch-pages")
 ok "without the replay it reads again ($n_again)" test "$n_again" -ge 10
 
 # the report says what others read meanwhile: a reader of a file outside the pack, in the
-# same throttled cgroup, reading past the page cache (every read goes to the device) while a
-# pack of 32 MiB is replayed (0.7 s at 50 MB/s)
+# same throttled cgroup, reading past the page cache (every read goes to the device) for as
+# long as a pack of 32 MiB is replayed (0.7 s at 50 MB/s; a reader of one pass of its file
+# was done before a slow replay, under ASan on a loaded machine, began)
 head -c $((8 << 20)) /dev/urandom >"$M/other"
 head -c $((32 << 20)) /dev/urandom >"$M/bulk"
 sync
 "$MKPACK" "$T/bulk.pack" "$M/bulk" >/dev/null
 cold
-sh -c 'echo $$ >"$1/cgroup.procs"; exec dd if="$2" of=/dev/null bs=64k iflag=direct status=none' \
-	- "$CG" "$M/other" &
+sh -c 'echo $$ >"$1/cgroup.procs"; while [ ! -e "$3" ]; do
+	dd if="$2" of=/dev/null bs=64k count=16 iflag=direct status=none; done' - "$CG" "$M/other" \
+	"$T/reader.stop" &
 reader=$!
 sleep 0.05
 sh -c 'echo $$ >"$1/cgroup.procs"; exec timeout 60 "$2" -q --wait --json --probe never \
 	--request-cost 0.0005 --bandwidth 50M "$3"' - "$CG" "$URA_REPLAY" "$T/bulk.pack" \
 	>"$T/report.json"
+touch "$T/reader.stop"
 wait $reader
 jget() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" "$T/report.json"; }
 ok "the report counts the other reader's reads ($(jget others_bytes) bytes, queue $(jget queued_ms) ms)" \
