@@ -28,6 +28,12 @@
 /* pids allocated just before a write, and next after it, that each write adds */
 #define PIDS_RECENT	64
 #define PIDS_AHEAD	64
+/*
+ * A rewrite also arms every pid allocated while the list was emptied (the
+ * newest this many): tasks forked then were traced, and the caller may read of
+ * them only after the write.
+ */
+#define PIDS_EMPTYING	4096
 /* pids left out of the armed ones (a flood's tasks), the newest this many */
 #define PIDS_BANNED	64
 
@@ -80,6 +86,14 @@ unsigned pidfilter_rewrite(struct pid_filter *pf, const int *keep, size_t nkeep)
  */
 bool pidfilter_done(struct pid_filter *pf, unsigned seq, uint64_t *ret_since_ns, int *ret_err);
 
+/**
+ * pidfilter_kept_by_rewrite() - whether task @pid, asked for by request @seq while a rewrite
+ * emptied the list, was traced on by it: @seq went with the rewrite's write, or the
+ * rewrite armed @pid; false also when @seq is not written yet or no longer remembered
+ * (else the task was not traced from the rewrite's write to the write of @seq)
+ */
+bool pidfilter_kept_by_rewrite(struct pid_filter *pf, unsigned seq, int pid);
+
 /** pidfilter_idle() - no request waiting and no write under way */
 bool pidfilter_idle(struct pid_filter *pf);
 
@@ -93,12 +107,14 @@ struct pidfilter_stats {
 void pidfilter_get_stats(struct pid_filter *pf, struct pidfilter_stats *ret);
 
 /**
- * pidfilter_ranges() - the pids each write adds around @last (the newest pid allocated), for
- * a pid space of @pid_max: [@last - PIDS_RECENT + 1, @last + PIDS_AHEAD], wrapped, without 0
- * and the @nbanned pids of @banned; written as decimal numbers separated by spaces into @buf
+ * pidfilter_ranges() - the pids each write adds around those allocated after @first up to
+ * @last (the newest pid allocated; @first == @last but for a rewrite), for a pid space of
+ * @pid_max: [@first - PIDS_RECENT + 1, @last + PIDS_AHEAD] (PIDS_EMPTYING + PIDS_RECENT +
+ * PIDS_AHEAD at most, the newest), wrapped, without 0 and the @nbanned pids of @banned;
+ * written as decimal numbers separated by spaces into @buf
  * Return: the length written (@buf is NUL-terminated), or 0 when @size is too small.
  */
-size_t pidfilter_ranges(int last, int pid_max, const int *banned, size_t nbanned, char *buf,
-			size_t size);
+size_t pidfilter_ranges(int first, int last, int pid_max, const int *banned, size_t nbanned,
+			char *buf, size_t size);
 
 #endif

@@ -695,6 +695,54 @@ static void note_named(struct learner *l, struct learn_window *w, const char *fi
  * (learn-admit.h) and a window is free (all open is a want of room, as in
  * refused()): true when one opened.
  */
+/*
+ * Task @pid of @w was traced (it exec'd or was forked) while a rewrite emptied
+ * the pid filter: asked for again, in case the rewrite's list lacks it, and
+ * checked once written (check_rewritten()).
+ */
+static void trace_on(struct learner *l, struct learn_window *w, int pid)
+{
+	unsigned seq = pidfilter_add(l->pf, pid);
+
+	if (!w)
+		return;
+	if (w->nrw == WINDOW_UNSEEN_MAX) {
+		w->lost |= WINDOW_LOST_TASK;
+		return;
+	}
+	w->rw_pid[w->nrw] = pid;
+	w->rw_seq[w->nrw++] = seq;
+}
+
+/*
+ * The tasks trace_on() asked for, once written: one the rewrite's list did not
+ * keep was not traced from that write to its own (tens of ms, its first reads
+ * maybe): its window's run is not merged.
+ */
+static void check_rewritten(struct learner *l)
+{
+	for (size_t i = 0; i < l->ws.n; i++) {
+		struct learn_window *w = &l->ws.w[i];
+		unsigned k = 0;
+
+		for (unsigned j = 0; j < w->nrw; j++) {
+			uint64_t since;
+			int err;
+
+			if (!pidfilter_done(l->pf, w->rw_seq[j], &since, &err)) {
+				w->rw_pid[k] = w->rw_pid[j];
+				w->rw_seq[k++] = w->rw_seq[j];
+			} else if (!pidfilter_kept_by_rewrite(l->pf, w->rw_seq[j], w->rw_pid[j])) {
+				log_debug("window of '%s' (pid %d): task %d not traced for a while "
+					  "(forked while the pid filter was written afresh)", w->exe,
+					  w->pid, w->rw_pid[j]);
+				w->lost |= WINDOW_LOST_TASK;
+			}
+		}
+		w->nrw = k;
+	}
+}
+
 static bool open_window(struct learner *l, const struct exec_seen *x, bool traced)
 {
 	const struct exec_program *prog = &x->prog;
@@ -737,7 +785,7 @@ static bool open_window(struct learner *l, const struct exec_seen *x, bool trace
 	if (l->quiet_comm && quiet_comm_of(x->filename, comm, sizeof(comm)))
 		comm_in_window(l, comm, now);
 	if (traced && rewriting(l, x->ts))
-		pidfilter_add(l->pf, x->pid);	/* traced now, maybe not in the new list */
+		trace_on(l, w, x->pid);		/* traced now, maybe not in the new list */
 	l->windows++;
 	l->last_open_ns = w->seen_ns = now_monotonic_ns();
 	w->demand.evidence = l->evidence;
@@ -860,7 +908,7 @@ static int handle(struct learner *l, const struct rec *r)
 				fork_seen(w, tev.child, r->ts);
 			/* forked while a rewrite emptied the list: not added with its parent */
 			if (err == 0 && rewriting(l, r->ts) && windows_has_task(&l->ws, tev.child))
-				pidfilter_add(l->pf, tev.child);
+				trace_on(l, windows_task_window(&l->ws, tev.child), tev.child);
 			return err;
 		}
 		windows_exit(&l->ws, tev.pid, tev.ts);
@@ -980,6 +1028,11 @@ static void close_due(struct learner *l, uint64_t now)
 		if (w->lost & WINDOW_LOST_FLOOD)
 			ban_tasks(l, w);
 		/* a task its program started before its trace, never seen forked: not traced */
+		if (w->nrw) {
+			log_debug("window of '%s' (pid %d): a task asked for during a rewrite of "
+				  "the pid filter is not written yet", w->exe, w->pid);
+			w->lost |= WINDOW_LOST_TASK;
+		}
 		if (w->nunseen || (w->reaped && !w->forks_then)) {
 			log_debug("window of '%s' (pid %d): of the tasks it had started %.3f ms "
 				  "after its exec, %u never seen forked%s", w->exe, w->pid,
@@ -1233,6 +1286,7 @@ static void settle(struct learner *l, uint64_t now)
 static void after_round(struct learner *l, uint64_t now)
 {
 	settle_pending(l);
+	check_rewritten(l);
 	close_due(l, now);
 	settle(l, now);
 	if (l->quiet)

@@ -66,6 +66,15 @@ struct learn_window {
 	int unseen[WINDOW_UNSEEN_MAX];
 	unsigned nunseen;
 	bool reaped;			/* it had waited for a child by @checked_ns */
+	/*
+	 * Its tasks asked to be traced (@rw_pid, request @rw_seq) because a
+	 * rewrite of the pid filter was emptying the list when they exec'd or
+	 * were forked: each must turn out kept by the rewrite, or it was not
+	 * traced for a while (learn-run.c; WINDOW_UNSEEN_MAX at most, more: lost)
+	 */
+	int rw_pid[WINDOW_UNSEEN_MAX];
+	unsigned rw_seq[WINDOW_UNSEEN_MAX];
+	unsigned nrw;
 	unsigned forks_then;		/* forks into it by @checked_ns of none of @unseen */
 	struct trace_demand demand;	/* what the window's tasks added and used */
 };

@@ -30,7 +30,7 @@ START_TEST(test_armed_around_last)
 	char buf[4096];
 	bool has;
 
-	ck_assert_uint_gt(pidfilter_ranges(1000, 4194304, NULL, 0, buf, sizeof(buf)), 0);
+	ck_assert_uint_gt(pidfilter_ranges(1000, 1000, 4194304, NULL, 0, buf, sizeof(buf)), 0);
 	ck_assert_uint_eq(count_pids(buf, 1000 - PIDS_RECENT + 1, &has), PIDS_RECENT + PIDS_AHEAD);
 	ck_assert(has);
 	count_pids(buf, 1000 + PIDS_AHEAD, &has);
@@ -38,13 +38,46 @@ START_TEST(test_armed_around_last)
 	count_pids(buf, 1000 + PIDS_AHEAD + 1, &has);
 	ck_assert(!has);
 	/* wrapped at pid_max, never 0 */
-	pidfilter_ranges(10, 32768, NULL, 0, buf, sizeof(buf));
+	pidfilter_ranges(10, 10, 32768, NULL, 0, buf, sizeof(buf));
 	count_pids(buf, 0, &has);
 	ck_assert(!has);
 	count_pids(buf, 32767, &has);
 	ck_assert(has);
 	/* too small a buffer: nothing */
-	ck_assert_uint_eq(pidfilter_ranges(1000, 4194304, NULL, 0, buf, 8), 0);
+	ck_assert_uint_eq(pidfilter_ranges(1000, 1000, 4194304, NULL, 0, buf, 8), 0);
+}
+END_TEST
+
+/*
+ * A rewrite arms every pid allocated while the list was emptied: a program exec'd then, and
+ * the child it forked, were traced, and the daemon may read of them only after the write.
+ */
+START_TEST(test_emptying_armed)
+{
+	char *buf = malloc(1 << 16);
+	bool has;
+
+	ck_assert_ptr_nonnull(buf);
+	pidfilter_ranges(1000, 1500, 4194304, NULL, 0, buf, 1 << 16);
+	ck_assert_uint_eq(count_pids(buf, 1000, &has), 500 + PIDS_RECENT + PIDS_AHEAD);
+	ck_assert(has);
+	count_pids(buf, 1000 - PIDS_RECENT + 1, &has);
+	ck_assert(has);
+	count_pids(buf, 1000 - PIDS_RECENT, &has);
+	ck_assert(!has);
+	count_pids(buf, 1500 + PIDS_AHEAD, &has);
+	ck_assert(has);
+	/* wrapped: from 32700 to 40 in a space of 32768 */
+	pidfilter_ranges(32700, 40, 32768, NULL, 0, buf, 1 << 16);
+	ck_assert_uint_eq(count_pids(buf, 32767, &has), 108 + PIDS_RECENT + PIDS_AHEAD - 1);
+	ck_assert(has);
+	count_pids(buf, 0, &has);
+	ck_assert(!has);
+	/* a storm: the newest PIDS_EMPTYING only */
+	pidfilter_ranges(1000, 1000 + 3 * PIDS_EMPTYING, 4194304, NULL, 0, buf, 1 << 16);
+	ck_assert_uint_eq(count_pids(buf, 1000, &has), PIDS_EMPTYING + PIDS_RECENT + PIDS_AHEAD);
+	ck_assert(!has);
+	free(buf);
 }
 END_TEST
 
@@ -55,7 +88,7 @@ START_TEST(test_banned_left_out)
 	char buf[4096];
 	bool has;
 
-	pidfilter_ranges(1000, 4194304, banned, PIDS_BANNED, buf, sizeof(buf));
+	pidfilter_ranges(1000, 1000, 4194304, banned, PIDS_BANNED, buf, sizeof(buf));
 	ck_assert_uint_eq(count_pids(buf, 1000, &has), PIDS_RECENT + PIDS_AHEAD - 2);
 	ck_assert(!has);
 	count_pids(buf, 990, &has);
@@ -71,6 +104,7 @@ static Suite *learn_pidfilter_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_armed_around_last);
+	tcase_add_test(tc, test_emptying_armed);
 	tcase_add_test(tc, test_banned_left_out);
 	suite_add_tcase(s, tc);
 	return s;
