@@ -44,6 +44,7 @@ struct pid_filter {
 	int banned[PIDS_BANNED];	/* never armed (the newest PIDS_BANNED, 0 for none) */
 	size_t ban_next;
 	int rw_first, rw_last;		/* the last rewrite armed around [first, last] */
+	uint64_t rw_end_ns;		/* and its list was in force by then */
 	struct pidfilter_stats st;
 };
 
@@ -201,6 +202,7 @@ static void *writer(void *arg)
 		if (rewrite) {
 			pf->rw_first = first;
 			pf->rw_last = last;
+			pf->rw_end_ns = now_monotonic_ns();
 		}
 		pf->st.writes++;
 		pf->st.rewrites += rewrite;
@@ -351,12 +353,14 @@ bool pidfilter_done(struct pid_filter *pf, unsigned seq, uint64_t *ret_since_ns,
 	return done;
 }
 
-bool pidfilter_kept_by_rewrite(struct pid_filter *pf, unsigned seq, int pid)
+bool pidfilter_kept_by_rewrite(struct pid_filter *pf, unsigned seq, int pid, uint64_t ts)
 {
 	bool kept = false;
 
 	pthread_mutex_lock(&pf->lock);
-	for (size_t i = 0; i < pf->nhist; i++) {
+	if (pf->rw_end_ns && ts > pf->rw_end_ns)
+		kept = true;	/* traced then, after the list was written: in it */
+	for (size_t i = 0; !kept && i < pf->nhist; i++) {
 		const struct done_write *d = &pf->hist[i];
 
 		if ((int)(seq - d->lo) >= 0 && (int)(d->hi - seq) >= 0) {

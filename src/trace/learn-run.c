@@ -700,7 +700,7 @@ static void note_named(struct learner *l, struct learn_window *w, const char *fi
  * the pid filter: asked for again, in case the rewrite's list lacks it, and
  * checked once written (check_rewritten()).
  */
-static void trace_on(struct learner *l, struct learn_window *w, int pid)
+static void trace_on(struct learner *l, struct learn_window *w, int pid, uint64_t ts)
 {
 	unsigned seq = pidfilter_add(l->pf, pid);
 
@@ -711,6 +711,7 @@ static void trace_on(struct learner *l, struct learn_window *w, int pid)
 		return;
 	}
 	w->rw_pid[w->nrw] = pid;
+	w->rw_ts[w->nrw] = ts;
 	w->rw_seq[w->nrw++] = seq;
 }
 
@@ -731,8 +732,10 @@ static void check_rewritten(struct learner *l)
 
 			if (!pidfilter_done(l->pf, w->rw_seq[j], &since, &err)) {
 				w->rw_pid[k] = w->rw_pid[j];
+				w->rw_ts[k] = w->rw_ts[j];
 				w->rw_seq[k++] = w->rw_seq[j];
-			} else if (!pidfilter_kept_by_rewrite(l->pf, w->rw_seq[j], w->rw_pid[j])) {
+			} else if (!pidfilter_kept_by_rewrite(l->pf, w->rw_seq[j], w->rw_pid[j],
+							      w->rw_ts[j])) {
 				log_debug("window of '%s' (pid %d): task %d not traced for a while "
 					  "(forked while the pid filter was written afresh)", w->exe,
 					  w->pid, w->rw_pid[j]);
@@ -785,7 +788,7 @@ static bool open_window(struct learner *l, const struct exec_seen *x, bool trace
 	if (l->quiet_comm && quiet_comm_of(x->filename, comm, sizeof(comm)))
 		comm_in_window(l, comm, now);
 	if (traced && rewriting(l, x->ts))
-		trace_on(l, w, x->pid);		/* traced now, maybe not in the new list */
+		trace_on(l, w, x->pid, x->ts);	/* traced now, maybe not in the new list */
 	l->windows++;
 	l->last_open_ns = w->seen_ns = now_monotonic_ns();
 	w->demand.evidence = l->evidence;
@@ -908,7 +911,8 @@ static int handle(struct learner *l, const struct rec *r)
 				fork_seen(w, tev.child, r->ts);
 			/* forked while a rewrite emptied the list: not added with its parent */
 			if (err == 0 && rewriting(l, r->ts) && windows_has_task(&l->ws, tev.child))
-				trace_on(l, windows_task_window(&l->ws, tev.child), tev.child);
+				trace_on(l, windows_task_window(&l->ws, tev.child), tev.child,
+					 r->ts);
 			return err;
 		}
 		windows_exit(&l->ws, tev.pid, tev.ts);

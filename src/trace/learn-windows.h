@@ -74,6 +74,7 @@ struct learn_window {
 	 */
 	int rw_pid[WINDOW_UNSEEN_MAX];
 	unsigned rw_seq[WINDOW_UNSEEN_MAX];
+	uint64_t rw_ts[WINDOW_UNSEEN_MAX];	/* when each exec'd or was forked */
 	unsigned nrw;
 	unsigned forks_then;		/* forks into it by @checked_ns of none of @unseen */
 	struct trace_demand demand;	/* what the window's tasks added and used */
