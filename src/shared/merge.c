@@ -59,10 +59,10 @@ struct entry {
 	int rank;			/* the newest of them */
 };
 
-/* Pages [first, end) that the runs of @mask had, first accessed at @time. */
+/* Pages [first, end) that the runs of @mask had, first accessed at @time, @dem of them used. */
 struct seg {
 	uint64_t first, end, time, mask;
-	bool demanded;
+	unsigned dem;
 };
 
 struct segs {
@@ -407,8 +407,7 @@ static int sweep(struct merger *m, struct segs *s, size_t need, emit_fn emit, co
 			mask |= g->mask;
 			times[nt++] = (struct timed){ g->time, w };
 			weight += w;
-			if (g->demanded)
-				dem += w;
+			dem += g->dem < w ? g->dem : w;
 		}
 		if (!mask)
 			continue;
@@ -477,6 +476,31 @@ static int emit_range(struct merger *m, const void *key, const struct piece *p)
 	return ura_pack_builder_add_range_runs(m->b, &r, p->mask);
 }
 
+/*
+ * How many of the runs of @mask (input @in's own runs that had range @rg) used
+ * its pages. A pack keeps one mark for all its runs: marked, all of them (at
+ * least as many as its merge needed); not marked, as many as could be without
+ * the mark, by the rule that set it (sweep(): fewer than the merge's need, or
+ * half of a pending range's runs at most). Counting none made a page that one
+ * run had read ahead, unused, never demanded again when the program's pack was
+ * learned a run at a time: the later runs' use never outweighed the first
+ * run's weight (chromium's learned pack left 10 MiB its warm runs used to the
+ * program's own faults, and closed 15% of the gap against 72%).
+ */
+static unsigned runs_demanding(const struct merger *m, const struct input *in,
+			       const struct ura_pack_range *rg, uint64_t mask, bool pending)
+{
+	unsigned w = (unsigned)__builtin_popcountll(mask);
+	size_t need;
+
+	if (rg->flags & URA_PACK_RANGE_DEMANDED)
+		return w;
+	if (pending)
+		return w / 2;
+	need = merge_need(m->o->min_confidence, in->nruns);
+	return need - 1 < w ? (unsigned)(need - 1) : w;
+}
+
 /* The segments of file @e's ranges (merged run masks; runs forgotten dropped). */
 static int file_segments(const struct merger *m, const struct entry *e, struct segs *s)
 {
@@ -492,7 +516,7 @@ static int file_segments(const struct merger *m, const struct entry *e, struct s
 		g = (struct seg){ .first = rg.first_page, .end = rg.first_page + rg.page_count,
 				  .time = on_timeline(in, rg.first_access_ns),
 				  .mask = remap(in, mask),
-				  .demanded = rg.flags & URA_PACK_RANGE_DEMANDED };
+				  .dem = runs_demanding(m, in, &rg, mask, false) };
 		if (g.mask && (r = segs_push(s, &g)) < 0)
 			return r;
 	}
@@ -505,7 +529,7 @@ static int file_segments(const struct merger *m, const struct entry *e, struct s
 		g = (struct seg){ .first = rg.first_page, .end = rg.first_page + rg.page_count,
 				  .time = on_timeline(in, rg.first_access_ns),
 				  .mask = remap(in, mask),
-				  .demanded = rg.flags & URA_PACK_RANGE_DEMANDED };
+				  .dem = runs_demanding(m, in, &rg, mask, true) };
 		if (g.mask && (r = segs_push(s, &g)) < 0)
 			return r;
 	}

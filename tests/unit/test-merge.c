@@ -757,6 +757,47 @@ START_TEST(test_incremental_equals_batch)
 }
 END_TEST
 
+/*
+ * A program learned a run at a time: its first run (cold) read pages ahead and used them by
+ * no event the trace saw, its later runs (warm) used them. Merged one run after the other
+ * (as the learning daemon does), the pages are demanded as a merge of all the runs at once
+ * makes them; a page one run of three used stays speculative.
+ */
+START_TEST(test_demand_learned_run_by_run)
+{
+	struct ura_pack *in[5], *acc, *two[2], *batch;
+
+	in[0] = run_pack(1, (struct rg[]){ { "bin", 0, 10, 1, 0 }, { "lib", 0, 4, 1, 0 },
+					   { 0 } }, NULL);
+	in[1] = run_pack(2, (struct rg[]){ { "bin", 0, 10, 1, DEM }, { "lib", 0, 4, 1, DEM },
+					   { 0 } }, NULL);
+	in[2] = run_pack(3, (struct rg[]){ { "bin", 0, 10, 1, DEM }, { "lib", 0, 4, 1, 0 },
+					   { 0 } }, NULL);
+	in[3] = run_pack(4, (struct rg[]){ { "bin", 0, 10, 1, DEM }, { 0 } }, NULL);
+	in[4] = run_pack(5, (struct rg[]){ { "bin", 0, 10, 1, DEM }, { 0 } }, NULL);
+	acc = merge(&in[0], 1, 0.6, 0, NULL);
+	for (int i = 1; i < 5; i++) {
+		two[0] = acc;
+		two[1] = in[i];
+		acc = merge(two, 2, 0.6, 0, NULL);
+		ura_pack_free(two[0]);
+		if (i == 2) {	/* three runs: bin used by two, lib by one */
+			batch = merge(in, 3, 0.6, 0, NULL);
+			expect(batch, "bin", 0, 10, 1, 0x7, true);
+			expect(batch, "lib", 0, 4, 1, 0x7, false);
+			expect(acc, "bin", 0, 10, 1, 0x7, true);
+			expect(acc, "lib", 0, 4, 1, 0x7, false);
+			ura_pack_free(batch);
+		}
+	}
+	/* and every later run that uses it keeps it demanded */
+	ck_assert_uint_eq(ura_pack_runs(acc), 5);
+	expect(acc, "bin", 0, 10, 1, 0x1f, true);
+	ura_pack_free(acc);
+	free_all(in, 5);
+}
+END_TEST
+
 static uint64_t rnd(uint64_t *s)
 {
 	*s ^= *s << 13;
@@ -958,6 +999,7 @@ static Suite *pack_merge_suite(void)
 	tcase_add_test(tc, test_64_runs);
 	tcase_add_test(tc, test_access_log_dropped);
 	tcase_add_test(tc, test_incremental_equals_batch);
+	tcase_add_test(tc, test_demand_learned_run_by_run);
 	tcase_add_test(tc, test_builders_as_packs);
 	tcase_add_test(tc, test_input_neither_or_both);
 	suite_add_tcase(s, tc);
