@@ -282,6 +282,9 @@ def main():
                          "or the workload's whole shell command")
     ap.add_argument("--workdir", default="/var/tmp/ura-watch-bench")
     ap.add_argument("--lock", help="hold this flock around the learning and each batch")
+    ap.add_argument("--pause-damon", action="store_true",
+                    help="turn running kdamonds (DAMON reclaim) off during the runs, then on: "
+                         "they page out a warm start's files between runs")
     ap.add_argument("--out")
     args = ap.parse_args()
     if os.geteuid() != 0:
@@ -291,10 +294,27 @@ def main():
             sys.exit(f"watch-e2e: build/{f} is missing (make all test-helpers)")
     b = Bench(args)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    damon = e2e.damon_running()
     results = {"machine": os.uname().release, "cpus": os.cpu_count(),
                "date": time.strftime("%Y-%m-%d"), "args": vars(args),
                "learn_unit": b.learn_cmd, "watch_unit": b.watch_cmd,
-               "damon": "on" if e2e.damon_running() else "none", "workloads": {}}
+               "damon": ("paused" if args.pause_damon else "on") if damon else "none",
+               "workloads": {}}
+    if damon and args.pause_damon:
+        e2e.damon_set(damon, "off")
+    try:
+        run_all(args, b, results)
+    finally:
+        if damon and args.pause_damon:
+            e2e.damon_set(damon, "on")
+    if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        with open(args.out, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+def run_all(args, b, results):
+    """Each workload learned, then measured on each profile, into @results."""
     strategies = ["cold", "watch", "hand", "oneshot", "warm"]
     for name in args.workloads.split(","):
         with locked(args.lock):
@@ -333,10 +353,6 @@ def main():
                  if res["watch_of_hand"] is not None else "") +
                 (f"; hand/oneshot {res['hand_of_oneshot'] * 100:.0f}%"
                  if res["hand_of_oneshot"] is not None else ""), flush=True)
-    if args.out:
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        with open(args.out, "w") as f:
-            json.dump(results, f, indent=1)
 
 
 if __name__ == "__main__":
