@@ -610,7 +610,14 @@ int pageset_file_ranges(const struct pageset *ps, const struct pageset_file *f, 
 				continue;
 			if (page >= max_pages)
 				break;
-			ts = min_u64(c->add_ts[i], c->use_ts[i]);
+			/*
+			 * A used page is needed when it was first used: added earlier, it
+			 * was read ahead (a cold start under the device's read_ahead_kb of
+			 * 2.5 MiB placed a window's pages at the fault that read them, and
+			 * the replay read them ahead of pages needed sooner).
+			 */
+			ts = dem && c->use_ts[i] != NO_TS ? c->use_ts[i] :
+			     min_u64(c->add_ts[i], c->use_ts[i]);
 			if (ts == NO_TS)
 				ts = 0;
 			if (cur && cur->first_page + cur->page_count == page && cur->demanded == dem &&

@@ -73,7 +73,7 @@ START_TEST(test_demanded_vs_speculative)
 	ck_assert_uint_eq(r[1].first_page, 4);
 	ck_assert_uint_eq(r[1].page_count, 4);
 	ck_assert(r[1].demanded);
-	ck_assert_uint_eq(r[1].first_ns, 10);	/* the earlier of add and use */
+	ck_assert_uint_eq(r[1].first_ns, 20);	/* when first used, not when read ahead */
 	ck_assert_uint_eq(r[2].first_page, 8);
 	ck_assert_uint_eq(r[2].page_count, 24);
 	ck_assert(!r[2].demanded);
@@ -168,9 +168,16 @@ START_TEST(test_first_time_is_minimum)
 	/* events arrive CPU by CPU, not in time order */
 	ck_assert_int_eq(pageset_add(ps, DEV, 2, 0, 1, 500), 0);
 	ck_assert_int_eq(pageset_add(ps, DEV, 2, 0, 1, 300), 0);
+	ck_assert_int_eq(pageset_access(ps, DEV, 2, 0, 0, 450, PAGESET_STRONG), 0);
 	ck_assert_int_eq(pageset_access(ps, DEV, 2, 0, 0, 400, PAGESET_STRONG), 0);
-	ck_assert_uint_eq(only_file_ranges(UINT64_MAX, 0, &r), 1);
-	ck_assert_uint_eq(r[0].first_ns, 300);
+	/* a page never used: when it was added */
+	ck_assert_int_eq(pageset_add(ps, DEV, 2, 1, 1, 700), 0);
+	ck_assert_int_eq(pageset_add(ps, DEV, 2, 1, 1, 600), 0);
+	ck_assert_uint_eq(only_file_ranges(UINT64_MAX, 0, &r), 2);
+	ck_assert_uint_eq(r[0].first_ns, 400);
+	ck_assert(r[0].demanded);
+	ck_assert_uint_eq(r[1].first_ns, 600);
+	ck_assert(!r[1].demanded);
 	free(r);
 }
 END_TEST
@@ -281,7 +288,7 @@ START_TEST(test_long_read_over_added_pages)
 	ck_assert_uint_eq(r[0].first_page, 0);
 	ck_assert_uint_eq(r[0].page_count, 300);
 	ck_assert(r[0].demanded);
-	ck_assert_uint_eq(r[0].first_ns, 10);
+	ck_assert_uint_eq(r[0].first_ns, 20);	/* asked for by the read at 20 */
 	free(r);
 	ck_assert(pageset_is_used(ps, DEV, 4, 299));
 }
