@@ -80,13 +80,13 @@ size_t pidfilter_ranges(int first, int last, int pid_max, const int *banned, siz
 		return 0;
 	span = pids_between(first, last, pid_max);
 	for (int k = -(PIDS_RECENT - 1) - span; k <= PIDS_AHEAD; k++) {
-		/* pids wrap from pid_max - 1 to the first free one above 300: 0 is never one */
+		/* pids wrap from pid_max - 1 to the first free one from 300: none below is armed */
 		long pid = ((long)last + k) % pid_max;
 		int n;
 
 		if (pid < 0)
 			pid += pid_max;
-		if (pid == 0 || is_banned(banned, nbanned, pid))
+		if (pid < PIDS_RESERVED || is_banned(banned, nbanned, pid))
 			continue;
 		n = snprintf(buf + len, size - len, "%s%ld", len ? " " : "", pid);
 		if (n < 0 || (size_t)n >= size - len) {
@@ -98,7 +98,6 @@ size_t pidfilter_ranges(int first, int last, int pid_max, const int *banned, siz
 	return len;
 }
 
-/* The text of one write: the pids asked for, then the armed ones. */
 /* The text of a write: @pids, then the pids allocated after @first up to @last, and around. */
 static char *write_text(struct pid_filter *pf, const int *pids, size_t n, const int *banned,
 			int first, int last)
@@ -126,7 +125,7 @@ static void *writer(void *arg)
 	for (;;) {
 		struct done_write d = { 0 };
 		bool rewrite;
-		uint64_t t0, t1;
+		uint64_t t0, t1, t_write;
 		char *text;
 		int fd, r = 0, first, last;
 
@@ -179,6 +178,7 @@ static void *writer(void *arg)
 
 		text = write_text(pf, pids, npids, banned, first, last);
 		t1 = rewrite ? t0 : now_monotonic_ns();
+		t_write = now_monotonic_ns();
 		if (r == 0 && !text)
 			r = -ENOMEM;
 		if (r == 0 && write(fd, text, strlen(text)) < 0)
@@ -199,10 +199,11 @@ static void *writer(void *arg)
 		if (pf->nhist < HISTORY)
 			pf->nhist++;
 		pf->served = d.hi;
-		if (rewrite) {
+		if (rewrite && r == 0) {
 			pf->rw_first = first;
 			pf->rw_last = last;
-			pf->rw_end_ns = now_monotonic_ns();
+			/* the new list is in force a fraction of a ms after the write began */
+			pf->rw_end_ns = t_write + PIDFILTER_PUBLISH_NS;
 		}
 		pf->st.writes++;
 		pf->st.rewrites += rewrite;
@@ -377,7 +378,7 @@ bool pidfilter_kept_by_rewrite(struct pid_filter *pf, unsigned seq, int pid, uin
 		if (k > PIDS_AHEAD)
 			k -= pf->pid_max;
 		kept = k >= -(long)(PIDS_RECENT - 1) - span && k <= PIDS_AHEAD &&
-		       !is_banned(pf->banned, PIDS_BANNED, pid);
+		       pid >= PIDS_RESERVED && !is_banned(pf->banned, PIDS_BANNED, pid);
 	}
 	pthread_mutex_unlock(&pf->lock);
 	return kept;

@@ -33,7 +33,11 @@
  * newest this many): tasks forked then were traced, and the caller may read of
  * them only after the write.
  */
-#define PIDS_EMPTYING	4096
+#define PIDS_EMPTYING	1024
+/* pids wrap to this one: those below (init, the kernel's first threads) are never armed */
+#define PIDS_RESERVED	300
+/* a write's list is in force this long after the write began, at most (measured 0.15-0.4 ms) */
+#define PIDFILTER_PUBLISH_NS	(1000 * 1000ull)
 /* pids left out of the armed ones (a flood's tasks), the newest this many */
 #define PIDS_BANNED	64
 
@@ -111,7 +115,8 @@ void pidfilter_get_stats(struct pid_filter *pf, struct pidfilter_stats *ret);
  * pidfilter_ranges() - the pids each write adds around those allocated after @first up to
  * @last (the newest pid allocated; @first == @last but for a rewrite), for a pid space of
  * @pid_max: [@first - PIDS_RECENT + 1, @last + PIDS_AHEAD] (PIDS_EMPTYING + PIDS_RECENT +
- * PIDS_AHEAD at most, the newest), wrapped, without 0 and the @nbanned pids of @banned;
+ * PIDS_AHEAD at most, the newest), wrapped, without those below PIDS_RESERVED and the
+ * @nbanned pids of @banned;
  * written as decimal numbers separated by spaces into @buf
  * Return: the length written (@buf is NUL-terminated), or 0 when @size is too small.
  */

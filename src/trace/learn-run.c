@@ -116,7 +116,7 @@
 #define PRE_EXEC_NS		(200 * MS)
 #define RECENT_SLOTS		16384
 /* A write's pids are in force this long after it began, at most (measured: 0.15-0.4 ms). */
-#define PUBLISH_NS		(1 * MS)
+#define PUBLISH_NS		PIDFILTER_PUBLISH_NS
 /*
  * A window traced this long after its exec or later is not merged: it missed
  * what its program did first, and would count as a run that did not do it.
@@ -691,11 +691,6 @@ static void note_named(struct learner *l, struct learn_window *w, const char *fi
 }
 
 /*
- * Open a window for the exec, if its program is to be learned and may be now
- * (learn-admit.h) and a window is free (all open is a want of room, as in
- * refused()): true when one opened.
- */
-/*
  * Task @pid of @w was traced (it exec'd or was forked) while a rewrite emptied
  * the pid filter: asked for again, in case the rewrite's list lacks it, and
  * checked once written (check_rewritten()).
@@ -704,12 +699,8 @@ static void trace_on(struct learner *l, struct learn_window *w, int pid, uint64_
 {
 	unsigned seq = pidfilter_add(l->pf, pid);
 
-	if (!w)
-		return;
-	if (w->nrw == WINDOW_UNSEEN_MAX) {
-		w->lost |= WINDOW_LOST_TASK;
-		return;
-	}
+	if (!w || w->nrw == WINDOW_RW_MAX)
+		return;		/* more: the rewrite armed them, or no check is kept */
 	w->rw_pid[w->nrw] = pid;
 	w->rw_ts[w->nrw] = ts;
 	w->rw_seq[w->nrw++] = seq;
@@ -739,13 +730,20 @@ static void check_rewritten(struct learner *l)
 				log_debug("window of '%s' (pid %d): task %d not traced for a while "
 					  "(forked while the pid filter was written afresh)", w->exe,
 					  w->pid, w->rw_pid[j]);
-				w->lost |= WINDOW_LOST_TASK;
+				/* and the windows it is inside, which its events feed too */
+				for (struct learn_window *o = w; o; o = windows_outer(&l->ws, o))
+					o->lost |= WINDOW_LOST_TASK;
 			}
 		}
 		w->nrw = k;
 	}
 }
 
+/*
+ * Open a window for the exec, if its program is to be learned and may be now
+ * (learn-admit.h) and a window is free (all open is a want of room, as in
+ * refused()): true when one opened.
+ */
 static bool open_window(struct learner *l, const struct exec_seen *x, bool traced)
 {
 	const struct exec_program *prog = &x->prog;
@@ -1031,12 +1029,12 @@ static void close_due(struct learner *l, uint64_t now)
 
 		if (w->lost & WINDOW_LOST_FLOOD)
 			ban_tasks(l, w);
-		/* a task its program started before its trace, never seen forked: not traced */
 		if (w->nrw) {
 			log_debug("window of '%s' (pid %d): a task asked for during a rewrite of "
 				  "the pid filter is not written yet", w->exe, w->pid);
 			w->lost |= WINDOW_LOST_TASK;
 		}
+		/* a task its program started before its trace, never seen forked: not traced */
 		if (w->nunseen || (w->reaped && !w->forks_then)) {
 			log_debug("window of '%s' (pid %d): of the tasks it had started %.3f ms "
 				  "after its exec, %u never seen forked%s", w->exe, w->pid,

@@ -45,7 +45,8 @@ struct pageset_range {
 	uint64_t first_page;
 	uint64_t page_count;
 	bool demanded;
-	uint64_t first_ns;	/* earliest add or use of any page of the run */
+	uint64_t first_ns;	/* earliest first time of its pages: a demanded page's first
+				 * use, another's earliest add or use */
 };
 
 /**

@@ -67,11 +67,15 @@ START_TEST(test_emptying_armed)
 	ck_assert(!has);
 	count_pids(buf, 1500 + PIDS_AHEAD, &has);
 	ck_assert(has);
-	/* wrapped: from 32700 to 40 in a space of 32768 */
-	pidfilter_ranges(32700, 40, 32768, NULL, 0, buf, 1 << 16);
-	ck_assert_uint_eq(count_pids(buf, 32767, &has), 108 + PIDS_RECENT + PIDS_AHEAD - 1);
+	/* wrapped: from 32700 to 320 in a space of 32768 (pids wrap to 300) */
+	pidfilter_ranges(32700, 320, 32768, NULL, 0, buf, 1 << 16);
+	ck_assert_uint_eq(count_pids(buf, 32767, &has), (32768 - 32637) + (384 - 300 + 1));
 	ck_assert(has);
-	count_pids(buf, 0, &has);
+	count_pids(buf, 300, &has);
+	ck_assert(has);
+	count_pids(buf, 299, &has);
+	ck_assert(!has);
+	count_pids(buf, 1, &has);	/* init is never armed */
 	ck_assert(!has);
 	/* a storm: the newest PIDS_EMPTYING only */
 	pidfilter_ranges(1000, 1000 + 3 * PIDS_EMPTYING, 4194304, NULL, 0, buf, 1 << 16);
