@@ -5,12 +5,11 @@
 wrote for the same trace, file by file. Prints one line per file and the first
 difference; exit status 1 when some file differs by more than SLACK decisions.
 
-The slack: under load (CI runs the unit tests beside these, under ASan), a read
-can meet a folio still under I/O and be retried from the next page, and the trace
-then shows the retry, not the read the kernel decided on: one decision of 80 for
-random mmap reads at 2560 KiB differed so (index 1404, 4 pages, against 1405, 3),
-once in several runs. More than that is an emulation that does not follow the
-kernel."""
+The slack: under load (CI runs the unit tests beside these, under ASan), one
+decision of 80 at 2560 KiB once differed (the kernel: index 1404, 4 pages; the
+emulation, from the trace: 1405, 3), likely a read retried after meeting a folio
+still under I/O, whose trace shows the retry (not verified). More than that is
+an emulation that does not follow the kernel."""
 import difflib
 import re
 import sys
