@@ -69,12 +69,28 @@ trace_at() {
 	done
 }
 
+# WINDOW: the emulation of the trace at WINDOW against the kernel's decisions
+emulated_as_kernel() {
+	timeout 120 "$URA_DUMP" --ra-advise --request-us 500 --mbps 20 --ra-log "$T/run-$1.log" \
+		"$T/run-$1.pack" >"$T/run-$1.txt" &&
+		python3 "$HELPER_SRC/ra-compare.py" "$T/kernel-$1" "$T/run-$1.log" $INOS >&2
+}
+# ... traced again, twice at most, when they differ: under ASan beside the unit tests the
+# trace and the kernel's log of the scattered read()s once disagreed from one decision on
+# (18 of 80; 2 another time), and the next run agreed; an emulation that does not follow
+# the kernel differs every time
+emulated_as_kernel_again() {
+	local a
+	for a in 1 2 3; do
+		[ "$a" = 1 ] || { echo "# differed: traced again" >&2; trace_at "$1" || return 1; }
+		emulated_as_kernel "$1" && return 0
+	done
+	return 1
+}
 for w in 128 2560; do
 	ok "trace the workload at read_ahead_kb $w, the kernel logging its decisions" trace_at "$w"
-	ok "the emulation at $w KiB takes the kernel's decisions, file by file" sh -c '
-		timeout 120 "$1" --ra-advise --request-us 500 --mbps 20 --ra-log "$2.log" "$2.pack" >"$2.txt" &&
-		python3 "$3" "$4" "$2.log" $5 >&2' - "$URA_DUMP" "$T/run-$w" "$HELPER_SRC/ra-compare.py" \
-		"$T/kernel-$w" "$INOS"
+	ok "the emulation at $w KiB takes the kernel's decisions, file by file" \
+		emulated_as_kernel_again "$w"
 	ok "at $w KiB: pages read within 10% of those added, requests near the device's" \
 		python3 -c '
 import json, subprocess, sys
