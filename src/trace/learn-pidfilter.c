@@ -150,7 +150,7 @@ static void *writer(void *arg)
 		 * then, and the child it forked at once, missed their first reads
 		 * between this write and the next one: learn.t saw it under load).
 		 */
-		first = (int)proc_sys_int("kernel/ns_last_pid");
+		first = rewrite ? (int)proc_sys_int("kernel/ns_last_pid") : 0;
 		fd = open(pf->path, O_WRONLY | O_CLOEXEC | (rewrite ? O_TRUNC : O_APPEND));
 		if (fd < 0)
 			r = -errno;
