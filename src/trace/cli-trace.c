@@ -35,6 +35,7 @@ enum {
 	OPT_MAX_SIZE,
 	OPT_LEARN_INTERVAL,
 	OPT_NO_EVICT,
+	OPT_RA_FOR,
 };
 
 void trace_usage(FILE *f)
@@ -63,6 +64,9 @@ void trace_usage(FILE *f)
 	      "                            involved, restored afterwards ('keep': as is;\n"
 	      "                            'auto': per device, from its measured costs;\n"
 	      "                            default auto for a command or --cold, else keep)\n"
+	      "     --read-ahead-for SEC with a command: put the devices' own values back\n"
+	      "                            after SEC seconds (default 60) and trace the rest\n"
+	      "                            of the run at them\n"
 	      " -x, --exact              trace a page at a time (--read-ahead-kb 4): an\n"
 	      "                            exact pack, for a slower traced run\n"
 	      "     --no-evict           when --pack exists, leave its files in the page\n"
@@ -135,6 +139,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		{ "read-ahead-kb", required_argument, NULL, 'r' },
 		{ "exact", no_argument, NULL, 'x' },
 		{ "no-evict", no_argument, NULL, OPT_NO_EVICT },
+		{ "read-ahead-for", required_argument, NULL, OPT_RA_FOR },
 		{ "root", required_argument, NULL, 'R' },
 		{ "input", required_argument, NULL, 'I' },
 		{ "buffer-size", required_argument, NULL, 'b' },
@@ -170,7 +175,7 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 	while ((c = getopt_long(argc, argv, "+p:sd:i:cr:xR:I:b:e:P:JmC:k:w:W:o:vqhV", longopts,
 				NULL)) != -1) {
 		if ((c > 0 && c < 256 && strchr("sdicrxRIbeP", c)) || c == OPT_NO_ACCESS_LOG ||
-		    c == OPT_NO_EVICT)
+		    c == OPT_NO_EVICT || c == OPT_RA_FOR)
 			live_opts = true;	/* options of a trace, not of --merge */
 		switch (c) {
 		case 'p':
@@ -210,6 +215,10 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 			break;
 		case OPT_NO_EVICT:
 			o->no_evict = true;
+			break;
+		case OPT_RA_FOR:
+			if (seconds_arg("--read-ahead-for", optarg, &o->read_ahead_for_ns) < 0)
+				goto usage;
 			break;
 		case 'x':
 			ra_given = true;
@@ -428,6 +437,12 @@ int trace_parse_args(int argc, char *argv[], struct trace_options *o)
 		cli_usage_error("--no-evict needs a COMMAND");
 		goto usage;
 	}
+	if (o->read_ahead_for_ns && !o->argv) {
+		cli_usage_error("--read-ahead-for needs a COMMAND");
+		goto usage;
+	}
+	if (!o->read_ahead_for_ns)
+		o->read_ahead_for_ns = TRACE_RA_FOR_NS;
 	if (!ra_given && (o->cold || (!o->input && !o->system && !o->watch_dir && !o->merge))) {
 		o->read_ahead_kb = TRACE_RA_AUTO;
 		o->read_ahead_kb_default = true;

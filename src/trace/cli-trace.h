@@ -30,6 +30,7 @@ struct trace_options {
 	bool no_evict;			/* --no-evict: leave the replaced pack's files cached */
 	bool read_ahead_kb_default;	/* not given: where it cannot be set, trace as is */
 	unsigned read_ahead_kb;		/* --read-ahead-kb N (0: keep, TRACE_RA_AUTO), or the default */
+	uint64_t read_ahead_for_ns;	/* --read-ahead-for SEC (TRACE_RA_FOR_NS if not given) */
 	const char *root;		/* --root DIR */
 	const char *input;		/* --input FILE */
 	unsigned buffer_kb;		/* --buffer-size SIZE, in KiB per CPU, 0 automatic */
@@ -50,6 +51,15 @@ struct trace_options {
 	double min_confidence;		/* --min-confidence C, with --merge or --watch (0: default) */
 	unsigned keep_runs;		/* --keep-runs N, 0 if not given (64) */
 };
+
+/*
+ * The default --read-ahead-for: a command's trace keeps read_ahead_kb forced (every
+ * disk, for every program) this long at most. A start is the first seconds of a
+ * program; a program traced for hours (a browser, an editor) would otherwise keep
+ * the machine at 4 KiB readahead for hours. The rest of the run is traced at the
+ * devices' own values.
+ */
+#define TRACE_RA_FOR_NS		(60ull * 1000 * 1000 * 1000)
 
 /*
  * The default --window: the start of the programs measured (bench/learn-window.sh,

@@ -153,16 +153,8 @@ struct loop_state {
 	int last_signal;
 	bool child_done;
 	int child_status;
-	struct rakb_state *ra;	/* read_ahead_kb forced for the trace, put back after RA_FORCE_NS */
+	struct rakb_state *ra;	/* read_ahead_kb forced for the trace, put back after --read-ahead-for */
 };
-
-/*
- * A command's trace keeps read_ahead_kb forced (every disk, for every program)
- * this long at most: a start is the first seconds of a program, and a program
- * traced for hours (a browser, an editor) would keep the machine at 4 KiB
- * readahead for hours. The rest of the run is traced at the devices' own values.
- */
-#define RA_FORCE_NS	(60ull * 1000 * 1000 * 1000)
 
 /* A record read from the ring buffers: decode it, feed it to the demand model and the log. */
 static int feed_record(struct tep_record *rec, void *ctx)
@@ -246,10 +238,12 @@ static int trace_loop(struct loop_state *ls)
 		if (ls->signals > 1)
 			return -EINTR;
 		now = now_monotonic_ns();
-		if (ls->ch && ls->ra && ls->ra->n && !ls->ra->restored && now - start >= RA_FORCE_NS) {
+		if (ls->ch && ls->ra && ls->ra->n && !ls->ra->restored &&
+		    now - start >= o->read_ahead_for_ns) {
 			rakb_restore(ls->ra);
-			log_info("read_ahead_kb put back after %llu s: the rest of the run is traced "
-				 "at the devices' own values", RA_FORCE_NS / 1000000000ull);
+			log_info("read_ahead_kb put back after %.1f s (--read-ahead-for): the rest "
+				 "of the run is traced at the devices' own values",
+				 (double)o->read_ahead_for_ns / 1e9);
 		}
 		if (!ls->ch && o->duration_ns && now - start >= o->duration_ns) {
 			log_debug("duration reached");

@@ -18,7 +18,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 64
+plan 66
 
 # --- a read: exactly the file's pages ---
 head -c $((100 * 4096 + 123)) /dev/urandom >"$M/read.bin"
@@ -447,6 +447,13 @@ ra_before=$(cat "$ra_file")
 ra_seen=$(timeout 60 "$URA_TRACE" -q --read-ahead-kb 8 --pack "$T/ra.pack" -- cat "$ra_file")
 ok "--read-ahead-kb is in force during the trace (saw $ra_seen)" test "$ra_seen" = 8
 ok "and restored afterwards" test "$(cat "$ra_file")" = "$ra_before"
+
+# --read-ahead-for: the devices' own value back while the command still runs
+ra_late=$(timeout 60 "$URA_TRACE" -q --read-ahead-kb 8 --read-ahead-for 0.3 --pack "$T/raf.pack" \
+	-- sh -c 'cat "$1"; sleep 1.5; cat "$1"' - "$ra_file" | tr '\n' ' ')
+ok "--read-ahead-for 0.3: forced at first, the device's own value 1.5 s later (saw $ra_late)" \
+	test "$ra_late" = "8 $ra_before "
+ok "and the trace went on to the command's end" test -s "$T/raf.pack"
 
 # killed with SIGKILL: the next run restores what the dead one changed
 timeout 60 "$URA_TRACE" -q --read-ahead-kb 12 --pack "$T/kill.pack" -- sleep 30 &

@@ -201,6 +201,16 @@ START_TEST(test_root_input_buffer)
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-I", "t.dat", "--exact"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-I", "t.dat", "--no-evict"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-s", "--no-evict"), -EINVAL);
+	/* --read-ahead-for: a command's, seconds > 0, 60 s unless given */
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "true"), 1);
+	ck_assert_uint_eq(o.read_ahead_for_ns, TRACE_RA_FOR_NS);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--read-ahead-for", "2.5", "true"), 1);
+	ck_assert_uint_eq(o.read_ahead_for_ns, 2500000000ull);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--read-ahead-for", "0", "true"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "--read-ahead-for", "x", "true"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-s", "--read-ahead-for", "5"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "-p", "p", "-I", "t.dat", "--read-ahead-for", "5"), -EINVAL);
+	ck_assert_int_eq(PARSE(&o, "--watch", "d", "--read-ahead-for", "5"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-b", "1", "true"), -EINVAL);	/* too small */
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-b", "x", "true"), -EINVAL);
 }
