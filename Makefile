@@ -247,7 +247,7 @@ fuzz:
 
 # Benchmarks, run by hand as root (bench/*.sh build what they need with `make bench`).
 BENCH_PROGS := $(addprefix $(B)/bench/,resolve-bench naive-replay aosp-replay pack-bench demand-models \
-	exec-sources replay-genpack watch-check merge-bench)
+	exec-sources replay-genpack watch-check merge-bench pack-retime)
 .PHONY: bench
 bench: $(BENCH_PROGS)
 
