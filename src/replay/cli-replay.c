@@ -39,6 +39,8 @@ void replay_usage(FILE *f)
 	      " -C, --request-cost SEC  cost model: time of one request (measured)\n"
 	      " -B, --bandwidth SIZE    cost model: bytes per second (measured)\n"
 	      " -F, --fadvise MODE      advice on the replay's files: random or none\n"
+	      "     --read MODE         ahead (readahead(), default) or wait (pread(),\n"
+	      "                         each worker waits for its request)\n"
 	      " -S, --mark-stale FILE   create FILE when the pack should be recorded again\n"
 	      " -k, --check-stale       check that the pack's files are unchanged, read no\n"
 	      "                         data (with --mark-stale: mark a stale pack)\n"
@@ -106,6 +108,8 @@ static int parse_min_available(const char *s, struct replay_options *o)
 	return 0;
 }
 
+enum { OPT_READ = 256 };
+
 int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 {
 	static const struct option longopts[] = {
@@ -128,6 +132,7 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 		{ "request-cost", required_argument, NULL, 'C' },
 		{ "bandwidth", required_argument, NULL, 'B' },
 		{ "fadvise", required_argument, NULL, 'F' },
+		{ "read", required_argument, NULL, OPT_READ },
 		{ "mark-stale", required_argument, NULL, 'S' },
 		{ "check-stale", no_argument, NULL, 'k' },
 		{ "watch", required_argument, NULL, 'W' },
@@ -269,6 +274,14 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 				return cli_bad_value("--bandwidth", optarg,
 						     "expected bytes per second, such as 120M");
 			o->bandwidth = v;
+			break;
+		case OPT_READ:
+			if (strcmp(optarg, "wait") == 0)
+				o->read_wait = true;
+			else if (strcmp(optarg, "ahead") == 0)
+				o->read_wait = false;
+			else
+				return cli_bad_value("--read", optarg, "expected ahead or wait");
 			break;
 		case 'F':
 			if (strcmp(optarg, "random") == 0)

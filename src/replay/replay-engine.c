@@ -105,6 +105,8 @@ out:
 
 /* ---- issuing ---- */
 
+static void read_through(int fd, uint64_t off, uint64_t len);
+
 static int issue(int fd, uint64_t off, uint64_t len)
 {
 	int r;
@@ -186,14 +188,20 @@ static void do_request(struct engine *c, size_t i)
 		stat_add(&c->io.skipped_bytes, len - have);
 		goto out;
 	}
-	replay_inflight_wait(&c->inflight, q->dev, len - have,
-			     dev_model_cost(&c->plan.devices.dev[q->dev].model, len - have));
+	if (!c->o->read_wait)	/* waiting reads: the workers are what is in flight */
+		replay_inflight_wait(&c->inflight, q->dev, len - have,
+				     dev_model_cost(&c->plan.devices.dev[q->dev].model, len - have));
 	/* cancelled while waiting for pacing or room: nothing is issued after a cancel is seen */
 	if (cancelled(c)) {
 		stat_add(&c->io.skipped_bytes, len - have);
 		goto out;
 	}
-	r = issue(fd, q->off, len);
+	if (c->o->read_wait) {
+		read_through(fd, q->off, len);	/* --read wait: done when it returns */
+		r = 0;
+	} else {
+		r = issue(fd, q->off, len);
+	}
 	if (r < 0) {
 		char name[PATH_MAX + 64];
 
@@ -207,7 +215,8 @@ static void do_request(struct engine *c, size_t i)
 		}
 		goto out;
 	}
-	replay_inflight_note(&c->inflight, q->dev, len - have);
+	if (!c->o->read_wait)
+		replay_inflight_note(&c->inflight, q->dev, len - have);
 	stat_add(&c->io.issued_bytes, len - have);
 	stat_add(&c->io.requests, 1);
 	c->done[i] = 1;

@@ -46,6 +46,7 @@ struct replay_options {
 	bool dry_run;			/* schedule, report, no I/O */
 	bool check_stale;		/* check the files' identities only: read no data */
 	bool fadvise_random;		/* POSIX_FADV_RANDOM on the replay's files */
+	bool read_wait;			/* --read wait: pread() each request, waiting for it */
 	enum replay_stale stale;
 	enum replay_probe probe;	/* measure devices without a model: once, always, never */
 	unsigned jobs;			/* worker threads, >= 1 */

@@ -286,6 +286,21 @@ START_TEST(test_fadvise)
 }
 END_TEST
 
+START_TEST(test_read_mode)
+{
+	struct replay_options o;
+
+	ck_assert_int_eq(PARSE(&o, "p"), 1);
+	ck_assert(!o.read_wait);
+	ck_assert_int_eq(PARSE(&o, "--read", "wait", "p"), 1);
+	ck_assert(o.read_wait);
+	ck_assert_int_eq(PARSE(&o, "--read=ahead", "p"), 1);
+	ck_assert(!o.read_wait);
+	quiet();
+	ck_assert_int_eq(PARSE(&o, "--read=sync", "p"), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_mark_stale)
 {
 	struct replay_options o;
@@ -405,6 +420,7 @@ static Suite *cli_replay_suite(void)
 	tcase_add_test(tc, test_sizes);
 	tcase_add_test(tc, test_cost_model);
 	tcase_add_test(tc, test_fadvise);
+	tcase_add_test(tc, test_read_mode);
 	tcase_add_test(tc, test_mark_stale);
 	tcase_add_test(tc, test_watch);
 	tcase_add_test(tc, test_verbosity_help_version);
