@@ -105,7 +105,35 @@ out:
 
 /* ---- issuing ---- */
 
-static void read_through(int fd, uint64_t off, uint64_t len);
+/*
+ * Read a range with pread(), waiting for it: what readahead() cannot bring up to
+ * date, a read does (and --read wait reads every request so). Return: 0, or
+ * -errno of a failed read; a file shorter than the range ends it early.
+ */
+static int read_through(int fd, uint64_t off, uint64_t len)
+{
+	size_t bufsize = 1u << 20;
+	char *buf = malloc(bufsize);
+	int r = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (len) {
+		size_t n = len < bufsize ? (size_t)len : bufsize;
+		ssize_t got = pread(fd, buf, n, (off_t)off);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			r = -errno;
+		if (got <= 0)
+			break;
+		off += (uint64_t)got;
+		len -= (uint64_t)got;
+	}
+	free(buf);
+	return r;
+}
 
 static int issue(int fd, uint64_t off, uint64_t len)
 {
@@ -151,7 +179,7 @@ static void do_request(struct engine *c, size_t i)
 {
 	const struct sched_item *q = &c->plan.req[i];
 	struct replay_obj *ob = &c->files.obj[q->obj];
-	uint64_t len = q->len, have = 0, n;
+	uint64_t len = q->len, have = 0, n, cost;
 	int fd = -1, r;
 
 	if (replay_budget_stopped(&c->budget) || cancelled(c)) {
@@ -188,19 +216,24 @@ static void do_request(struct engine *c, size_t i)
 		stat_add(&c->io.skipped_bytes, len - have);
 		goto out;
 	}
-	if (!c->o->read_wait)	/* waiting reads: the workers are what is in flight */
-		replay_inflight_wait(&c->inflight, q->dev, len - have,
-				     dev_model_cost(&c->plan.devices.dev[q->dev].model, len - have));
+	cost = dev_model_cost(&c->plan.devices.dev[q->dev].model, len - have);
+	if (c->o->read_wait)
+		replay_inflight_enter(&c->inflight, q->dev, len - have, cost);
+	else
+		replay_inflight_wait(&c->inflight, q->dev, len - have, cost);
 	/* cancelled while waiting for pacing or room: nothing is issued after a cancel is seen */
 	if (cancelled(c)) {
+		if (c->o->read_wait)
+			replay_inflight_leave(&c->inflight, q->dev, len - have, cost);
 		stat_add(&c->io.skipped_bytes, len - have);
 		goto out;
 	}
+	r = issue(fd, q->off, len);
 	if (c->o->read_wait) {
-		read_through(fd, q->off, len);	/* --read wait: done when it returns */
-		r = 0;
-	} else {
-		r = issue(fd, q->off, len);
+		/* --read wait: the whole request is queued at once, then waited for */
+		if (r == 0)
+			r = read_through(fd, q->off, len);
+		replay_inflight_leave(&c->inflight, q->dev, len - have, cost);
 	}
 	if (r < 0) {
 		char name[PATH_MAX + 64];
@@ -215,8 +248,7 @@ static void do_request(struct engine *c, size_t i)
 		}
 		goto out;
 	}
-	if (!c->o->read_wait)
-		replay_inflight_note(&c->inflight, q->dev, len - have);
+	replay_inflight_note(&c->inflight, q->dev, len - have);
 	stat_add(&c->io.issued_bytes, len - have);
 	stat_add(&c->io.requests, 1);
 	c->done[i] = 1;
@@ -276,26 +308,6 @@ static int dispatch(struct engine *c)
 		pthread_join(th[k], NULL);
 	free(th);
 	return 0;
-}
-
-/* Read a range with pread(): what readahead() cannot bring up to date, a read does. */
-static void read_through(int fd, uint64_t off, uint64_t len)
-{
-	size_t bufsize = 1u << 20;
-	char *buf = malloc(bufsize);
-
-	if (!buf)
-		return;
-	while (len) {
-		size_t n = len < bufsize ? (size_t)len : bufsize;
-		ssize_t got = pread(fd, buf, n, (off_t)off);
-
-		if (got <= 0)
-			break;
-		off += (uint64_t)got;
-		len -= (uint64_t)got;
-	}
-	free(buf);
 }
 
 struct wait_item {
@@ -373,7 +385,7 @@ again:
 					it->asked = now;
 				}
 			} else if (now - it->changed >= 5 * WAIT_REISSUE_NS) {
-				read_through(fd, q->off, len);
+				(void)read_through(fd, q->off, len);
 				it->changed = now_monotonic_ns();
 			}
 			keep = true;
@@ -492,7 +504,7 @@ int replay_run(const struct ura_pack *pack, struct sys_view *view, const struct 
 			      (const unsigned (*)[2])c.plan.bdevs, c.plan.nbdev, c.plan.req,
 			      c.plan.nreq,
 			      (o->stale == REPLAY_STALE_READ ? REPLAY_FILES_READ_STALE : 0) |
-			      (o->fadvise_random ? REPLAY_FILES_FADVISE_RANDOM : 0));
+			      (o->fadvise_random || o->read_wait ? REPLAY_FILES_FADVISE_RANDOM : 0));
 	if (r < 0)
 		goto out;
 	if (o->check_stale) {

@@ -36,6 +36,10 @@ struct replay_queue {
 	double queued_area;		/* queued device time over wall time, ns x ns */
 	uint64_t first_look, last_look;	/* the span that integral covers */
 	uint64_t last_queued;		/* queued device time at the last look */
+	/* reads the replay waits for: what is in flight, exactly */
+	uint64_t wait_bytes, wait_ns;
+	unsigned nwait;
+	pthread_cond_t left;		/* one of them completed */
 	pthread_mutex_t lock;
 };
 
@@ -69,6 +73,7 @@ int replay_inflight_open(struct replay_inflight *q, const unsigned (*devnum)[2],
 		struct replay_queue *rq = &q->queues[d];
 
 		pthread_mutex_init(&rq->lock, NULL);
+		pthread_cond_init(&rq->left, NULL);
 		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat", devnum[d][0], devnum[d][1]);
 		rq->statfd = open(path, O_RDONLY | O_CLOEXEC);
 		rq->open_bytes = rq->statfd < 0 ? UINT64_MAX : device_read_bytes(rq->statfd);
@@ -123,6 +128,7 @@ void replay_inflight_close(struct replay_inflight *q)
 		if (q->queues[d].statfd >= 0)
 			close(q->queues[d].statfd);
 		free(q->queues[d].marks);
+		pthread_cond_destroy(&q->queues[d].left);
 		pthread_mutex_destroy(&q->queues[d].lock);
 	}
 	free(q->queues);
@@ -243,5 +249,53 @@ void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
 	rq->issued_ns += cost_ns;
 	rq->last_queued = queued_ns(rq);
 	push_mark(rq);
+	pthread_mutex_unlock(&rq->lock);
+}
+
+static bool stopping(const struct replay_inflight *q)
+{
+	return __atomic_load_n(q->stop, __ATOMIC_ACQUIRE) ||
+	       (q->cancel && __atomic_load_n(q->cancel, __ATOMIC_ACQUIRE));
+}
+
+void replay_inflight_enter(struct replay_inflight *q, uint32_t dev, uint64_t len,
+			   uint64_t cost_ns)
+{
+	struct replay_queue *rq = &q->queues[dev];
+
+	pthread_mutex_lock(&rq->lock);
+	for (;;) {
+		bool room = !rq->nwait ||
+			    (q->limit_bytes ? rq->wait_bytes + len <= q->limit_bytes :
+			     !q->limit_ns || rq->wait_ns + cost_ns <= q->limit_ns);
+		struct timespec ts;
+
+		if (room || stopping(q))
+			break;
+		/* a cancel is seen within 10 ms, as it is no one's to signal */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 10000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&rq->left, &rq->lock, &ts);
+	}
+	rq->nwait++;
+	rq->wait_bytes += len;
+	rq->wait_ns += cost_ns;
+	pthread_mutex_unlock(&rq->lock);
+}
+
+void replay_inflight_leave(struct replay_inflight *q, uint32_t dev, uint64_t len,
+			   uint64_t cost_ns)
+{
+	struct replay_queue *rq = &q->queues[dev];
+
+	pthread_mutex_lock(&rq->lock);
+	rq->nwait--;
+	rq->wait_bytes -= len;
+	rq->wait_ns -= cost_ns;
+	pthread_cond_broadcast(&rq->left);
 	pthread_mutex_unlock(&rq->lock);
 }

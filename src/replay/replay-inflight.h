@@ -44,6 +44,21 @@ void replay_inflight_close(struct replay_inflight *q);
 void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
 			  uint64_t cost_ns);
 
+/**
+ * replay_inflight_enter() - for reads the replay waits for (--read wait): wait for room
+ * on device @dev, then count @len bytes of @cost_ns device time as in flight
+ *
+ * Here the replay sees each read complete (replay_inflight_leave()), so what is
+ * in flight is known exactly, not estimated from the device's statistics: the
+ * same limit, in bytes or in device time. One read is always let through.
+ */
+void replay_inflight_enter(struct replay_inflight *q, uint32_t dev, uint64_t len,
+			   uint64_t cost_ns);
+
+/** replay_inflight_leave() - a read counted by replay_inflight_enter() completed */
+void replay_inflight_leave(struct replay_inflight *q, uint32_t dev, uint64_t len,
+			   uint64_t cost_ns);
+
 /** replay_inflight_note() - the replay issued @len bytes on device @dev: its own, for the counts */
 void replay_inflight_note(struct replay_inflight *q, uint32_t dev, uint64_t len);
 

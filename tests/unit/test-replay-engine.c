@@ -2,6 +2,9 @@
 /* Unit tests for src/replay-schedule.c and src/replay-engine.c: merging, chunking, order, safe opening, report */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include "util-log.h"
 #include "replay-report.h"
 #include "replay-engine.h"
+#include "replay-inflight.h"
 #include "replay-mounts.h"
 #include "sys-residency.h"
 #include "replay-schedule.h"
@@ -835,6 +839,77 @@ START_TEST(test_replay_resident)
 }
 END_TEST
 
+/*
+ * --read wait: the replay returns once its reads are done, without --wait: every page
+ * resident, each read waited for one at a time under a bound of 1 ns (one read is always
+ * let through), and the report adds up.
+ */
+START_TEST(test_replay_read_wait)
+{
+	const char *names[] = { "a", "b" };
+	struct replay_options o;
+	struct replay_stats st;
+	char *pack;
+
+	write_file("a", 256 * KiB);
+	write_file("b", 10000);
+	pack = make_pack(names, 2);
+	evict("a");
+	evict("b");
+	replay_options_init(&o);
+	o.read_wait = true;
+	o.jobs = 4;
+	o.inflight = 0;
+	o.queue_ns = 1;
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.errors + st.skipped_bytes, 0);
+	ck_assert_uint_eq(resident_pages("a"), 64);
+	ck_assert_uint_eq(resident_pages("b"), 3);
+	assert_adds_up(&st);
+	free(pack);
+}
+END_TEST
+
+/* The exact bound of --read wait: a read that does not fit waits until one completes. */
+struct enter_arg {
+	struct replay_inflight *q;
+	bool passed;
+};
+
+static void *enter_second(void *arg)
+{
+	struct enter_arg *a = arg;
+
+	replay_inflight_enter(a->q, 0, 4096, 8);
+	__atomic_store_n(&a->passed, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+START_TEST(test_inflight_exact)
+{
+	const unsigned devnum[1][2] = { { 0, 0 } };	/* no such device: exact counts need none */
+	bool stop = false;
+	struct replay_inflight q;
+	struct enter_arg a = { .q = &q };
+	struct timespec ts = { 0, 50000000 };
+	pthread_t th;
+
+	ck_assert_int_eq(replay_inflight_open(&q, devnum, 1, 0, 10, &stop), 0);
+	replay_inflight_enter(&q, 0, 4096, 8);	/* fits */
+	ck_assert_int_eq(pthread_create(&th, NULL, enter_second, &a), 0);
+	nanosleep(&ts, NULL);
+	ck_assert(!__atomic_load_n(&a.passed, __ATOMIC_ACQUIRE));	/* 8 + 8 > 10: it waits */
+	replay_inflight_leave(&q, 0, 4096, 8);
+	pthread_join(th, NULL);
+	ck_assert(a.passed);
+	/* one read larger than the bound alone is let through */
+	replay_inflight_leave(&q, 0, 4096, 8);
+	replay_inflight_enter(&q, 0, 1 << 20, 1000);
+	replay_inflight_leave(&q, 0, 1 << 20, 1000);
+	replay_inflight_close(&q);
+}
+END_TEST
+
 /* A file listed twice is one object: one request, never read twice by two workers. */
 /*
  * The filesystems' directories found by the caller (ura-replay --watch's check) are the ones
@@ -1314,6 +1389,8 @@ static Suite *replay_suite(void)
 	tcase_add_test(sched, test_physical_bins);
 	tcase_add_checked_fixture(eng, setup, teardown);
 	tcase_add_test(eng, test_replay_resident);
+	tcase_add_test(eng, test_replay_read_wait);
+	tcase_add_test(eng, test_inflight_exact);
 	tcase_add_test(eng, test_replay_stale_missing_refused);
 	tcase_add_test(eng, test_replay_same_size_rewrite);
 	tcase_add_test(eng, test_replay_written_not_retraced);
