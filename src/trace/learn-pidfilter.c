@@ -6,6 +6,7 @@
  * each write arms the pids about to be allocated (why: learn-pidfilter.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -44,6 +45,7 @@ struct pid_filter {
 	int banned[PIDS_BANNED];	/* never armed (the newest PIDS_BANNED, 0 for none) */
 	size_t ban_next;
 	int rw_first, rw_last;		/* the last rewrite armed around [first, last] */
+	int rw_pid_max;			/* with this pid_max */
 	uint64_t rw_end_ns;		/* and its list was in force by then */
 	struct pidfilter_stats st;
 };
@@ -55,6 +57,14 @@ static bool is_banned(const int *banned, size_t nbanned, long pid)
 		if (banned[i] == pid)
 			return true;
 	return false;
+}
+
+/* kernel/pid_max, or the kernel's default where it cannot be read */
+static int read_pid_max(void)
+{
+	long v = proc_sys_int("kernel/pid_max");
+
+	return v > 1 && v <= INT_MAX ? (int)v : 32768;
 }
 
 /* How many pids were allocated after @first up to @last, at most PIDS_EMPTYING. */
@@ -127,7 +137,7 @@ static void *writer(void *arg)
 		bool rewrite;
 		uint64_t t0, t1, t_write;
 		char *text;
-		int fd, r = 0, first, last;
+		int fd, r = 0, first, last, pid_max;
 
 		while (!pf->stop && !pf->npending && !pf->arm && !pf->rewrite)
 			pthread_cond_wait(&pf->cond, &pf->lock);
@@ -150,6 +160,8 @@ static void *writer(void *arg)
 		 * then, and the child it forked at once, missed their first reads
 		 * between this write and the next one: learn.t saw it under load).
 		 */
+		/* pid_max may be raised at any time (sysctl): read again at each rewrite */
+		pid_max = rewrite ? read_pid_max() : pf->pid_max;
 		first = rewrite ? (int)proc_sys_int("kernel/ns_last_pid") : 0;
 		fd = open(pf->path, O_WRONLY | O_CLOEXEC | (rewrite ? O_TRUNC : O_APPEND));
 		if (fd < 0)
@@ -171,6 +183,7 @@ static void *writer(void *arg)
 		}
 		npids = pf->npending;
 		pf->npending = 0;
+		pf->pid_max = pid_max;
 		d.lo = pf->served + 1;
 		d.hi = pf->asked;
 		memcpy(banned, pf->banned, sizeof(banned));
@@ -202,6 +215,7 @@ static void *writer(void *arg)
 		if (rewrite && r == 0) {
 			pf->rw_first = first;
 			pf->rw_last = last;
+			pf->rw_pid_max = pid_max;
 			/* the new list is in force a fraction of a ms after the write began */
 			pf->rw_end_ns = t_write + PIDFILTER_PUBLISH_NS;
 		}
@@ -234,9 +248,7 @@ int pidfilter_new(const char *path, pthread_mutex_t *serial, struct pid_filter *
 	pthread_mutex_init(&pf->lock, NULL);
 	pthread_cond_init(&pf->cond, NULL);
 	pf->path = strdup(path);
-	pf->pid_max = (int)proc_sys_int("kernel/pid_max");
-	if (pf->pid_max <= 0)
-		pf->pid_max = 32768;
+	pf->pid_max = read_pid_max();
 	if (!pf->path) {
 		pidfilter_free(pf);
 		return -ENOMEM;
@@ -370,13 +382,13 @@ bool pidfilter_kept_by_rewrite(struct pid_filter *pf, unsigned seq, int pid, uin
 		}
 	}
 	if (!kept && pf->rw_last > 0 && pid > 0) {
-		int span = pids_between(pf->rw_first, pf->rw_last, pf->pid_max);
-		long k = ((long)pid - pf->rw_last) % pf->pid_max;
+		int pm = pf->rw_pid_max, span = pids_between(pf->rw_first, pf->rw_last, pm);
+		long k = ((long)pid - pf->rw_last) % pm;
 
 		if (k < 0)
-			k += pf->pid_max;
+			k += pm;
 		if (k > PIDS_AHEAD)
-			k -= pf->pid_max;
+			k -= pm;
 		kept = k >= -(long)(PIDS_RECENT - 1) - span && k <= PIDS_AHEAD &&
 		       pid >= PIDS_RESERVED && !is_banned(pf->banned, PIDS_BANNED, pid);
 	}
