@@ -807,11 +807,10 @@ static void assert_adds_up(const struct replay_stats *st)
 			  st->skipped_bytes + st->past_eof_bytes);
 }
 
-START_TEST(test_replay_resident)
+/* Files a (64 pages) and b (10000 bytes, 3 pages), their pack, both evicted: the pack's path */
+static char *cold_pair(void)
 {
 	const char *names[] = { "a", "b" };
-	struct replay_options o;
-	struct replay_stats st;
 	char *pack;
 
 	write_file("a", 256 * KiB);
@@ -819,6 +818,22 @@ START_TEST(test_replay_resident)
 	pack = make_pack(names, 2);
 	evict("a");
 	evict("b");
+	return pack;
+}
+
+static void assert_pair_resident(void)
+{
+	ck_assert_uint_eq(resident_pages("a"), 64);
+	ck_assert_uint_eq(resident_pages("b"), 3);
+}
+
+START_TEST(test_replay_resident)
+{
+	struct replay_options o;
+	struct replay_stats st;
+	char *pack;
+
+	pack = cold_pair();
 	replay_options_init(&o);
 	o.wait = true;
 	st = run(pack, &o);
@@ -826,8 +841,7 @@ START_TEST(test_replay_resident)
 	ck_assert_uint_eq(st.pack_bytes, 256 * KiB + 12288);
 	ck_assert_uint_eq(st.errors + st.stale_files + st.missing_files + st.refused_files, 0);
 	ck_assert_uint_eq(st.unresident_bytes, 0);
-	ck_assert_uint_eq(resident_pages("a"), 64);
-	ck_assert_uint_eq(resident_pages("b"), 3);
+	assert_pair_resident();
 	assert_adds_up(&st);
 	ck_assert_uint_eq(st.past_eof_bytes, 12288 - 10000);
 	/* again: everything resident, nothing issued */
@@ -846,16 +860,11 @@ END_TEST
  */
 START_TEST(test_replay_read_wait)
 {
-	const char *names[] = { "a", "b" };
 	struct replay_options o;
 	struct replay_stats st;
 	char *pack;
 
-	write_file("a", 256 * KiB);
-	write_file("b", 10000);
-	pack = make_pack(names, 2);
-	evict("a");
-	evict("b");
+	pack = cold_pair();
 	replay_options_init(&o);
 	o.read_wait = true;
 	o.jobs = 4;
@@ -863,8 +872,7 @@ START_TEST(test_replay_read_wait)
 	o.queue_ns = 1;
 	st = run(pack, &o);
 	ck_assert_uint_eq(st.errors + st.skipped_bytes, 0);
-	ck_assert_uint_eq(resident_pages("a"), 64);
-	ck_assert_uint_eq(resident_pages("b"), 3);
+	assert_pair_resident();
 	assert_adds_up(&st);
 	free(pack);
 }
