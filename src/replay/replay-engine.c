@@ -230,7 +230,8 @@ static void do_request(struct engine *c, size_t i)
 	}
 	r = issue(fd, q->off, len);
 	if (c->o->read_wait) {
-		/* --read wait: the whole request is queued at once, then waited for */
+		/* --read wait: queued (readahead() takes up to the device's read-ahead
+		 * or I/O size at once; a read brings in the rest), then waited for */
 		if (r == 0)
 			r = read_through(fd, q->off, len);
 		replay_inflight_leave(&c->inflight, q->dev, len - have, cost);

@@ -73,7 +73,14 @@ int replay_inflight_open(struct replay_inflight *q, const unsigned (*devnum)[2],
 		struct replay_queue *rq = &q->queues[d];
 
 		pthread_mutex_init(&rq->lock, NULL);
-		pthread_cond_init(&rq->left, NULL);
+		{
+			pthread_condattr_t ca;
+
+			pthread_condattr_init(&ca);
+			pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+			pthread_cond_init(&rq->left, &ca);
+			pthread_condattr_destroy(&ca);
+		}
 		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat", devnum[d][0], devnum[d][1]);
 		rq->statfd = open(path, O_RDONLY | O_CLOEXEC);
 		rq->open_bytes = rq->statfd < 0 ? UINT64_MAX : device_read_bytes(rq->statfd);
@@ -252,12 +259,6 @@ void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
 	pthread_mutex_unlock(&rq->lock);
 }
 
-static bool stopping(const struct replay_inflight *q)
-{
-	return __atomic_load_n(q->stop, __ATOMIC_ACQUIRE) ||
-	       (q->cancel && __atomic_load_n(q->cancel, __ATOMIC_ACQUIRE));
-}
-
 void replay_inflight_enter(struct replay_inflight *q, uint32_t dev, uint64_t len,
 			   uint64_t cost_ns)
 {
@@ -270,10 +271,12 @@ void replay_inflight_enter(struct replay_inflight *q, uint32_t dev, uint64_t len
 			     !q->limit_ns || rq->wait_ns + cost_ns <= q->limit_ns);
 		struct timespec ts;
 
-		if (room || stopping(q))
+		/* a read in flight always completes: only a cancel ends the wait (the budget's
+		 * stop does not, lest the waiting workers all issue at once) */
+		if (room || (q->cancel && __atomic_load_n(q->cancel, __ATOMIC_ACQUIRE)))
 			break;
 		/* a cancel is seen within 10 ms, as it is no one's to signal */
-		clock_gettime(CLOCK_REALTIME, &ts);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_nsec += 10000000;
 		if (ts.tv_nsec >= 1000000000) {
 			ts.tv_sec++;

@@ -50,7 +50,9 @@ void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
  *
  * Here the replay sees each read complete (replay_inflight_leave()), so what is
  * in flight is known exactly, not estimated from the device's statistics: the
- * same limit, in bytes or in device time. One read is always let through.
+ * same limit, in bytes or in device time. One read is always let through. The
+ * wait ends at room or at a cancel (@q->cancel), not at @q->stop: a read in flight
+ * always completes.
  */
 void replay_inflight_enter(struct replay_inflight *q, uint32_t dev, uint64_t len,
 			   uint64_t cost_ns);

@@ -6,8 +6,8 @@
  * each write arms the pids about to be allocated (why: learn-pidfilter.h).
  */
 #include <errno.h>
-#include <limits.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +169,9 @@ static void *writer(void *arg)
 		last = (int)proc_sys_int("kernel/ns_last_pid");
 		if (!rewrite)
 			first = last;
+		/* pid_max lowered below the last pid: the next one wraps, as after pid_max - 1 */
+		if (last >= pid_max)
+			pid_max = last + 1;
 
 		/* take the pids asked for: the two arrays change places */
 		pthread_mutex_lock(&pf->lock);

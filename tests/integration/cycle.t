@@ -160,18 +160,20 @@ ok "a replay on a 20 MB/s device returns with at most 6 MiB queued ($left KiB le
 ok "and the device read the pack ($(( (after - before) >> 20 )) MiB)" test $(( (after - before) >> 20 )) -ge 30
 
 # and a miss of the program waits behind at most that bound: while a replay of the pack runs
-# on the 20 MB/s device, direct reads of another file in the same cgroup, each measured by
-# what the device completed between its start and its end (the bytes it waited behind, its
-# own 64 KiB included). No limit would put the whole 32 MiB ahead of the first. The bound,
-# 50 ms of 20 MB/s, is less than one request of 1 MiB, so one is in flight at a time; a
-# request issued just before the miss may come ahead of it too: 2 MiB and the miss at most
-# (and 256 KiB for anyone else's reads: metadata, a journal). With --read
-# wait the replay sees its reads complete and the bound is exact; readahead() is followed
-# through the device's counts, which take others' reads for its own: allowed one more.
-miss_waits() {	# MODE: the largest wait of the misses during one replay, in KiB, and their count
+# on the 20 MB/s device with 16 workers, direct reads of another file in the same cgroup, each
+# measured by what the device completed between its start and its end (the bytes it waited
+# behind, its own 64 KiB included). With no limit the first would wait behind 16 requests
+# (--read wait) or the whole 32 MiB (readahead()). The bound, 50 ms of 20 MB/s, is less than
+# one request of 1 MiB, so one is in flight at a time; a request issued just before the miss
+# may come ahead of it too: 2 MiB and the miss (and 256 KiB for anyone else's reads:
+# metadata, a journal). With --read wait the replay sees its reads complete and the bound
+# is exact; readahead() is followed through the device's counts, which take others' reads
+# for its own: allowed one more. The second-worst miss is judged: a reader preempted between
+# its two looks at the device counts what the device did meanwhile, once.
+miss_waits() {	# MODE: the two largest waits of the misses during one replay, in KiB, and their count
 	cold
 	sh -c 'echo $$ >"$1/cgroup.procs"; exec timeout 120 "$2" -q --inflight 50ms --probe never \
-		--request-cost 0.0005 --bandwidth 20M --chunk 1M --read "$4" "$3"' - "$CG" "$URA_REPLAY" \
+		--request-cost 0.0005 --bandwidth 20M --chunk 1M --jobs 16 --read "$4" "$3"' - "$CG" "$URA_REPLAY" \
 		"$T/bulk.pack" "$1" &
 	local rp=$!
 	sleep 0.3
@@ -187,25 +189,25 @@ def alive():
         return open("/proc/%d/stat" % rp).read().split()[2] != "Z"
     except OSError:
         return False
-fd, buf, worst, n = os.open(path, os.O_RDONLY | os.O_DIRECT), mmap.mmap(-1, 65536), 0, 0
+fd, buf, waits, n = os.open(path, os.O_RDONLY | os.O_DIRECT), mmap.mmap(-1, 65536), [0, 0], 0
 while alive():
     s0 = done()
     os.preadv(fd, [buf], (n % 128) * 65536)
     s1 = done()
     if not alive():
         break    # the replay ended meanwhile: not a wait behind it
-    worst, n = max(worst, (s1 - s0) >> 10), n + 1
+    waits, n = sorted(waits + [(s1 - s0) >> 10])[-2:], n + 1
 os.close(fd)
-print(worst, n)
+print(waits[0], waits[1], n)
 PY
 	wait $rp
 }
 miss_waits wait >"$T/miss"
-read -r worst n <"$T/miss"
-ok "with --read wait a miss waits behind 2 requests at most ($worst KiB at worst, $n misses)" \
-	test "$n" -ge 3 -a "$worst" -le $((2048 + 64 + 256))
+read -r second worst n <"$T/miss"
+ok "with --read wait a miss waits behind 2 requests at most ($second KiB, worst $worst, $n misses)" \
+	test "$n" -ge 3 -a "$second" -le $((2048 + 64 + 256))
 miss_waits ahead >"$T/miss"
-read -r worst n <"$T/miss"
-ok "with readahead() 3 at most ($worst KiB at worst, $n misses)" \
-	test "$n" -ge 3 -a "$worst" -le $((3072 + 64 + 256))
+read -r second worst n <"$T/miss"
+ok "with readahead() 3 at most ($second KiB, worst $worst, $n misses)" \
+	test "$n" -ge 3 -a "$second" -le $((3072 + 64 + 256))
 done_testing

@@ -4,13 +4,13 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
-#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util-log.h"
@@ -872,6 +872,7 @@ START_TEST(test_replay_read_wait)
 	o.queue_ns = 1;
 	st = run(pack, &o);
 	ck_assert_uint_eq(st.errors + st.skipped_bytes, 0);
+	ck_assert_uint_gt(st.issued_bytes, 0);	/* the files were cold: it read them */
 	assert_pair_resident();
 	assert_adds_up(&st);
 	free(pack);
@@ -896,13 +897,14 @@ static void *enter_second(void *arg)
 START_TEST(test_inflight_exact)
 {
 	const unsigned devnum[1][2] = { { 0, 0 } };	/* no such device: exact counts need none */
-	bool stop = false;
+	bool stop = false, cancel = false;
 	struct replay_inflight q;
 	struct enter_arg a = { .q = &q };
 	struct timespec ts = { 0, 50000000 };
 	pthread_t th;
 
 	ck_assert_int_eq(replay_inflight_open(&q, devnum, 1, 0, 10, &stop), 0);
+	q.cancel = &cancel;
 	replay_inflight_enter(&q, 0, 4096, 8);	/* fits */
 	ck_assert_int_eq(pthread_create(&th, NULL, enter_second, &a), 0);
 	nanosleep(&ts, NULL);
@@ -913,6 +915,15 @@ START_TEST(test_inflight_exact)
 	/* one read larger than the bound alone is let through */
 	replay_inflight_leave(&q, 0, 4096, 8);
 	replay_inflight_enter(&q, 0, 1 << 20, 1000);
+	/* a cancel ends a wait for room (the read in flight is not done) */
+	a.passed = false;
+	ck_assert_int_eq(pthread_create(&th, NULL, enter_second, &a), 0);
+	nanosleep(&ts, NULL);
+	ck_assert(!__atomic_load_n(&a.passed, __ATOMIC_ACQUIRE));
+	__atomic_store_n(&cancel, true, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	ck_assert(a.passed);
+	replay_inflight_leave(&q, 0, 4096, 8);
 	replay_inflight_leave(&q, 0, 1 << 20, 1000);
 	replay_inflight_close(&q);
 }
