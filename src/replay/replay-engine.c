@@ -105,21 +105,23 @@ out:
 
 /* ---- issuing ---- */
 
+#define READ_BUF	(1u << 20)	/* read_through()'s scratch buffer */
+
 /*
  * Read a range with pread(), waiting for it: what readahead() cannot bring up to
- * date, a read does (and --read wait reads every request so). Return: 0, or
- * -errno of a failed read; a file shorter than the range ends it early.
+ * date, a read does (and --read wait reads every request so). @buf: READ_BUF bytes
+ * of scratch, or NULL to allocate them here. Return: 0, or -errno of a failed read;
+ * a file shorter than the range ends it early.
  */
-static int read_through(int fd, uint64_t off, uint64_t len)
+static int read_through(int fd, uint64_t off, uint64_t len, char *buf)
 {
-	size_t bufsize = 1u << 20;
-	char *buf = malloc(bufsize);
+	char *own = buf ? NULL : malloc(READ_BUF);
 	int r = 0;
 
-	if (!buf)
+	if (!buf && !(buf = own))
 		return -ENOMEM;
 	while (len) {
-		size_t n = len < bufsize ? (size_t)len : bufsize;
+		size_t n = len < READ_BUF ? (size_t)len : READ_BUF;
 		ssize_t got = pread(fd, buf, n, (off_t)off);
 
 		if (got < 0 && errno == EINTR)
@@ -131,7 +133,7 @@ static int read_through(int fd, uint64_t off, uint64_t len)
 		off += (uint64_t)got;
 		len -= (uint64_t)got;
 	}
-	free(buf);
+	free(own);
 	return r;
 }
 
@@ -175,7 +177,8 @@ static void pace(const struct engine *c, uint64_t time_ns)
 	}
 }
 
-static void do_request(struct engine *c, size_t i)
+/* Request @i of the plan; @buf: a worker's scratch for --read wait, or NULL */
+static void do_request(struct engine *c, size_t i, char *buf)
 {
 	const struct sched_item *q = &c->plan.req[i];
 	struct replay_obj *ob = &c->files.obj[q->obj];
@@ -233,7 +236,7 @@ static void do_request(struct engine *c, size_t i)
 		/* --read wait: queued (readahead() takes up to the device's read-ahead
 		 * or I/O size at once; a read brings in the rest), then waited for */
 		if (r == 0)
-			r = read_through(fd, q->off, len);
+			r = read_through(fd, q->off, len, buf);
 		replay_inflight_leave(&c->inflight, q->dev, len - have, cost);
 	}
 	if (r < 0) {
@@ -268,6 +271,8 @@ static void set_ioprio(const struct engine *c)
 static void *worker(void *arg)
 {
 	struct engine *c = arg;
+	/* one scratch buffer per worker: reused, its pages are faulted in once */
+	char *buf = c->o->read_wait ? malloc(READ_BUF) : NULL;
 
 	set_ioprio(c);
 	for (;;) {
@@ -275,8 +280,9 @@ static void *worker(void *arg)
 
 		if (i >= c->plan.nreq)
 			break;
-		do_request(c, i);
+		do_request(c, i, buf);
 	}
+	free(buf);
 	return NULL;
 }
 
@@ -386,7 +392,7 @@ again:
 					it->asked = now;
 				}
 			} else if (now - it->changed >= 5 * WAIT_REISSUE_NS) {
-				(void)read_through(fd, q->off, len);
+				(void)read_through(fd, q->off, len, NULL);
 				it->changed = now_monotonic_ns();
 			}
 			keep = true;
@@ -537,7 +543,7 @@ int replay_run(const struct ura_pack *pack, struct sys_view *view, const struct 
 		c.t0 = now_monotonic_ns();
 		set_ioprio(&c);
 		for (; c.next < c.plan.nmeta_first; c.next++)
-			do_request(&c, c.next);
+			do_request(&c, c.next, NULL);
 	}
 	r = replay_plan_order_rotational(&c.plan, &c.files);
 	if (r < 0)
