@@ -127,14 +127,22 @@ sh -c 'echo $$ >"$1/cgroup.procs"; while [ ! -e "$3" ]; do
 	"$T/reader.stop" &
 reader=$!
 sleep 0.05
+dev_read() { echo $(( $(awk '{ print $3 }' "/sys/dev/block/$majmin/stat") * 512 )); }
+before=$(dev_read)
 sh -c 'echo $$ >"$1/cgroup.procs"; exec timeout 60 "$2" -q --wait --json --probe never \
 	--request-cost 0.0005 --bandwidth 50M "$3"' - "$CG" "$URA_REPLAY" "$T/bulk.pack" \
 	>"$T/report.json"
+after=$(dev_read)
 touch "$T/reader.stop"
 wait $reader
 jget() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" "$T/report.json"; }
-ok "the report counts the other reader's reads ($(jget others_bytes) bytes, queue $(jget queued_ms) ms)" \
-	test "$(jget others_bytes)" -ge $((256 << 10))
+# each of the reader's reads waits behind the replay's queue in the cgroup's throttle, so how
+# many complete while the replay runs depends on that queue (three, 192 KiB, in one CI run):
+# at least one, and no more than the device read beside the replay's own bytes
+others=$(jget others_bytes)
+beside=$(( after - before - $(jget issued_bytes) ))
+ok "the report counts the other reader's reads ($others bytes of $beside the device read beside the replay, queue $(jget queued_ms) ms)" \
+	test "$others" -ge $((64 << 10)) -a "$others" -le "$beside"
 ok "and its bytes add up: pack = resident + issued + skipped + past the end" test \
 	"$(jget pack_bytes)" = $(($(jget resident_bytes) + $(jget issued_bytes) + \
 	$(jget skipped_bytes) + $(jget past_eof_bytes)))
@@ -147,7 +155,6 @@ ok "and its bytes add up: pack = resident + issued + skipped + past the end" tes
 # of 32 MiB then queued most of it and returned at once (a miss would wait seconds behind).
 echo "$majmin 20000000" >"$CG/blkio.throttle.read_bps_device"
 cold
-dev_read() { echo $(( $(awk '{ print $3 }' "/sys/dev/block/$majmin/stat") * 512 )); }
 before=$(dev_read)
 sh -c 'echo $$ >"$1/cgroup.procs"; exec timeout 120 "$2" -q --inflight 50ms --probe never \
 	--request-cost 0.0005 --bandwidth 20M "$3"' - "$CG" "$URA_REPLAY" "$T/bulk.pack"
