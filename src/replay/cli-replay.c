@@ -39,8 +39,10 @@ void replay_usage(FILE *f)
 	      " -C, --request-cost SEC  cost model: time of one request (measured)\n"
 	      " -B, --bandwidth SIZE    cost model: bytes per second (measured)\n"
 	      " -F, --fadvise MODE      advice on the replay's files: random or none\n"
-	      "     --read MODE         ahead (readahead(), default) or wait (readahead(),\n"
+	      "     --read MODE         ahead (readahead(), default), wait (readahead(),\n"
 	      "                         then pread(): each worker waits for its request)\n"
+	      "                         or follow (readahead(); a thread per device waits\n"
+	      "                         for each request in turn)\n"
 	      " -S, --mark-stale FILE   create FILE when the pack should be recorded again\n"
 	      " -k, --check-stale       check that the pack's files are unchanged, read no\n"
 	      "                         data (with --mark-stale: mark a stale pack)\n"
@@ -277,11 +279,13 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 			break;
 		case OPT_READ:
 			if (strcmp(optarg, "wait") == 0)
-				o->read_wait = true;
+				o->read = REPLAY_READ_WAIT;
+			else if (strcmp(optarg, "follow") == 0)
+				o->read = REPLAY_READ_FOLLOW;
 			else if (strcmp(optarg, "ahead") == 0)
-				o->read_wait = false;
+				o->read = REPLAY_READ_AHEAD;
 			else
-				return cli_bad_value("--read", optarg, "expected ahead or wait");
+				return cli_bad_value("--read", optarg, "expected ahead, wait or follow");
 			break;
 		case 'F':
 			if (strcmp(optarg, "random") == 0)

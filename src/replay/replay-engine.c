@@ -21,6 +21,7 @@
 #include "util-log.h"
 #include "replay-budget.h"
 #include "replay-files.h"
+#include "replay-follow.h"
 #include "replay-inflight.h"
 #include "replay-plan.h"
 #include "replay-engine.h"
@@ -48,6 +49,7 @@ struct engine {
 	struct replay_files files;
 	struct replay_budget budget;
 	struct replay_inflight inflight;
+	struct replay_follow follow;	/* --read follow */
 	uint8_t *done;		/* per request: issued or found resident */
 	size_t next;		/* next request to take (atomic) */
 	uint64_t t0;
@@ -184,6 +186,7 @@ static void do_request(struct engine *c, size_t i, char *buf)
 	struct replay_obj *ob = &c->files.obj[q->obj];
 	uint64_t len = q->len, have = 0, n, cost;
 	int fd = -1, r;
+	bool exact;
 
 	if (replay_budget_stopped(&c->budget) || cancelled(c)) {
 		stat_add(&c->io.skipped_bytes, len);
@@ -220,25 +223,42 @@ static void do_request(struct engine *c, size_t i, char *buf)
 		goto out;
 	}
 	cost = dev_model_cost(&c->plan.devices.dev[q->dev].model, len - have);
-	if (c->o->read_wait)
+	exact = c->o->read != REPLAY_READ_AHEAD;
+	if (exact)
 		replay_inflight_enter(&c->inflight, q->dev, len - have, cost);
 	else
 		replay_inflight_wait(&c->inflight, q->dev, len - have, cost);
 	/* cancelled while waiting for pacing or room: nothing is issued after a cancel is seen */
 	if (cancelled(c)) {
-		if (c->o->read_wait)
+		if (exact)
 			replay_inflight_leave(&c->inflight, q->dev, len - have, cost);
 		stat_add(&c->io.skipped_bytes, len - have);
 		goto out;
 	}
 	r = issue(fd, q->off, len);
-	if (c->o->read_wait) {
+	if (r == 0 && c->o->read == REPLAY_READ_FOLLOW) {
+		/* --read follow: the device's follower waits for it, leaves the in-flight
+		 * count and puts the descriptor */
+		struct replay_followed f = { .fd = fd, .obj = q->obj, .last = q->off + len - 1,
+					     .len = len - have, .cost_ns = cost };
+
+		replay_inflight_note(&c->inflight, q->dev, len - have);
+		stat_add(&c->io.issued_bytes, len - have);
+		stat_add(&c->io.requests, 1);
+		c->done[i] = 1;
+		if (replay_follow_push(&c->follow, q->dev, &f))
+			return;
+		r = read_through(fd, f.last, 1, buf);	/* no follower: wait here */
+		replay_inflight_leave(&c->inflight, q->dev, len - have, cost);
+		goto out;
+	}
+	if (c->o->read == REPLAY_READ_WAIT && r == 0) {
 		/* --read wait: queued (readahead() takes up to the device's read-ahead
 		 * or I/O size at once; a read brings in the rest), then waited for */
-		if (r == 0)
-			r = read_through(fd, q->off, len, buf);
-		replay_inflight_leave(&c->inflight, q->dev, len - have, cost);
+		r = read_through(fd, q->off, len, buf);
 	}
+	if (exact)
+		replay_inflight_leave(&c->inflight, q->dev, len - have, cost);
 	if (r < 0) {
 		char name[PATH_MAX + 64];
 
@@ -260,6 +280,12 @@ out:
 	replay_files_put(&c->files, q->obj, fd, REPLAY_RELEASE_HANDLED);
 }
 
+/* --read follow: a request the device has read */
+static void release_followed(void *ctx, uint32_t obj, int fd)
+{
+	replay_files_put(ctx, obj, fd, REPLAY_RELEASE_HANDLED);
+}
+
 /* I/O priority is per thread (without CLONE_IO): each thread that reads sets its own. */
 static void set_ioprio(const struct engine *c)
 {
@@ -272,7 +298,7 @@ static void *worker(void *arg)
 {
 	struct engine *c = arg;
 	/* one scratch buffer per worker: reused, its pages are faulted in once */
-	char *buf = c->o->read_wait ? malloc(READ_BUF) : NULL;
+	char *buf = c->o->read == REPLAY_READ_WAIT ? malloc(READ_BUF) : NULL;
 
 	set_ioprio(c);
 	for (;;) {
@@ -511,7 +537,8 @@ int replay_run(const struct ura_pack *pack, struct sys_view *view, const struct 
 			      (const unsigned (*)[2])c.plan.bdevs, c.plan.nbdev, c.plan.req,
 			      c.plan.nreq,
 			      (o->stale == REPLAY_STALE_READ ? REPLAY_FILES_READ_STALE : 0) |
-			      (o->fadvise_random || o->read_wait ? REPLAY_FILES_FADVISE_RANDOM : 0));
+			      (o->fadvise_random || o->read != REPLAY_READ_AHEAD ?
+			       REPLAY_FILES_FADVISE_RANDOM : 0));
 	if (r < 0)
 		goto out;
 	if (o->check_stale) {
@@ -538,6 +565,12 @@ int replay_run(const struct ura_pack *pack, struct sys_view *view, const struct 
 	if (r < 0)
 		goto out;
 	c.inflight.cancel = o->cancel;
+	if (o->read == REPLAY_READ_FOLLOW) {
+		r = replay_follow_start(&c.follow, &c.inflight, c.plan.devices.n, release_followed,
+					&c.files);
+		if (r < 0)
+			goto out;
+	}
 	/* rotational order opens every file: the metadata goes first, issued right here */
 	if (c.plan.nmeta_first) {
 		c.t0 = now_monotonic_ns();
@@ -549,6 +582,7 @@ int replay_run(const struct ura_pack *pack, struct sys_view *view, const struct 
 	if (r < 0)
 		goto out;
 	r = dispatch(&c);
+	replay_follow_stop(&c.follow);
 	if (r < 0)
 		goto out;
 	if (o->wait) {
@@ -558,6 +592,7 @@ int replay_run(const struct ura_pack *pack, struct sys_view *view, const struct 
 done:
 	r = 0;
 out:
+	replay_follow_stop(&c.follow);
 	sum_stats(&c, &st);
 	if (c.inflight.queues) {
 		struct replay_inflight_counts ic;

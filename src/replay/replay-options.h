@@ -31,6 +31,13 @@
 
 enum replay_stale { REPLAY_STALE_SKIP, REPLAY_STALE_READ };
 
+/* How a request is read: --read */
+enum replay_read {
+	REPLAY_READ_AHEAD,	/* readahead(); what is queued estimated from the device's counts */
+	REPLAY_READ_WAIT,	/* readahead(), then pread(): each worker waits for its request */
+	REPLAY_READ_FOLLOW,	/* readahead(); one thread per device waits for each in turn */
+};
+
 /* When to measure a device's costs: --probe */
 enum replay_probe { REPLAY_PROBE_AUTO, REPLAY_PROBE_ALWAYS, REPLAY_PROBE_NEVER };
 
@@ -46,8 +53,8 @@ struct replay_options {
 	bool dry_run;			/* schedule, report, no I/O */
 	bool check_stale;		/* check the files' identities only: read no data */
 	bool fadvise_random;		/* POSIX_FADV_RANDOM on the replay's files */
-	bool read_wait;			/* --read wait: pread() each request, waiting for it */
 	enum replay_stale stale;
+	enum replay_read read;		/* --read */
 	enum replay_probe probe;	/* measure devices without a model: once, always, never */
 	unsigned jobs;			/* worker threads, >= 1 */
 	int ioprio;			/* REPLAY_IOPRIO(), or -1 to leave it alone */

@@ -291,11 +291,13 @@ START_TEST(test_read_mode)
 	struct replay_options o;
 
 	ck_assert_int_eq(PARSE(&o, "p"), 1);
-	ck_assert(!o.read_wait);
+	ck_assert_int_eq(o.read, REPLAY_READ_AHEAD);
 	ck_assert_int_eq(PARSE(&o, "--read", "wait", "p"), 1);
-	ck_assert(o.read_wait);
+	ck_assert_int_eq(o.read, REPLAY_READ_WAIT);
+	ck_assert_int_eq(PARSE(&o, "--read", "follow", "p"), 1);
+	ck_assert_int_eq(o.read, REPLAY_READ_FOLLOW);
 	ck_assert_int_eq(PARSE(&o, "--read=ahead", "p"), 1);
-	ck_assert(!o.read_wait);
+	ck_assert_int_eq(o.read, REPLAY_READ_AHEAD);
 	quiet();
 	ck_assert_int_eq(PARSE(&o, "--read=sync", "p"), -EINVAL);
 }

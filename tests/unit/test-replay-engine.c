@@ -16,6 +16,7 @@
 #include "util-log.h"
 #include "replay-report.h"
 #include "replay-engine.h"
+#include "replay-follow.h"
 #include "replay-inflight.h"
 #include "replay-mounts.h"
 #include "sys-residency.h"
@@ -866,7 +867,7 @@ START_TEST(test_replay_read_wait)
 
 	pack = cold_pair();
 	replay_options_init(&o);
-	o.read_wait = true;
+	o.read = REPLAY_READ_WAIT;
 	o.jobs = 4;
 	o.inflight = 0;
 	o.queue_ns = 1;
@@ -876,6 +877,77 @@ START_TEST(test_replay_read_wait)
 	assert_pair_resident();
 	assert_adds_up(&st);
 	free(pack);
+}
+END_TEST
+
+/*
+ * --read follow: the replay returns once its followers have seen its requests read, without
+ * --wait: every page resident under a bound of 1 ns (one request in flight at a time), the
+ * report adds up.
+ */
+START_TEST(test_replay_read_follow)
+{
+	struct replay_options o;
+	struct replay_stats st;
+	char *pack;
+
+	pack = cold_pair();
+	replay_options_init(&o);
+	o.read = REPLAY_READ_FOLLOW;
+	o.jobs = 4;
+	o.inflight = 0;
+	o.queue_ns = 1;
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.errors + st.skipped_bytes, 0);
+	ck_assert_uint_eq(st.requests, 2);
+	ck_assert_uint_gt(st.issued_bytes, 0);
+	assert_pair_resident();
+	assert_adds_up(&st);
+	free(pack);
+}
+END_TEST
+
+static void count_release(void *ctx, uint32_t obj, int fd)
+{
+	unsigned *n = ctx;
+
+	ck_assert_int_eq((int)obj, (int)*n);	/* in the order handed over */
+	ck_assert_int_ge(fd, 0);
+	(*n)++;
+}
+
+/*
+ * The follower leaves the in-flight count for each request handed over, in order: under a
+ * bound that holds one request, each enter waits for the request before it to be followed
+ * (a follower that never left would hang the second, past the test's timeout).
+ */
+START_TEST(test_follow_leaves)
+{
+	const unsigned devnum[1][2] = { { 0, 0 } };
+	bool stop = false;
+	struct replay_inflight q;
+	struct replay_follow f;
+	unsigned released = 0;
+	char *path = in_dir("a");
+	int fd;
+
+	write_file("a", 64 * KiB);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(replay_inflight_open(&q, devnum, 1, 0, 10, &stop), 0);
+	ck_assert_int_eq(replay_follow_start(&f, &q, 1, count_release, &released), 0);
+	for (unsigned i = 0; i < 5; i++) {
+		struct replay_followed r = { .fd = fd, .obj = i, .last = i * 4096 + 4095,
+					     .len = 4096, .cost_ns = 8 };
+
+		replay_inflight_enter(&q, 0, 4096, 8);
+		ck_assert(replay_follow_push(&f, 0, &r));
+	}
+	replay_follow_stop(&f);
+	ck_assert_uint_eq(released, 5);
+	replay_inflight_close(&q);
+	close(fd);
 }
 END_TEST
 
@@ -1409,6 +1481,8 @@ static Suite *replay_suite(void)
 	tcase_add_checked_fixture(eng, setup, teardown);
 	tcase_add_test(eng, test_replay_resident);
 	tcase_add_test(eng, test_replay_read_wait);
+	tcase_add_test(eng, test_replay_read_follow);
+	tcase_add_test(eng, test_follow_leaves);
 	tcase_add_test(eng, test_inflight_exact);
 	tcase_add_test(eng, test_replay_stale_missing_refused);
 	tcase_add_test(eng, test_replay_same_size_rewrite);

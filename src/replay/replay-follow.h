@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* --read follow: each request queued with readahead() is waited for by one thread per device */
+#ifndef URA_REPLAY_FOLLOW_H
+#define URA_REPLAY_FOLLOW_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replay-inflight.h"
+
+/* A request issued, until the device has read it. */
+struct replay_followed {
+	int fd;			/* the worker's reference, released once read */
+	uint32_t obj;		/* its object in the replay's files */
+	uint64_t last;		/* the request's last byte */
+	uint64_t len, cost_ns;	/* as entered into the in-flight count */
+};
+
+/* One device's requests in the order issued, and the thread that waits for them. */
+struct replay_follow_dev {
+	struct replay_followed *item;
+	size_t head, n, cap;		/* item[head..n) wait */
+	bool stopping, started;
+	pthread_t thread;
+	pthread_cond_t more;
+	pthread_mutex_t lock;
+	struct replay_follow *f;
+	uint32_t dev;
+};
+
+struct replay_follow {
+	struct replay_follow_dev *devs;
+	size_t ndev;
+	struct replay_inflight *inflight;
+	/* gives back a descriptor the follower held: the request is handled */
+	void (*release)(void *ctx, uint32_t obj, int fd);
+	void *ctx;
+};
+
+/**
+ * replay_follow_start() - one follower per device of @q, each waiting in its own thread
+ * @release: called with each request's descriptor once the device has read the request
+ *
+ * Return: 0, or -errno (no follower then: replay_follow_push() returns false).
+ */
+int replay_follow_start(struct replay_follow *f, struct replay_inflight *q, size_t ndev,
+			void (*release)(void *ctx, uint32_t obj, int fd), void *ctx);
+
+/**
+ * replay_follow_push() - hand over a request just issued on @dev (entered into the in-flight
+ * count with replay_inflight_enter()): its follower waits until the request's last byte is
+ * read (a one-byte pread(), which waits for a read in flight), then leaves the in-flight count
+ * and releases @r->fd. The device reads the requests it is given in about the order given, so
+ * one thread that waits for the oldest follows them all, however many are in flight.
+ *
+ * Return: false if no follower took it (no thread, no memory): the caller waits itself.
+ */
+bool replay_follow_push(struct replay_follow *f, uint32_t dev, const struct replay_followed *r);
+
+/** replay_follow_stop() - wait for every request handed over, then end the threads */
+void replay_follow_stop(struct replay_follow *f);
+
+#endif
