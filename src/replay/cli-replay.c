@@ -27,7 +27,8 @@ void replay_usage(FILE *f)
 	      " -j, --jobs N            worker threads (default 2)\n"
 	      " -p, --ioprio CLASS[:N]  I/O priority: idle, be or rt, level 0-7 (be:4)\n"
 	      " -l, --lead SEC          stay at most SEC ahead of the trace (none)\n"
-	      " -i, --inflight LIMIT    queued per device at most: TIMEms, SIZE or none\n"
+	      " -i, --inflight LIMIT    queued per device at most: TIMEms, SIZE, auto (two\n"
+	      "                         of the device's largest requests) or none\n"
 	      "                         (250ms)\n"
 	      " -r, --root DIR          find the pack's files under DIR\n"
 	      " -s, --stale MODE        changed files: skip (default) or read\n"
@@ -195,6 +196,10 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 			o->queue_ns = 0;
 			if (strcmp(optarg, "none") == 0 || strcmp(optarg, "0") == 0)
 				break;
+			if (strcmp(optarg, "auto") == 0) {
+				o->queue_ns = REPLAY_QUEUE_AUTO;
+				break;
+			}
 			if (len > 2 && strcmp(optarg + len - 2, "ms") == 0) {
 				char num[32];
 
@@ -211,7 +216,7 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 				break;
 			}
 			return cli_bad_value("--inflight", optarg, "expected a time such as 50ms, "
-					     "a size of at least 4K, or none");
+					     "a size of at least 4K, auto or none");
 		}
 		case 'r':
 			if (!*optarg)

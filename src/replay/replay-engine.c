@@ -455,6 +455,25 @@ static void check_files(struct engine *c)
 	}
 }
 
+/*
+ * --inflight auto: per device, the device time of REPLAY_AUTO_REQUESTS of its largest
+ * requests (the larger of read_ahead_kb and max_sectors_kb). With the reads followed
+ * (--read follow), one is read while the next waits, so the device never waits for the
+ * replay; a miss of the program waits behind about two of its own read-around windows.
+ */
+static void auto_limits(struct engine *c)
+{
+	for (size_t d = 0; d < c->plan.devices.n; d++) {
+		const struct sched_dev *sd = &c->plan.devices.dev[d];
+		uint64_t ns = REPLAY_AUTO_REQUESTS * dev_model_cost(&sd->model, sd->chunk);
+
+		replay_inflight_set_limit_ns(&c->inflight, (uint32_t)d, ns ? ns : 1);
+		log_debug("device %u:%u: in flight at most %.1f ms of device time",
+			  c->plan.devices.devnum[d][0], c->plan.devices.devnum[d][1],
+			  (double)ns / 1e6);
+	}
+}
+
 /* The report: what each stage counted (plan, files, I/O, budget), summed. */
 static void sum_stats(const struct engine *c, struct replay_stats *ret)
 {
@@ -561,9 +580,12 @@ int replay_run(const struct ura_pack *pack, struct sys_view *view, const struct 
 	replay_budget_init(&c.budget, o->max_bytes, floor);
 	replay_files_open_bdevs(&c.files);
 	r = replay_inflight_open(&c.inflight, (const unsigned (*)[2])c.plan.devices.devnum,
-				 c.plan.devices.n, o->inflight, o->queue_ns, &c.budget.stop);
+				 c.plan.devices.n, o->inflight,
+				 o->queue_ns == REPLAY_QUEUE_AUTO ? 0 : o->queue_ns, &c.budget.stop);
 	if (r < 0)
 		goto out;
+	if (o->queue_ns == REPLAY_QUEUE_AUTO && !o->inflight)
+		auto_limits(&c);
 	c.inflight.cancel = o->cancel;
 	if (o->read == REPLAY_READ_FOLLOW) {
 		r = replay_follow_start(&c.follow, &c.inflight, c.plan.devices.n, release_followed,

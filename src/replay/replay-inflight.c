@@ -36,6 +36,7 @@ struct replay_queue {
 	double queued_area;		/* queued device time over wall time, ns x ns */
 	uint64_t first_look, last_look;	/* the span that integral covers */
 	uint64_t last_queued;		/* queued device time at the last look */
+	uint64_t limit_ns;		/* this device's limit in device time; 0: @q->limit_ns */
 	/* reads the replay waits for: what is in flight, exactly */
 	uint64_t wait_bytes, wait_ns;
 	unsigned nwait;
@@ -86,6 +87,18 @@ int replay_inflight_open(struct replay_inflight *q, const unsigned (*devnum)[2],
 		rq->open_bytes = rq->statfd < 0 ? UINT64_MAX : device_read_bytes(rq->statfd);
 	}
 	return 0;
+}
+
+void replay_inflight_set_limit_ns(struct replay_inflight *q, uint32_t dev, uint64_t ns)
+{
+	if (dev < q->ndev)
+		q->queues[dev].limit_ns = ns;
+}
+
+/* The device's limit in device time: its own, else the one given */
+static uint64_t limit_ns_of(const struct replay_inflight *q, const struct replay_queue *rq)
+{
+	return rq->limit_ns ? rq->limit_ns : q->limit_ns;
 }
 
 void replay_inflight_note(struct replay_inflight *q, uint32_t dev, uint64_t len)
@@ -206,7 +219,7 @@ void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
 			  uint64_t cost_ns)
 {
 	struct replay_queue *rq = &q->queues[dev];
-	uint64_t limit = q->limit_bytes, limit_ns = q->limit_ns, done = 0;
+	uint64_t limit = q->limit_bytes, limit_ns = limit_ns_of(q, rq), done = 0;
 
 	if (rq->statfd < 0)
 		return;
@@ -266,9 +279,10 @@ void replay_inflight_enter(struct replay_inflight *q, uint32_t dev, uint64_t len
 
 	pthread_mutex_lock(&rq->lock);
 	for (;;) {
+		uint64_t limit_ns = limit_ns_of(q, rq);
 		bool room = !rq->nwait ||
 			    (q->limit_bytes ? rq->wait_bytes + len <= q->limit_bytes :
-			     !q->limit_ns || rq->wait_ns + cost_ns <= q->limit_ns);
+			     !limit_ns || rq->wait_ns + cost_ns <= limit_ns);
 		struct timespec ts;
 
 		/* a read in flight always completes: only a cancel ends the wait (the budget's

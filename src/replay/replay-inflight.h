@@ -28,6 +28,12 @@ struct replay_inflight {
 int replay_inflight_open(struct replay_inflight *q, const unsigned (*devnum)[2], size_t ndev,
 			 uint64_t limit_bytes, uint64_t limit_ns, const bool *stop);
 
+/**
+ * replay_inflight_set_limit_ns() - device @dev's own limit in device time (@ns, > 0),
+ * in place of @q->limit_ns (--inflight auto: by each device's model)
+ */
+void replay_inflight_set_limit_ns(struct replay_inflight *q, uint32_t dev, uint64_t ns);
+
 /** replay_inflight_close() - accepts a zeroed or half-opened @q */
 void replay_inflight_close(struct replay_inflight *q);
 

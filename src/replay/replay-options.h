@@ -19,6 +19,8 @@
 #define REPLAY_DEFAULT_IOPRIO		REPLAY_IOPRIO(REPLAY_IOPRIO_BE, 4)
 #define REPLAY_DEFAULT_LEAD_NS		0ull			/* no pacing */
 #define REPLAY_DEFAULT_QUEUE_NS		250000000ull		/* 250 ms of device time queued */
+#define REPLAY_QUEUE_AUTO		UINT64_MAX		/* --inflight auto: queue_ns by device */
+#define REPLAY_AUTO_REQUESTS		2			/* ... that many of its largest requests */
 #define REPLAY_DEFAULT_BIN_NS		1000000000ull		/* rotational time bins */
 #define REPLAY_DEFAULT_AVAIL_PCT	10			/* keep 10% of RAM available */
 #define REPLAY_FALLBACK_CHUNK		(128u << 10)		/* when the device is unknown */
@@ -60,7 +62,8 @@ struct replay_options {
 	int ioprio;			/* REPLAY_IOPRIO(), or -1 to leave it alone */
 	uint64_t lead_ns;		/* stay at most this far ahead of the trace; 0: no pacing */
 	uint64_t inflight;		/* bytes in flight per device at most; 0: by queue_ns */
-	uint64_t queue_ns;		/* else device time in flight at most; 0: no limit */
+	uint64_t queue_ns;		/* else device time in flight at most; 0: no limit;
+					 * REPLAY_QUEUE_AUTO: by each device's model */
 	int rotational;			/* -1 auto (sysfs), 0 no, 1 yes */
 	uint64_t chunk;			/* bytes per readahead(); 0: by device */
 	uint64_t max_bytes;		/* stop after issuing this much; 0: no limit */

@@ -150,6 +150,9 @@ START_TEST(test_inflight)
 	ck_assert_uint_eq(o.queue_ns, 0);
 	ck_assert_int_eq(PARSE(&o, "--inflight=8192", "p"), 1);
 	ck_assert_uint_eq(o.inflight, 8192);
+	ck_assert_int_eq(PARSE(&o, "--inflight", "auto", "p"), 1);
+	ck_assert_uint_eq(o.inflight, 0);
+	ck_assert_uint_eq(o.queue_ns, REPLAY_QUEUE_AUTO);
 	quiet();
 	ck_assert_int_eq(PARSE(&o, "--inflight=1K", "p"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--inflight=lots", "p"), -EINVAL);

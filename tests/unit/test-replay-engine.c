@@ -903,6 +903,15 @@ START_TEST(test_replay_read_follow)
 	ck_assert_uint_gt(st.issued_bytes, 0);
 	assert_pair_resident();
 	assert_adds_up(&st);
+	/* and with the bound by the device's model */
+	evict("a");
+	evict("b");
+	o.queue_ns = REPLAY_QUEUE_AUTO;
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.errors + st.skipped_bytes, 0);
+	ck_assert_uint_eq(st.requests, 2);
+	assert_pair_resident();
+	assert_adds_up(&st);
 	free(pack);
 }
 END_TEST
