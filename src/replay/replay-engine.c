@@ -236,9 +236,12 @@ static void do_request(struct engine *c, size_t i, char *buf)
 		goto out;
 	}
 	r = issue(fd, q->off, len);
-	if (r == 0 && c->o->read == REPLAY_READ_FOLLOW) {
-		/* --read follow: the device's follower waits for it, leaves the in-flight
-		 * count and puts the descriptor */
+	/* --read follow: the device's follower waits for it, leaves the in-flight count and
+	 * puts the descriptor. Left at once: a read that waits on a server (network, FUSE: it
+	 * may never answer), and metadata (a block device's folio that the filesystem holds
+	 * in part is not brought up to date by readahead(): a read of it would read again) */
+	if (r == 0 && c->o->read == REPLAY_READ_FOLLOW && q->obj < c->plan.nfiles &&
+	    replay_inflight_is_block(&c->inflight, q->dev)) {
 		struct replay_followed f = { .fd = fd, .obj = q->obj, .last = q->off + len - 1,
 					     .len = len - have, .cost_ns = cost };
 
@@ -460,12 +463,16 @@ static void check_files(struct engine *c)
  * requests (the larger of read_ahead_kb and max_sectors_kb). With the reads followed
  * (--read follow), one is read while the next waits, so the device never waits for the
  * replay; a miss of the program waits behind about two of its own read-around windows.
+ * A device read in physical order within time bins (rotational) keeps the default: its
+ * requests are not in the order the program needs them, and a short queue would leave
+ * a page the program needs now to a later request.
  */
 static void auto_limits(struct engine *c)
 {
 	for (size_t d = 0; d < c->plan.devices.n; d++) {
 		const struct sched_dev *sd = &c->plan.devices.dev[d];
-		uint64_t ns = REPLAY_AUTO_REQUESTS * dev_model_cost(&sd->model, sd->chunk);
+		uint64_t ns = sd->rotational ? REPLAY_DEFAULT_QUEUE_NS :
+			      REPLAY_AUTO_REQUESTS * dev_model_cost(&sd->model, sd->chunk);
 
 		replay_inflight_set_limit_ns(&c->inflight, (uint32_t)d, ns ? ns : 1);
 		log_debug("device %u:%u: in flight at most %.1f ms of device time",

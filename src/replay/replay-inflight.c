@@ -95,6 +95,11 @@ void replay_inflight_set_limit_ns(struct replay_inflight *q, uint32_t dev, uint6
 		q->queues[dev].limit_ns = ns;
 }
 
+bool replay_inflight_is_block(const struct replay_inflight *q, uint32_t dev)
+{
+	return q->queues && dev < q->ndev && q->queues[dev].statfd >= 0;
+}
+
 /* The device's limit in device time: its own, else the one given */
 static uint64_t limit_ns_of(const struct replay_inflight *q, const struct replay_queue *rq)
 {

@@ -34,6 +34,13 @@ int replay_inflight_open(struct replay_inflight *q, const unsigned (*devnum)[2],
  */
 void replay_inflight_set_limit_ns(struct replay_inflight *q, uint32_t dev, uint64_t ns);
 
+/**
+ * replay_inflight_is_block() - is device @dev a block device (one with a sysfs stat)? Not
+ * on network and FUSE filesystems (a device number with no block device behind it): a read
+ * there waits on a server, which may never answer.
+ */
+bool replay_inflight_is_block(const struct replay_inflight *q, uint32_t dev);
+
 /** replay_inflight_close() - accepts a zeroed or half-opened @q */
 void replay_inflight_close(struct replay_inflight *q);
 
