@@ -27,9 +27,9 @@ void replay_usage(FILE *f)
 	      " -j, --jobs N            worker threads (default 2)\n"
 	      " -p, --ioprio CLASS[:N]  I/O priority: idle, be or rt, level 0-7 (be:4)\n"
 	      " -l, --lead SEC          stay at most SEC ahead of the trace (none)\n"
-	      " -i, --inflight LIMIT    queued per device at most: TIMEms, SIZE, auto (two\n"
-	      "                         of the device's largest requests) or none\n"
-	      "                         (250ms)\n"
+	      " -i, --inflight LIMIT    queued per device at most: TIMEms, SIZE, auto (the\n"
+	      "                         default: two of the device's largest requests, 250ms\n"
+	      "                         where read in physical order) or none\n"
 	      " -r, --root DIR          find the pack's files under DIR\n"
 	      " -s, --stale MODE        changed files: skip (default) or read\n"
 	      " -R, --rotational WHEN   disk order within time bins: yes, no or auto\n"
@@ -40,10 +40,11 @@ void replay_usage(FILE *f)
 	      " -C, --request-cost SEC  cost model: time of one request (measured)\n"
 	      " -B, --bandwidth SIZE    cost model: bytes per second (measured)\n"
 	      " -F, --fadvise MODE      advice on the replay's files: random or none\n"
-	      "     --read MODE         ahead (readahead(), default), wait (readahead(),\n"
-	      "                         then pread(): each worker waits for its request)\n"
-	      "                         or follow (readahead(); a thread per device waits\n"
-	      "                         for each request in turn)\n"
+	      "     --read MODE         follow (readahead(); a thread per device waits for\n"
+	      "                         each request in turn), ahead (readahead() alone),\n"
+	      "                         wait (readahead(), then pread(): each worker waits\n"
+	      "                         for its request) or auto (the default: follow, ahead\n"
+	      "                         where read in physical order)\n"
 	      " -S, --mark-stale FILE   create FILE when the pack should be recorded again\n"
 	      " -k, --check-stale       check that the pack's files are unchanged, read no\n"
 	      "                         data (with --mark-stale: mark a stale pack)\n"
@@ -289,8 +290,11 @@ int replay_parse_args(int argc, char *argv[], struct replay_options *o)
 				o->read = REPLAY_READ_FOLLOW;
 			else if (strcmp(optarg, "ahead") == 0)
 				o->read = REPLAY_READ_AHEAD;
+			else if (strcmp(optarg, "auto") == 0)
+				o->read = REPLAY_READ_AUTO;
 			else
-				return cli_bad_value("--read", optarg, "expected ahead, wait or follow");
+				return cli_bad_value("--read", optarg,
+						     "expected auto, ahead, wait or follow");
 			break;
 		case 'F':
 			if (strcmp(optarg, "random") == 0)

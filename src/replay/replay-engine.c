@@ -179,6 +179,15 @@ static void pace(const struct engine *c, uint64_t time_ns)
 	}
 }
 
+/* How device @dev's requests are read: --read auto follows them, except on a device read
+ * in physical order (its requests are not in the order the program needs them) */
+static enum replay_read read_mode(const struct engine *c, uint32_t dev)
+{
+	if (c->o->read != REPLAY_READ_AUTO)
+		return c->o->read;
+	return c->plan.devices.dev[dev].rotational ? REPLAY_READ_AHEAD : REPLAY_READ_FOLLOW;
+}
+
 /* Request @i of the plan; @buf: a worker's scratch for --read wait, or NULL */
 static void do_request(struct engine *c, size_t i, char *buf)
 {
@@ -186,6 +195,7 @@ static void do_request(struct engine *c, size_t i, char *buf)
 	struct replay_obj *ob = &c->files.obj[q->obj];
 	uint64_t len = q->len, have = 0, n, cost;
 	int fd = -1, r;
+	enum replay_read mode;
 	bool exact;
 
 	if (replay_budget_stopped(&c->budget) || cancelled(c)) {
@@ -223,7 +233,8 @@ static void do_request(struct engine *c, size_t i, char *buf)
 		goto out;
 	}
 	cost = dev_model_cost(&c->plan.devices.dev[q->dev].model, len - have);
-	exact = c->o->read != REPLAY_READ_AHEAD;
+	mode = read_mode(c, q->dev);
+	exact = mode != REPLAY_READ_AHEAD;
 	if (exact)
 		replay_inflight_enter(&c->inflight, q->dev, len - have, cost);
 	else
@@ -240,7 +251,7 @@ static void do_request(struct engine *c, size_t i, char *buf)
 	 * puts the descriptor. Left at once: a read that waits on a server (network, FUSE: it
 	 * may never answer), and metadata (a block device's folio that the filesystem holds
 	 * in part is not brought up to date by readahead(): a read of it would read again) */
-	if (r == 0 && c->o->read == REPLAY_READ_FOLLOW && q->obj < c->plan.nfiles &&
+	if (r == 0 && mode == REPLAY_READ_FOLLOW && q->obj < c->plan.nfiles &&
 	    replay_inflight_is_block(&c->inflight, q->dev)) {
 		struct replay_followed f = { .fd = fd, .obj = q->obj, .last = q->off + len - 1,
 					     .len = len - have, .cost_ns = cost };
@@ -255,7 +266,7 @@ static void do_request(struct engine *c, size_t i, char *buf)
 		replay_inflight_leave(&c->inflight, q->dev, len - have, cost);
 		goto out;
 	}
-	if (c->o->read == REPLAY_READ_WAIT && r == 0) {
+	if (mode == REPLAY_READ_WAIT && r == 0) {
 		/* --read wait: queued (readahead() takes up to the device's read-ahead
 		 * or I/O size at once; a read brings in the rest), then waited for */
 		r = read_through(fd, q->off, len, buf);
@@ -471,7 +482,7 @@ static void auto_limits(struct engine *c)
 {
 	for (size_t d = 0; d < c->plan.devices.n; d++) {
 		const struct sched_dev *sd = &c->plan.devices.dev[d];
-		uint64_t ns = sd->rotational ? REPLAY_DEFAULT_QUEUE_NS :
+		uint64_t ns = sd->rotational ? REPLAY_PHYSICAL_QUEUE_NS :
 			      REPLAY_AUTO_REQUESTS * dev_model_cost(&sd->model, sd->chunk);
 
 		replay_inflight_set_limit_ns(&c->inflight, (uint32_t)d, ns ? ns : 1);
@@ -594,7 +605,7 @@ int replay_run(const struct ura_pack *pack, struct sys_view *view, const struct 
 	if (o->queue_ns == REPLAY_QUEUE_AUTO && !o->inflight)
 		auto_limits(&c);
 	c.inflight.cancel = o->cancel;
-	if (o->read == REPLAY_READ_FOLLOW) {
+	if (o->read == REPLAY_READ_FOLLOW || o->read == REPLAY_READ_AUTO) {
 		r = replay_follow_start(&c.follow, &c.inflight, c.plan.devices.n, release_followed,
 					&c.files);
 		if (r < 0)

@@ -18,8 +18,9 @@
 #define REPLAY_DEFAULT_MAX_REPLAYS	2			/* --watch: replays at once */
 #define REPLAY_DEFAULT_IOPRIO		REPLAY_IOPRIO(REPLAY_IOPRIO_BE, 4)
 #define REPLAY_DEFAULT_LEAD_NS		0ull			/* no pacing */
-#define REPLAY_DEFAULT_QUEUE_NS		250000000ull		/* 250 ms of device time queued */
 #define REPLAY_QUEUE_AUTO		UINT64_MAX		/* --inflight auto: queue_ns by device */
+#define REPLAY_DEFAULT_QUEUE_NS		REPLAY_QUEUE_AUTO
+#define REPLAY_PHYSICAL_QUEUE_NS	250000000ull		/* auto, physical order: 250 ms */
 #define REPLAY_AUTO_REQUESTS		2			/* ... that many of its largest requests */
 #define REPLAY_DEFAULT_BIN_NS		1000000000ull		/* rotational time bins */
 #define REPLAY_DEFAULT_AVAIL_PCT	10			/* keep 10% of RAM available */
@@ -35,6 +36,7 @@ enum replay_stale { REPLAY_STALE_SKIP, REPLAY_STALE_READ };
 
 /* How a request is read: --read */
 enum replay_read {
+	REPLAY_READ_AUTO,	/* per device: follow, ahead where read in physical order */
 	REPLAY_READ_AHEAD,	/* readahead(); what is queued estimated from the device's counts */
 	REPLAY_READ_WAIT,	/* readahead(), then pread(): each worker waits for its request */
 	REPLAY_READ_FOLLOW,	/* readahead(); one thread per device waits for each in turn */

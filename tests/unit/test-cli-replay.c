@@ -134,7 +134,7 @@ START_TEST(test_inflight)
 {
 	struct replay_options o;
 
-	ck_assert_int_eq(PARSE(&o, "p"), 1);		/* the default: 250 ms of device time */
+	ck_assert_int_eq(PARSE(&o, "p"), 1);		/* the default: by each device's model */
 	ck_assert_uint_eq(o.inflight, 0);
 	ck_assert_uint_eq(o.queue_ns, REPLAY_DEFAULT_QUEUE_NS);
 	ck_assert_int_eq(PARSE(&o, "-i", "4M", "p"), 1);
@@ -294,7 +294,11 @@ START_TEST(test_read_mode)
 	struct replay_options o;
 
 	ck_assert_int_eq(PARSE(&o, "p"), 1);
+	ck_assert_int_eq(o.read, REPLAY_READ_AUTO);
+	ck_assert_int_eq(PARSE(&o, "--read", "ahead", "p"), 1);
 	ck_assert_int_eq(o.read, REPLAY_READ_AHEAD);
+	ck_assert_int_eq(PARSE(&o, "--read=auto", "p"), 1);
+	ck_assert_int_eq(o.read, REPLAY_READ_AUTO);
 	ck_assert_int_eq(PARSE(&o, "--read", "wait", "p"), 1);
 	ck_assert_int_eq(o.read, REPLAY_READ_WAIT);
 	ck_assert_int_eq(PARSE(&o, "--read", "follow", "p"), 1);

@@ -912,6 +912,17 @@ START_TEST(test_replay_read_follow)
 	ck_assert_uint_eq(st.requests, 2);
 	assert_pair_resident();
 	assert_adds_up(&st);
+	/* the defaults on a device with no seeks: followed as well */
+	evict("a");
+	evict("b");
+	replay_options_init(&o);
+	o.rotational = 0;
+	ck_assert_int_eq(o.read, REPLAY_READ_AUTO);
+	st = run(pack, &o);
+	ck_assert_uint_eq(st.errors + st.skipped_bytes, 0);
+	ck_assert_uint_eq(st.requests, 2);
+	assert_pair_resident();
+	assert_adds_up(&st);
 	free(pack);
 }
 END_TEST
