@@ -262,7 +262,7 @@ static void do_request(struct engine *c, size_t i, char *buf)
 		c->done[i] = 1;
 		if (replay_follow_push(&c->follow, q->dev, &f))
 			return;
-		r = read_through(fd, f.last, 1, buf);	/* no follower: wait here */
+		/* no follower (or the device stalled): not waited for */
 		replay_inflight_leave(&c->inflight, q->dev, len - have, cost);
 		goto out;
 	}

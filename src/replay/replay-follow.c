@@ -3,17 +3,75 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "replay-follow.h"
+#include <ura/pack.h>
 
-/* Wait until the device has read @r (a read of its last byte waits for the read in flight). */
-static void wait_read(const struct replay_followed *r)
+#include "replay-follow.h"
+#include "sys-residency.h"
+#include "util-log.h"
+#include "util.h"
+
+#define POLL_MIN_NS	50000ull	/* the first look again after 50 us ... */
+#define POLL_MAX_NS	1000000ull	/* ... then at most every 1 ms */
+
+static bool cancelled(const struct replay_follow *f)
+{
+	return f->inflight->cancel && __atomic_load_n(f->inflight->cancel, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Is @r's last byte read? A read from the page cache only (RWF_NOWAIT) says whether it
+ * is up to date; where the filesystem cannot tell, mincore(2) does. A page not in the
+ * cache at all is not under way: nothing to wait for.
+ * Return: 1 read (or nothing to wait for), 0 not yet.
+ */
+static int is_read(const struct replay_followed *r)
 {
 	char b;
+	struct iovec iov = { .iov_base = &b, .iov_len = 1 };
+	uint64_t page = r->last & ~(uint64_t)(URA_PACK_PAGE_SIZE - 1), n;
+	ssize_t got = preadv2(r->fd, &iov, 1, (off_t)r->last, RWF_NOWAIT);
 
-	while (pread(r->fd, &b, 1, (off_t)r->last) < 0 && errno == EINTR)
-		;
+	if (got >= 0)
+		return 1;
+	if (errno == EAGAIN) {
+		if (residency_cached(r->fd, page, URA_PACK_PAGE_SIZE, &n) == 0 && !n)
+			return 1;
+		return 0;
+	}
+	if (errno == EINTR)
+		return 0;
+	/* no RWF_NOWAIT here (EOPNOTSUPP): by mincore(2); a failed look ends the wait */
+	if (residency_uptodate(r->fd, page, URA_PACK_PAGE_SIZE, &n) < 0 || n)
+		return 1;
+	return residency_cached(r->fd, page, URA_PACK_PAGE_SIZE, &n) == 0 && !n;
+}
+
+/*
+ * Wait until the device has read @r, looking without ever blocking in the kernel (a read
+ * that waited for a stuck device, a loop device over a stopped FUSE server, could not be
+ * ended): at a cancel or after REPLAY_FOLLOW_STALL_NS the wait ends.
+ * Return: false if the device stalled.
+ */
+static bool wait_read(const struct replay_follow *f, const struct replay_followed *r)
+{
+	uint64_t start = now_monotonic_ns(), gap = POLL_MIN_NS;
+
+	while (!is_read(r)) {
+		struct timespec ts;
+
+		if (cancelled(f))
+			return true;
+		if (now_monotonic_ns() - start >= REPLAY_FOLLOW_STALL_NS)
+			return false;
+		ts = (struct timespec){ 0, (long)gap };
+		nanosleep(&ts, NULL);
+		gap = gap * 2 < POLL_MAX_NS ? gap * 2 : POLL_MAX_NS;
+	}
+	return true;
 }
 
 static void *follow(void *arg)
@@ -31,7 +89,13 @@ static void *follow(void *arg)
 			break;
 		r = d->item[d->head++];
 		pthread_mutex_unlock(&d->lock);
-		wait_read(&r);
+		/* a stalled device is not waited for again in this replay */
+		if (!__atomic_load_n(&d->stalled, __ATOMIC_ACQUIRE) && !wait_read(f, &r)) {
+			__atomic_store_n(&d->stalled, true, __ATOMIC_RELEASE);
+			log_warn("device %u of the replay read nothing for %llu s: its reads are no "
+				 "longer waited for", d->dev,
+				 (unsigned long long)(REPLAY_FOLLOW_STALL_NS / 1000000000ull));
+		}
 		replay_inflight_leave(f->inflight, d->dev, r.len, r.cost_ns);
 		f->release(f->ctx, r.obj, r.fd);
 		pthread_mutex_lock(&d->lock);
@@ -65,7 +129,8 @@ bool replay_follow_push(struct replay_follow *f, uint32_t dev, const struct repl
 	struct replay_follow_dev *d;
 	bool taken = false;
 
-	if (!f->devs || dev >= f->ndev || !f->devs[dev].started)
+	if (!f->devs || dev >= f->ndev || !f->devs[dev].started ||
+	    __atomic_load_n(&f->devs[dev].stalled, __ATOMIC_ACQUIRE))
 		return false;
 	d = &f->devs[dev];
 	pthread_mutex_lock(&d->lock);

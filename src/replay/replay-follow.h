@@ -10,6 +10,9 @@
 
 #include "replay-inflight.h"
 
+/* A device that completes no followed read for this long is not waited for again */
+#define REPLAY_FOLLOW_STALL_NS	(2ull * 1000000000ull)
+
 /* A request issued, until the device has read it. */
 struct replay_followed {
 	int fd;			/* the worker's reference, released once read */
@@ -23,6 +26,7 @@ struct replay_follow_dev {
 	struct replay_followed *item;
 	size_t head, n, cap;		/* item[head..n) wait */
 	bool stopping, started;
+	bool stalled;			/* atomic: read nothing for REPLAY_FOLLOW_STALL_NS */
 	pthread_t thread;
 	pthread_cond_t more;
 	pthread_mutex_t lock;
@@ -51,11 +55,14 @@ int replay_follow_start(struct replay_follow *f, struct replay_inflight *q, size
 /**
  * replay_follow_push() - hand over a request just issued on @dev (entered into the in-flight
  * count with replay_inflight_enter()): its follower waits until the request's last byte is
- * read (a one-byte pread(), which waits for a read in flight), then leaves the in-flight count
- * and releases @r->fd. The device reads the requests it is given in about the order given, so
- * one thread that waits for the oldest follows them all, however many are in flight.
+ * read, looking at it from the page cache without blocking (a page not in the cache is not
+ * waited for), then leaves the in-flight count and releases @r->fd. The device reads the
+ * requests it is given in about the order given, so one thread that waits for the oldest
+ * follows them all, however many are in flight. A cancel ends the waits; a device that
+ * reads nothing for REPLAY_FOLLOW_STALL_NS is not followed again.
  *
- * Return: false if no follower took it (no thread, no memory): the caller waits itself.
+ * Return: false if no follower took it (no thread, no memory, the device stalled): the
+ * caller leaves the in-flight count at once.
  */
 bool replay_follow_push(struct replay_follow *f, uint32_t dev, const struct replay_followed *r);
 

@@ -3,9 +3,9 @@
  * ura-replay --watch: the replays the event loop decided on wait in a bounded
  * queue; --max-replays worker threads take them in turn. A worker first looks
  * at a sample of what the pack would read, and skips a replay whose data is
- * resident; else it replays the pack with the engine, never waiting for the
- * reads, and stops at the job's cancel flag (the key turned out otherwise, or
- * the daemon stops).
+ * resident; else it replays the pack with the engine (which follows its reads on a
+ * device with no seeks, never blocking on one: a stalled device is let go), and
+ * stops at the job's cancel flag (the key turned out otherwise, or the daemon stops).
  */
 #include <errno.h>
 #include <inttypes.h>
