@@ -828,6 +828,21 @@ static void assert_pair_resident(void)
 	ck_assert_uint_eq(resident_pages("b"), 3);
 }
 
+/* A replay of cold_pair()'s pack with @o: it read both files, every page, nothing skipped. */
+static void assert_cold_replay(const char *pack, struct replay_options *o)
+{
+	struct replay_stats st;
+
+	evict("a");
+	evict("b");
+	st = run(pack, o);
+	ck_assert_uint_eq(st.errors + st.skipped_bytes, 0);
+	ck_assert_uint_eq(st.requests, 2);	/* the files were cold: it read them */
+	ck_assert_uint_gt(st.issued_bytes, 0);
+	assert_pair_resident();
+	assert_adds_up(&st);
+}
+
 START_TEST(test_replay_resident)
 {
 	struct replay_options o;
@@ -862,67 +877,40 @@ END_TEST
 START_TEST(test_replay_read_wait)
 {
 	struct replay_options o;
-	struct replay_stats st;
-	char *pack;
+	char *pack = cold_pair();
 
-	pack = cold_pair();
 	replay_options_init(&o);
 	o.read = REPLAY_READ_WAIT;
 	o.jobs = 4;
 	o.inflight = 0;
 	o.queue_ns = 1;
-	st = run(pack, &o);
-	ck_assert_uint_eq(st.errors + st.skipped_bytes, 0);
-	ck_assert_uint_gt(st.issued_bytes, 0);	/* the files were cold: it read them */
-	assert_pair_resident();
-	assert_adds_up(&st);
+	assert_cold_replay(pack, &o);
 	free(pack);
 }
 END_TEST
 
 /*
  * --read follow: the replay returns once its followers have seen its requests read, without
- * --wait: every page resident under a bound of 1 ns (one request in flight at a time), the
- * report adds up.
+ * --wait: every page resident under a bound of 1 ns (one request in flight at a time), under
+ * the bound by the device's model, and with the defaults on a device with no seeks.
  */
 START_TEST(test_replay_read_follow)
 {
 	struct replay_options o;
-	struct replay_stats st;
-	char *pack;
+	char *pack = cold_pair();
 
-	pack = cold_pair();
 	replay_options_init(&o);
 	o.read = REPLAY_READ_FOLLOW;
 	o.jobs = 4;
 	o.inflight = 0;
 	o.queue_ns = 1;
-	st = run(pack, &o);
-	ck_assert_uint_eq(st.errors + st.skipped_bytes, 0);
-	ck_assert_uint_eq(st.requests, 2);
-	ck_assert_uint_gt(st.issued_bytes, 0);
-	assert_pair_resident();
-	assert_adds_up(&st);
-	/* and with the bound by the device's model */
-	evict("a");
-	evict("b");
+	assert_cold_replay(pack, &o);
 	o.queue_ns = REPLAY_QUEUE_AUTO;
-	st = run(pack, &o);
-	ck_assert_uint_eq(st.errors + st.skipped_bytes, 0);
-	ck_assert_uint_eq(st.requests, 2);
-	assert_pair_resident();
-	assert_adds_up(&st);
-	/* the defaults on a device with no seeks: followed as well */
-	evict("a");
-	evict("b");
+	assert_cold_replay(pack, &o);
 	replay_options_init(&o);
 	o.rotational = 0;
 	ck_assert_int_eq(o.read, REPLAY_READ_AUTO);
-	st = run(pack, &o);
-	ck_assert_uint_eq(st.errors + st.skipped_bytes, 0);
-	ck_assert_uint_eq(st.requests, 2);
-	assert_pair_resident();
-	assert_adds_up(&st);
+	assert_cold_replay(pack, &o);
 	free(pack);
 }
 END_TEST
