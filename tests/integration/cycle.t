@@ -15,15 +15,10 @@ BLKIO=/sys/fs/cgroup/blkio
 
 T=$(mktemp -d /var/tmp/ura-cycle-test.XXXXXX)
 CG=$BLKIO/ura_cycle_test_$$
-# DAMON reclaim, where it runs, pages out what it deems cold, pages just read ahead
-# included: it is off while this test runs (as bench/e2e.py --pause-damon), and on again after
-DAMON_ON=
-for f in /sys/kernel/mm/damon/admin/kdamonds/*/state; do
-	[ -w "$f" ] && [ "$(cat "$f")" = on ] && echo off >"$f" 2>/dev/null && DAMON_ON="$DAMON_ON $f"
-done
+damon_pause
 cleanup() {
 	[ -d "$CG" ] && rmdir "$CG" 2>/dev/null
-	for f in $DAMON_ON; do echo on >"$f" 2>/dev/null; done
+	damon_resume
 	scratch_cleanup "$T"
 }
 trap cleanup EXIT

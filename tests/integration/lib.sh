@@ -94,6 +94,24 @@ tracefs_unchanged() {
 # A scratch ext4 filesystem on a loop device (tmpfs is left out of packs, so tests need a
 # real one): make_scratch_fs DIR SIZE_MB mounts it on DIR/mnt and sets SCRATCH_LOOP.
 # scratch_cleanup undoes it.
+# DAMON reclaim, where it runs, pages out what it deems cold, pages just read ahead
+# included: a test that checks what a replay left resident turns it off while it runs (as
+# bench/e2e.py --pause-damon) and on again after (damon_resume, from its EXIT trap)
+DAMON_ON=
+damon_pause() {
+	local f
+	for f in /sys/kernel/mm/damon/admin/kdamonds/*/state; do
+		[ -w "$f" ] && [ "$(cat "$f")" = on ] && echo off >"$f" 2>/dev/null &&
+			DAMON_ON="$DAMON_ON $f"
+	done
+	return 0
+}
+damon_resume() {
+	local f
+	for f in $DAMON_ON; do echo on >"$f" 2>/dev/null; done
+	DAMON_ON=
+}
+
 make_scratch_fs() {
 	local dir=$1 size=${2:-64}
 	truncate -s "${size}M" "$dir/scratch.img" &&

@@ -12,7 +12,8 @@ command -v mkfs.ext4 >/dev/null || skip_all "needs mkfs.ext4"
 plan 10
 
 T=$(mktemp -d /var/tmp/ura-plan-test.XXXXXX)
-trap 'scratch_cleanup "$T"' EXIT
+trap 'damon_resume; scratch_cleanup "$T"' EXIT
+damon_pause
 make_scratch_fs "$T" 256 || skip_all "cannot make a scratch ext4 filesystem"
 M=$T/mnt
 head -c $((96 << 20)) /dev/urandom >"$M/lib.so"
@@ -56,10 +57,12 @@ reads() { awk '{ print $1 }' "/sys/block/${SCRATCH_LOOP#/dev/}/stat"; }
 sync
 echo 3 >/proc/sys/vm/drop_caches
 ok "replay of the default pack" timeout 60 "$URA_REPLAY" -q --wait "$T/plain.pack"
+resident=$(fincore -b -n -o RES "$M/lib.so" 2>/dev/null)
 before=$(reads)
 $RUN
 after=$(reads)
-diag "reads of the scratch device by the start after the replay: $((after - before))"
+diag "reads of the scratch device by the start after the replay: $((after - before))" \
+	"(lib.so resident before it: ${resident:-?} bytes)" >&2
 ok "the start after the replay reads nothing from the device" test "$((after - before))" -eq 0
 
 # a replay stopped by a signal leaves the system as it found it: every block device's
