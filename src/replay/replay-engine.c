@@ -196,7 +196,7 @@ static void do_request(struct engine *c, size_t i, char *buf)
 	uint64_t len = q->len, have = 0, n, cost;
 	int fd = -1, r;
 	enum replay_read mode;
-	bool exact;
+	bool exact, followed;
 
 	if (replay_budget_stopped(&c->budget) || cancelled(c)) {
 		stat_add(&c->io.skipped_bytes, len);
@@ -251,27 +251,14 @@ static void do_request(struct engine *c, size_t i, char *buf)
 	 * puts the descriptor. Left at once: a read that waits on a server (network, FUSE: it
 	 * may never answer), and metadata (a block device's folio that the filesystem holds
 	 * in part is not brought up to date by readahead(): a read of it would read again) */
-	if (r == 0 && mode == REPLAY_READ_FOLLOW && q->obj < c->plan.nfiles &&
-	    replay_inflight_is_block(&c->inflight, q->dev)) {
-		struct replay_followed f = { .fd = fd, .obj = q->obj, .last = q->off + len - 1,
-					     .len = len - have, .cost_ns = cost };
-
-		replay_inflight_note(&c->inflight, q->dev, len - have);
-		stat_add(&c->io.issued_bytes, len - have);
-		stat_add(&c->io.requests, 1);
-		c->done[i] = 1;
-		if (replay_follow_push(&c->follow, q->dev, &f))
-			return;
-		/* no follower (or the device stalled): not waited for */
-		replay_inflight_leave(&c->inflight, q->dev, len - have, cost);
-		goto out;
-	}
+	followed = r == 0 && mode == REPLAY_READ_FOLLOW && q->obj < c->plan.nfiles &&
+		   replay_inflight_is_block(&c->inflight, q->dev);
 	if (mode == REPLAY_READ_WAIT && r == 0) {
 		/* --read wait: queued (readahead() takes up to the device's read-ahead
 		 * or I/O size at once; a read brings in the rest), then waited for */
 		r = read_through(fd, q->off, len, buf);
 	}
-	if (exact)
+	if (exact && !followed)
 		replay_inflight_leave(&c->inflight, q->dev, len - have, cost);
 	if (r < 0) {
 		char name[PATH_MAX + 64];
@@ -290,6 +277,15 @@ static void do_request(struct engine *c, size_t i, char *buf)
 	stat_add(&c->io.issued_bytes, len - have);
 	stat_add(&c->io.requests, 1);
 	c->done[i] = 1;
+	if (followed) {
+		struct replay_followed f = { .fd = fd, .obj = q->obj, .last = q->off + len - 1,
+					     .len = len - have, .cost_ns = cost };
+
+		if (replay_follow_push(&c->follow, q->dev, &f))
+			return;
+		/* no follower (or the device stalled): not waited for */
+		replay_inflight_leave(&c->inflight, q->dev, len - have, cost);
+	}
 out:
 	replay_files_put(&c->files, q->obj, fd, REPLAY_RELEASE_HANDLED);
 }

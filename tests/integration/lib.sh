@@ -91,9 +91,6 @@ tracefs_unchanged() {
 	fi
 }
 
-# A scratch ext4 filesystem on a loop device (tmpfs is left out of packs, so tests need a
-# real one): make_scratch_fs DIR SIZE_MB mounts it on DIR/mnt and sets SCRATCH_LOOP.
-# scratch_cleanup undoes it.
 # DAMON reclaim, where it runs, pages out what it deems cold, pages just read ahead
 # included: a test that checks what a replay left resident turns it off while it runs (as
 # bench/e2e.py --pause-damon) and on again after (damon_resume, from its EXIT trap)
@@ -112,6 +109,9 @@ damon_resume() {
 	DAMON_ON=
 }
 
+# A scratch ext4 filesystem on a loop device (tmpfs is left out of packs, so tests need a
+# real one): make_scratch_fs DIR SIZE_MB mounts it on DIR/mnt and sets SCRATCH_LOOP.
+# scratch_cleanup undoes it.
 make_scratch_fs() {
 	local dir=$1 size=${2:-64}
 	truncate -s "${size}M" "$dir/scratch.img" &&

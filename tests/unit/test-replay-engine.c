@@ -924,6 +924,18 @@ static void count_release(void *ctx, uint32_t obj, int fd)
 	__atomic_add_fetch(n, 1, __ATOMIC_RELEASE);
 }
 
+/* Hand the follower @n requests of one page each of @fd, pages 0 .. @n - 1, each entered first */
+static void push_pages(struct replay_follow *f, struct replay_inflight *q, int fd, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct replay_followed r = { .fd = fd, .obj = i, .last = i * 4096 + 4095,
+					     .len = 4096, .cost_ns = 8 };
+
+		replay_inflight_enter(q, 0, 4096, 8);
+		ck_assert(replay_follow_push(f, 0, &r));
+	}
+}
+
 /*
  * The follower leaves the in-flight count for each request handed over, in order: under a
  * bound that holds one request, each enter waits for the request before it to be followed
@@ -945,13 +957,7 @@ START_TEST(test_follow_leaves)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(replay_inflight_open(&q, devnum, 1, 0, 10, &stop), 0);
 	ck_assert_int_eq(replay_follow_start(&f, &q, 1, count_release, &released), 0);
-	for (unsigned i = 0; i < 5; i++) {
-		struct replay_followed r = { .fd = fd, .obj = i, .last = i * 4096 + 4095,
-					     .len = 4096, .cost_ns = 8 };
-
-		replay_inflight_enter(&q, 0, 4096, 8);
-		ck_assert(replay_follow_push(&f, 0, &r));
-	}
+	push_pages(&f, &q, fd, 5);
 	replay_follow_stop(&f);
 	ck_assert_uint_eq(released, 5);
 	/* pages not in the page cache are under no read: not waited for (a follower that
@@ -959,13 +965,7 @@ START_TEST(test_follow_leaves)
 	evict("a");
 	released = 0;
 	ck_assert_int_eq(replay_follow_start(&f, &q, 1, count_release, &released), 0);
-	for (unsigned i = 0; i < 3; i++) {
-		struct replay_followed r = { .fd = fd, .obj = i, .last = i * 4096 + 4095,
-					     .len = 4096, .cost_ns = 8 };
-
-		replay_inflight_enter(&q, 0, 4096, 8);
-		ck_assert(replay_follow_push(&f, 0, &r));
-	}
+	push_pages(&f, &q, fd, 3);
 	while (__atomic_load_n(&released, __ATOMIC_ACQUIRE) < 3)
 		usleep(1000);
 	ck_assert(!__atomic_load_n(&f.devs[0].stalled, __ATOMIC_ACQUIRE));
