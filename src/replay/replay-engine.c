@@ -247,12 +247,11 @@ static void do_request(struct engine *c, size_t i, char *buf)
 		goto out;
 	}
 	r = issue(fd, q->off, len);
-	/* --read follow: the device's follower waits for it, leaves the in-flight count and
-	 * puts the descriptor. Left at once: a read that waits on a server (network, FUSE: it
-	 * may never answer), and metadata (a block device's folio that the filesystem holds
-	 * in part is not brought up to date by readahead(): a read of it would read again) */
-	followed = r == 0 && mode == REPLAY_READ_FOLLOW && q->obj < c->plan.nfiles &&
-		   replay_inflight_is_block(&c->inflight, q->dev);
+	/* --read follow: the device's follower (if it has one: follow_wanted()) waits for it,
+	 * leaves the in-flight count and puts the descriptor. Left at once: metadata (a block
+	 * device's folio that the filesystem holds in part is not brought up to date by
+	 * readahead(): a read of it would read again) */
+	followed = r == 0 && mode == REPLAY_READ_FOLLOW && q->obj < c->plan.nfiles;
 	if (mode == REPLAY_READ_WAIT && r == 0) {
 		/* --read wait: queued (readahead() takes up to the device's read-ahead
 		 * or I/O size at once; a read brings in the rest), then waited for */
@@ -278,8 +277,10 @@ static void do_request(struct engine *c, size_t i, char *buf)
 	stat_add(&c->io.requests, 1);
 	c->done[i] = 1;
 	if (followed) {
-		struct replay_followed f = { .fd = fd, .obj = q->obj, .last = q->off + len - 1,
-					     .len = len - have, .cost_ns = cost };
+		struct replay_followed f = { .fd = fd, .obj = q->obj, .len = len - have,
+					     .cost_ns = cost };
+
+		f.last = have ? replay_follow_last_unread(fd, q->off, len) : q->off + len - 1;
 
 		if (replay_follow_push(&c->follow, q->dev, &f))
 			return;
@@ -294,6 +295,31 @@ out:
 static void release_followed(void *ctx, uint32_t obj, int fd)
 {
 	replay_files_put(ctx, obj, fd, REPLAY_RELEASE_HANDLED);
+}
+
+/*
+ * A follower for each device whose requests are followed: read so (read_mode()), and what
+ * it has in flight bounded (with no bound there is nothing to wait for, and the followed
+ * requests' descriptors would stay open past the cap), on a block device (a read on a
+ * network or FUSE filesystem waits on a server, which may never answer).
+ */
+static int follow_start(struct engine *c)
+{
+	size_t n = c->plan.devices.n;
+	bool *want = calloc(n ? n : 1, sizeof(*want)), any = false;
+	int r;
+
+	if (!want)
+		return -ENOMEM;
+	for (size_t d = 0; d < n; d++) {
+		want[d] = read_mode(c, (uint32_t)d) == REPLAY_READ_FOLLOW &&
+			  replay_inflight_bounded(&c->inflight, (uint32_t)d);
+		any |= want[d];
+	}
+	r = any ? replay_follow_start(&c->follow, &c->inflight, n, want, release_followed,
+				      &c->files) : 0;
+	free(want);
+	return r;
 }
 
 /* I/O priority is per thread (without CLONE_IO): each thread that reads sets its own. */
@@ -601,12 +627,9 @@ int replay_run(const struct ura_pack *pack, struct sys_view *view, const struct 
 	if (o->queue_ns == REPLAY_QUEUE_AUTO && !o->inflight)
 		auto_limits(&c);
 	c.inflight.cancel = o->cancel;
-	if (o->read == REPLAY_READ_FOLLOW || o->read == REPLAY_READ_AUTO) {
-		r = replay_follow_start(&c.follow, &c.inflight, c.plan.devices.n, release_followed,
-					&c.files);
-		if (r < 0)
-			goto out;
-	}
+	r = follow_start(&c);
+	if (r < 0)
+		goto out;
 	/* rotational order opens every file: the metadata goes first, issued right here */
 	if (c.plan.nmeta_first) {
 		c.t0 = now_monotonic_ns();

@@ -104,8 +104,33 @@ static void *follow(void *arg)
 	return NULL;
 }
 
+uint64_t replay_follow_last_unread(int fd, uint64_t off, uint64_t len)
+{
+	const uint64_t pg = URA_PACK_PAGE_SIZE;
+	uint64_t end = off + len, lo = off & ~(pg - 1), hi = (end - 1) & ~(pg - 1), n;
+
+	/* the last page not cached: nothing to look for */
+	if (!len || residency_cached(fd, hi, end - hi, &n) < 0 || n < end - hi)
+		return end - 1;
+	/* [hi, end) is all cached; [lo, end) is not (else nothing would be issued) */
+	if (residency_cached(fd, lo, end - lo, &n) < 0 || n >= end - lo)
+		return end - 1;
+	while (hi - lo > pg) {
+		uint64_t mid = lo + (hi - lo) / pg / 2 * pg;
+
+		if (residency_cached(fd, mid, end - mid, &n) < 0)
+			return end - 1;
+		if (n >= end - mid)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return lo + pg - 1 < end ? lo + pg - 1 : end - 1;
+}
+
 int replay_follow_start(struct replay_follow *f, struct replay_inflight *q, size_t ndev,
-			void (*release)(void *ctx, uint32_t obj, int fd), void *ctx)
+			const bool *want, void (*release)(void *ctx, uint32_t obj, int fd),
+			void *ctx)
 {
 	*f = (struct replay_follow){ .inflight = q, .release = release, .ctx = ctx };
 	f->devs = calloc(ndev ? ndev : 1, sizeof(*f->devs));
@@ -119,7 +144,7 @@ int replay_follow_start(struct replay_follow *f, struct replay_inflight *q, size
 		d->dev = (uint32_t)i;
 		pthread_mutex_init(&d->lock, NULL);
 		pthread_cond_init(&d->more, NULL);
-		d->started = pthread_create(&d->thread, NULL, follow, d) == 0;
+		d->started = want[i] && pthread_create(&d->thread, NULL, follow, d) == 0;
 	}
 	return 0;
 }

@@ -17,7 +17,7 @@
 struct replay_followed {
 	int fd;			/* the worker's reference, released once read */
 	uint32_t obj;		/* its object in the replay's files */
-	uint64_t last;		/* the request's last byte */
+	uint64_t last;		/* the byte waited for: replay_follow_last_unread() */
 	uint64_t len, cost_ns;	/* as entered into the in-flight count */
 };
 
@@ -44,13 +44,23 @@ struct replay_follow {
 };
 
 /**
- * replay_follow_start() - one follower per device of @q, each waiting in its own thread
+ * replay_follow_start() - a follower for each device of @q that @want names, each waiting
+ * in its own thread (the other devices' requests are not taken)
  * @release: called with each request's descriptor once the device has read the request
  *
  * Return: 0, or -errno (no follower then: replay_follow_push() returns false).
  */
 int replay_follow_start(struct replay_follow *f, struct replay_inflight *q, size_t ndev,
-			void (*release)(void *ctx, uint32_t obj, int fd), void *ctx);
+			const bool *want, void (*release)(void *ctx, uint32_t obj, int fd),
+			void *ctx);
+
+/**
+ * replay_follow_last_unread() - the byte of [@off, @off + @len) of @fd to wait for: the
+ * last page not in the page cache before the request is issued (the program may have read
+ * the request's end already: a wait for that page would end at once), else the range's
+ * last byte. By cachestat(2), a halving at a time; its last byte where that is missing.
+ */
+uint64_t replay_follow_last_unread(int fd, uint64_t off, uint64_t len);
 
 /**
  * replay_follow_push() - hand over a request just issued on @dev (entered into the in-flight

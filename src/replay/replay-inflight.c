@@ -106,6 +106,12 @@ static uint64_t limit_ns_of(const struct replay_inflight *q, const struct replay
 	return rq->limit_ns ? rq->limit_ns : q->limit_ns;
 }
 
+bool replay_inflight_bounded(const struct replay_inflight *q, uint32_t dev)
+{
+	return replay_inflight_is_block(q, dev) &&
+	       (q->limit_bytes || limit_ns_of(q, &q->queues[dev]));
+}
+
 void replay_inflight_note(struct replay_inflight *q, uint32_t dev, uint64_t len)
 {
 	struct replay_queue *rq = &q->queues[dev];

@@ -41,6 +41,12 @@ void replay_inflight_set_limit_ns(struct replay_inflight *q, uint32_t dev, uint6
  */
 bool replay_inflight_is_block(const struct replay_inflight *q, uint32_t dev);
 
+/**
+ * replay_inflight_bounded() - is what device @dev has in flight bounded (a block device with
+ * a limit in bytes or device time)? Only then is there a reason to see its reads complete.
+ */
+bool replay_inflight_bounded(const struct replay_inflight *q, uint32_t dev);
+
 /** replay_inflight_close() - accepts a zeroed or half-opened @q */
 void replay_inflight_close(struct replay_inflight *q);
 

@@ -907,6 +907,10 @@ START_TEST(test_replay_read_follow)
 	assert_cold_replay(pack, &o);
 	o.queue_ns = REPLAY_QUEUE_AUTO;
 	assert_cold_replay(pack, &o);
+	/* --inflight none: nothing to bound, not followed (so waited for with --wait) */
+	o.queue_ns = 0;
+	o.wait = true;
+	assert_cold_replay(pack, &o);
 	replay_options_init(&o);
 	o.rotational = 0;
 	ck_assert_int_eq(o.read, REPLAY_READ_AUTO);
@@ -949,6 +953,7 @@ START_TEST(test_follow_leaves)
 	struct replay_follow f;
 	unsigned released = 0;
 	char *path = in_dir("a");
+	const bool want = true;
 	int fd;
 
 	write_file("a", 64 * KiB);
@@ -956,7 +961,7 @@ START_TEST(test_follow_leaves)
 	free(path);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(replay_inflight_open(&q, devnum, 1, 0, 10, &stop), 0);
-	ck_assert_int_eq(replay_follow_start(&f, &q, 1, count_release, &released), 0);
+	ck_assert_int_eq(replay_follow_start(&f, &q, 1, &want, count_release, &released), 0);
 	push_pages(&f, &q, fd, 5);
 	replay_follow_stop(&f);
 	ck_assert_uint_eq(released, 5);
@@ -964,13 +969,59 @@ START_TEST(test_follow_leaves)
 	 * waited for them would take the device for stalled) */
 	evict("a");
 	released = 0;
-	ck_assert_int_eq(replay_follow_start(&f, &q, 1, count_release, &released), 0);
+	ck_assert_int_eq(replay_follow_start(&f, &q, 1, &want, count_release, &released), 0);
 	push_pages(&f, &q, fd, 3);
 	while (__atomic_load_n(&released, __ATOMIC_ACQUIRE) < 3)
 		usleep(1000);
 	ck_assert(!__atomic_load_n(&f.devs[0].stalled, __ATOMIC_ACQUIRE));
 	replay_follow_stop(&f);
 	replay_inflight_close(&q);
+	close(fd);
+}
+END_TEST
+
+/* Read page @page of @fd into the page cache. */
+static void touch_page(int fd, uint64_t page)
+{
+	char b;
+
+	ck_assert_int_eq(pread(fd, &b, 1, (off_t)(page * 4096)), 1);
+}
+
+/*
+ * The byte a follower waits for is in the last page not cached when the request is issued:
+ * where the program has read the request's end already, a wait for the end would be over
+ * at once and the count would be left while the rest is read.
+ */
+START_TEST(test_follow_last_unread)
+{
+	char *path = in_dir("u");
+	uint64_t len = 64 * 4096;
+	int fd;
+
+	write_file("u", (size_t)len);
+	evict("u");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	ck_assert_int_ge(fd, 0);
+	/* nothing cached: the last byte */
+	ck_assert_uint_eq(replay_follow_last_unread(fd, 0, len), len - 1);
+	/* a page at a time, no read-around */
+	ck_assert_int_eq(posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM), 0);
+	/* pages 50 .. 63 read by someone else: page 49 */
+	for (uint64_t p = 50; p < 64; p++)
+		touch_page(fd, p);
+	ck_assert_uint_eq(resident_pages("u"), 14);
+	ck_assert_uint_eq(replay_follow_last_unread(fd, 0, len), 49 * 4096 + 4095);
+	/* a range within: its own last page not cached, its last byte */
+	ck_assert_uint_eq(replay_follow_last_unread(fd, 0, 20 * 4096 + 100), 20 * 4096 + 99);
+	/* and holes below the last one do not matter: page 10 cached, still 49 */
+	touch_page(fd, 10);
+	ck_assert_uint_eq(replay_follow_last_unread(fd, 0, len), 49 * 4096 + 4095);
+	/* only page 0 missing */
+	for (uint64_t p = 1; p < 50; p++)
+		touch_page(fd, p);
+	ck_assert_uint_eq(replay_follow_last_unread(fd, 0, len), 4095);
 	close(fd);
 }
 END_TEST
@@ -1507,6 +1558,7 @@ static Suite *replay_suite(void)
 	tcase_add_test(eng, test_replay_read_wait);
 	tcase_add_test(eng, test_replay_read_follow);
 	tcase_add_test(eng, test_follow_leaves);
+	tcase_add_test(eng, test_follow_last_unread);
 	tcase_add_test(eng, test_inflight_exact);
 	tcase_add_test(eng, test_replay_stale_missing_refused);
 	tcase_add_test(eng, test_replay_same_size_rewrite);
