@@ -283,6 +283,17 @@ void replay_inflight_wait(struct replay_inflight *q, uint32_t dev, uint64_t len,
 	pthread_mutex_unlock(&rq->lock);
 }
 
+/* Reads waited for: the queue is known at each change, its area exact (a step function). */
+static void note_exact(struct replay_queue *rq)
+{
+	uint64_t now = now_monotonic_ns();
+
+	if (!rq->first_look)
+		rq->first_look = rq->last_look = now;
+	rq->queued_area += (double)rq->wait_ns * (double)(now - rq->last_look);
+	rq->last_look = now;
+}
+
 void replay_inflight_enter(struct replay_inflight *q, uint32_t dev, uint64_t len,
 			   uint64_t cost_ns)
 {
@@ -309,6 +320,7 @@ void replay_inflight_enter(struct replay_inflight *q, uint32_t dev, uint64_t len
 		}
 		pthread_cond_timedwait(&rq->left, &rq->lock, &ts);
 	}
+	note_exact(rq);
 	rq->nwait++;
 	rq->wait_bytes += len;
 	rq->wait_ns += cost_ns;
@@ -321,6 +333,7 @@ void replay_inflight_leave(struct replay_inflight *q, uint32_t dev, uint64_t len
 	struct replay_queue *rq = &q->queues[dev];
 
 	pthread_mutex_lock(&rq->lock);
+	note_exact(rq);
 	rq->nwait--;
 	rq->wait_bytes -= len;
 	rq->wait_ns -= cost_ns;

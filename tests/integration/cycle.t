@@ -30,7 +30,7 @@ mkdir "$CG" || skip_all "cannot make a blkio cgroup"
 echo "$majmin 2000" >"$CG/blkio.throttle.read_iops_device"
 echo "$majmin 50000000" >"$CG/blkio.throttle.read_bps_device"
 
-plan 14
+plan 16
 
 # the program: reads some files whole, part of another through mmap, in a tree of directories
 mkdir -p "$M/lib/a/b" "$M/share/c"
@@ -138,6 +138,9 @@ others=$(jget others_bytes)
 beside=$(( after - before - $(jget issued_bytes) ))
 ok "the report counts the other reader's reads ($others bytes of $beside the device read beside the replay, queue $(jget queued_ms) ms)" \
 	test "$others" -ge $((64 << 10)) -a "$others" -le "$beside"
+# what a miss waited behind: the queue, in the device time of its reads (followed or estimated)
+ok "and what it had queued on average ($(jget queued_ms) ms)" \
+	awk -v q="$(jget queued_ms)" 'BEGIN { exit !(q > 0) }'
 ok "and its bytes add up: pack = resident + issued + skipped + past the end" test \
 	"$(jget pack_bytes)" = $(($(jget resident_bytes) + $(jget issued_bytes) + \
 	$(jget skipped_bytes) + $(jget past_eof_bytes)))
@@ -178,8 +181,8 @@ ok "and the device read the pack ($(( (after - before) >> 20 )) MiB)" test $(( (
 miss_waits() {	# MODE: the two largest waits of the misses during one replay, in KiB, and their count
 	cold
 	sh -c 'echo $$ >"$1/cgroup.procs"; exec timeout 120 "$2" -q --inflight 50ms --probe never \
-		--request-cost 0.0005 --bandwidth 20M --chunk 1M --jobs 16 --read "$4" "$3"' - "$CG" "$URA_REPLAY" \
-		"$T/bulk.pack" "$1" &
+		--request-cost 0.0005 --bandwidth 20M --chunk 1M --jobs 16 --json --read "$4" "$3"' - \
+		"$CG" "$URA_REPLAY" "$T/bulk.pack" "$1" >"$T/miss-$1.json" &
 	local rp=$!
 	sleep 0.3
 	# one reader, so that nothing but its read lies between its two looks at the device
@@ -215,6 +218,11 @@ miss_waits follow >"$T/miss"
 read -r second worst n <"$T/miss"
 ok "with --read follow 2 at most ($second KiB, worst $worst, $n misses)" \
 	test "$n" -ge 3 -a "$second" -le $((2048 + 64 + 256)) -a "$worst" -le $((8192 + 64 + 256))
+# what it reports a miss waited behind: its queue, counted exactly when followed: at most the
+# bound and the one request always let through (52 ms at 20 MB/s), on average over its reads
+q=$(sed -n 's/.*"queued_ms":\([0-9.]*\).*/\1/p' "$T/miss-follow.json")
+ok "and reports what it had queued: $q ms on average, 0 < queue <= 102 ms" \
+	awk -v q="$q" 'BEGIN { exit !(q > 0 && q <= 102) }'
 miss_waits ahead >"$T/miss"
 read -r second worst n <"$T/miss"
 ok "with readahead() 3 at most ($second KiB, worst $worst, $n misses)" \
