@@ -193,10 +193,10 @@ static void do_request(struct engine *c, size_t i, char *buf)
 {
 	const struct sched_item *q = &c->plan.req[i];
 	struct replay_obj *ob = &c->files.obj[q->obj];
-	uint64_t len = q->len, have = 0, n, cost;
+	uint64_t len = q->len, have = 0, n, cost, last = 0;
 	int fd = -1, r;
 	enum replay_read mode;
-	bool exact, followed;
+	bool follows, exact, followed;
 
 	if (replay_budget_stopped(&c->budget) || cancelled(c)) {
 		stat_add(&c->io.skipped_bytes, len);
@@ -234,7 +234,14 @@ static void do_request(struct engine *c, size_t i, char *buf)
 	}
 	cost = dev_model_cost(&c->plan.devices.dev[q->dev].model, len - have);
 	mode = read_mode(c, q->dev);
-	exact = mode != REPLAY_READ_AHEAD;
+	/* --read follow: the device's follower (if it has one: follow_start()) waits for it,
+	 * leaves the in-flight count and puts the descriptor; the page it waits for is found
+	 * before readahead() puts the rest in the cache. Metadata is left at once (a block
+	 * device's folio that the filesystem holds in part is not brought up to date by
+	 * readahead(): a read of it would read again) */
+	follows = mode == REPLAY_READ_FOLLOW && replay_follow_has(&c->follow, q->dev);
+	exact = mode == REPLAY_READ_WAIT || follows;
+	followed = follows && q->obj < c->plan.nfiles;
 	if (exact)
 		replay_inflight_enter(&c->inflight, q->dev, len - have, cost);
 	else
@@ -246,12 +253,10 @@ static void do_request(struct engine *c, size_t i, char *buf)
 		stat_add(&c->io.skipped_bytes, len - have);
 		goto out;
 	}
+	if (followed)
+		last = have ? replay_follow_last_unread(fd, q->off, len) : q->off + len - 1;
 	r = issue(fd, q->off, len);
-	/* --read follow: the device's follower (if it has one: follow_wanted()) waits for it,
-	 * leaves the in-flight count and puts the descriptor. Left at once: metadata (a block
-	 * device's folio that the filesystem holds in part is not brought up to date by
-	 * readahead(): a read of it would read again) */
-	followed = r == 0 && mode == REPLAY_READ_FOLLOW && q->obj < c->plan.nfiles;
+	followed = followed && r == 0;
 	if (mode == REPLAY_READ_WAIT && r == 0) {
 		/* --read wait: queued (readahead() takes up to the device's read-ahead
 		 * or I/O size at once; a read brings in the rest), then waited for */
@@ -277,10 +282,8 @@ static void do_request(struct engine *c, size_t i, char *buf)
 	stat_add(&c->io.requests, 1);
 	c->done[i] = 1;
 	if (followed) {
-		struct replay_followed f = { .fd = fd, .obj = q->obj, .len = len - have,
-					     .cost_ns = cost };
-
-		f.last = have ? replay_follow_last_unread(fd, q->off, len) : q->off + len - 1;
+		struct replay_followed f = { .fd = fd, .obj = q->obj, .last = last,
+					     .len = len - have, .cost_ns = cost };
 
 		if (replay_follow_push(&c->follow, q->dev, &f))
 			return;

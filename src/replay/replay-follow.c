@@ -149,13 +149,18 @@ int replay_follow_start(struct replay_follow *f, struct replay_inflight *q, size
 	return 0;
 }
 
+bool replay_follow_has(const struct replay_follow *f, uint32_t dev)
+{
+	return f->devs && dev < f->ndev && f->devs[dev].started &&
+	       !__atomic_load_n(&f->devs[dev].stalled, __ATOMIC_ACQUIRE);
+}
+
 bool replay_follow_push(struct replay_follow *f, uint32_t dev, const struct replay_followed *r)
 {
 	struct replay_follow_dev *d;
 	bool taken = false;
 
-	if (!f->devs || dev >= f->ndev || !f->devs[dev].started ||
-	    __atomic_load_n(&f->devs[dev].stalled, __ATOMIC_ACQUIRE))
+	if (!replay_follow_has(f, dev))
 		return false;
 	d = &f->devs[dev];
 	pthread_mutex_lock(&d->lock);

@@ -64,8 +64,7 @@ uint64_t replay_follow_last_unread(int fd, uint64_t off, uint64_t len);
 
 /**
  * replay_follow_push() - hand over a request just issued on @dev (entered into the in-flight
- * count with replay_inflight_enter()): its follower waits until the request's last byte is
- * read, looking at it from the page cache without blocking (a page not in the cache is not
+ * count with replay_inflight_enter()): its follower waits until @r->last is read, looking at it from the page cache without blocking (a page not in the cache is not
  * waited for), then leaves the in-flight count and releases @r->fd. The device reads the
  * requests it is given in about the order given, so one thread that waits for the oldest
  * follows them all, however many are in flight. A cancel ends the waits; a device that
@@ -75,6 +74,9 @@ uint64_t replay_follow_last_unread(int fd, uint64_t off, uint64_t len);
  * caller leaves the in-flight count at once.
  */
 bool replay_follow_push(struct replay_follow *f, uint32_t dev, const struct replay_followed *r);
+
+/** replay_follow_has() - does device @dev have a follower that takes requests? */
+bool replay_follow_has(const struct replay_follow *f, uint32_t dev);
 
 /** replay_follow_stop() - wait for every request handed over, then end the threads */
 void replay_follow_stop(struct replay_follow *f);

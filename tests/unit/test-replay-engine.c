@@ -907,7 +907,7 @@ START_TEST(test_replay_read_follow)
 	assert_cold_replay(pack, &o);
 	o.queue_ns = REPLAY_QUEUE_AUTO;
 	assert_cold_replay(pack, &o);
-	/* --inflight none: nothing to bound, not followed (so waited for with --wait) */
+	/* --inflight none: nothing to bound, so not followed: read all the same */
 	o.queue_ns = 0;
 	o.wait = true;
 	assert_cold_replay(pack, &o);
