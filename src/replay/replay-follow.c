@@ -110,15 +110,15 @@ uint64_t replay_follow_last_unread(int fd, uint64_t off, uint64_t len)
 	uint64_t end = off + len, lo = off & ~(pg - 1), hi = (end - 1) & ~(pg - 1), n;
 
 	/* the last page not cached: nothing to look for */
-	if (!len || residency_cached(fd, hi, end - hi, &n) < 0 || n < end - hi)
+	if (!len || residency_bytes(fd, hi, end - hi, &n) < 0 || n < end - hi)
 		return end - 1;
 	/* [hi, end) is all cached; [lo, end) is not (else nothing would be issued) */
-	if (residency_cached(fd, lo, end - lo, &n) < 0 || n >= end - lo)
+	if (residency_bytes(fd, lo, end - lo, &n) < 0 || n >= end - lo)
 		return end - 1;
 	while (hi - lo > pg) {
 		uint64_t mid = lo + (hi - lo) / pg / 2 * pg;
 
-		if (residency_cached(fd, mid, end - mid, &n) < 0)
+		if (residency_bytes(fd, mid, end - mid, &n) < 0)
 			return end - 1;
 		if (n >= end - mid)
 			hi = mid;

@@ -58,7 +58,7 @@ int replay_follow_start(struct replay_follow *f, struct replay_inflight *q, size
  * replay_follow_last_unread() - the byte of [@off, @off + @len) of @fd to wait for: the
  * last page not in the page cache before the request is issued (the program may have read
  * the request's end already: a wait for that page would end at once), else the range's
- * last byte. By cachestat(2), a halving at a time; its last byte where that is missing.
+ * last byte. A halving at a time, by cachestat(2) (mincore(2) where it is missing).
  */
 uint64_t replay_follow_last_unread(int fd, uint64_t off, uint64_t len);
 

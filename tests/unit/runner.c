@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The unit test runner: runs every registered suite, fails if any test failed */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,37 @@ void unit_register(Suite *(*make)(void))
 
 static int saved_stderr = -1;
 static FILE *captured;
+
+static int quiet_out = -1, quiet_err = -1;	/* stdout and stderr while quiet */
+
+void unit_quiet(void)
+{
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	fflush(stdout);
+	fflush(stderr);
+	if (quiet_out < 0) {
+		quiet_out = dup(STDOUT_FILENO);
+		quiet_err = dup(STDERR_FILENO);
+	}
+	if (null < 0 || quiet_out < 0 || quiet_err < 0 || dup2(null, STDOUT_FILENO) < 0 ||
+	    dup2(null, STDERR_FILENO) < 0)
+		abort();
+	close(null);
+}
+
+void unit_loud(void)
+{
+	if (quiet_out < 0)
+		return;
+	fflush(stdout);
+	fflush(stderr);
+	dup2(quiet_out, STDOUT_FILENO);
+	dup2(quiet_err, STDERR_FILENO);
+	close(quiet_out);
+	close(quiet_err);
+	quiet_out = quiet_err = -1;
+}
 
 void unit_stderr_begin(void)
 {

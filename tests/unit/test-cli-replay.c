@@ -14,13 +14,6 @@
 #define ARGC(...) ((int)(sizeof((char *[]){ "ura-replay", __VA_ARGS__ }) / sizeof(char *)))
 #define PARSE(o, ...) replay_parse_args(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), o)
 
-/* Usage errors print to stderr, help to stdout: keep the test log readable. */
-static void quiet(void)
-{
-	if (!freopen("/dev/null", "w", stderr) || !freopen("/dev/null", "w", stdout))
-		ck_abort_msg("cannot silence output");
-}
-
 START_TEST(test_defaults)
 {
 	struct replay_options o;
@@ -83,7 +76,7 @@ START_TEST(test_jobs)
 	ck_assert_uint_eq(o.jobs, 1);
 	ck_assert_int_eq(PARSE(&o, "-j8", "p"), 1);
 	ck_assert_uint_eq(o.jobs, 8);
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "--jobs=0", "p"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--jobs=65", "p"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--jobs=two", "p"), -EINVAL);
@@ -104,7 +97,7 @@ START_TEST(test_ioprio)
 	ck_assert_int_eq(o.ioprio, REPLAY_IOPRIO(REPLAY_IOPRIO_RT, 0));
 	ck_assert_int_eq(PARSE(&o, "-pbe", "p"), 1);
 	ck_assert_int_eq(o.ioprio, REPLAY_IOPRIO(REPLAY_IOPRIO_BE, 4));
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "--ioprio=be:8", "p"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--ioprio=idle:3", "p"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--ioprio=fast", "p"), -EINVAL);
@@ -124,7 +117,7 @@ START_TEST(test_lead)
 	ck_assert_uint_eq(o.lead_ns, 0);
 	ck_assert_int_eq(PARSE(&o, "--lead=0", "p"), 1);
 	ck_assert_uint_eq(o.lead_ns, 0);
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "--lead=soon", "p"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--lead=-1", "p"), -EINVAL);
 }
@@ -153,7 +146,7 @@ START_TEST(test_inflight)
 	ck_assert_int_eq(PARSE(&o, "--inflight", "auto", "p"), 1);
 	ck_assert_uint_eq(o.inflight, 0);
 	ck_assert_uint_eq(o.queue_ns, REPLAY_QUEUE_AUTO);
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "--inflight=1K", "p"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--inflight=lots", "p"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--inflight=0ms", "p"), -EINVAL);
@@ -174,7 +167,7 @@ START_TEST(test_probe)
 	ck_assert_int_eq(o.probe, REPLAY_PROBE_NEVER);
 	ck_assert_int_eq(PARSE(&o, "--probe", "auto", "p"), 1);
 	ck_assert_int_eq(o.probe, REPLAY_PROBE_AUTO);
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "--probe=sometimes", "p"), -EINVAL);
 }
 END_TEST
@@ -195,7 +188,7 @@ START_TEST(test_root_stale)
 	ck_assert_int_eq(o.stale, REPLAY_STALE_SKIP);
 	ck_assert_int_eq(PARSE(&o, "--stale=read", "p"), 1);
 	ck_assert_int_eq(o.stale, REPLAY_STALE_READ);
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "--root=", "p"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--stale=maybe", "p"), -EINVAL);
 }
@@ -211,7 +204,7 @@ START_TEST(test_rotational)
 	ck_assert_int_eq(o.rotational, 0);
 	ck_assert_int_eq(PARSE(&o, "--rotational=auto", "p"), 1);
 	ck_assert_int_eq(o.rotational, -1);
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "--rotational=sometimes", "p"), -EINVAL);
 }
 END_TEST
@@ -242,7 +235,7 @@ START_TEST(test_sizes)
 	ck_assert_int_eq(PARSE(&o, "--min-available=0", "p"), 1);
 	ck_assert_uint_eq(o.min_available, 0);
 	ck_assert_uint_eq(o.min_available_pct, 0);
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "--chunk=1K", "p"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--chunk=big", "p"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--max-bytes=lots", "p"), -EINVAL);
@@ -267,7 +260,7 @@ START_TEST(test_cost_model)
 	ck_assert_uint_eq(o.bandwidth, 2ull << 30);
 	ck_assert_int_eq(PARSE(&o, "--bandwidth=1000000", "p"), 1);
 	ck_assert_uint_eq(o.bandwidth, 1000000);
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "--request-cost=0", "p"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--bandwidth=0", "p"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--bandwidth=fast", "p"), -EINVAL);
@@ -284,7 +277,7 @@ START_TEST(test_fadvise)
 	ck_assert(!o.fadvise_random);
 	ck_assert_int_eq(PARSE(&o, "--fadvise=random", "p"), 1);
 	ck_assert(o.fadvise_random);
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "--fadvise=sequential", "p"), -EINVAL);
 }
 END_TEST
@@ -305,7 +298,7 @@ START_TEST(test_read_mode)
 	ck_assert_int_eq(o.read, REPLAY_READ_FOLLOW);
 	ck_assert_int_eq(PARSE(&o, "--read=ahead", "p"), 1);
 	ck_assert_int_eq(o.read, REPLAY_READ_AHEAD);
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "--read=sync", "p"), -EINVAL);
 }
 END_TEST
@@ -320,7 +313,7 @@ START_TEST(test_mark_stale)
 	ck_assert_str_eq(o.mark_stale, "/a");
 	ck_assert_int_eq(PARSE(&o, "--mark-stale=/b", "p"), 1);
 	ck_assert_str_eq(o.mark_stale, "/b");
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "--mark-stale=", "p"), -EINVAL);
 }
 END_TEST
@@ -346,7 +339,7 @@ START_TEST(test_watch)
 	ck_assert_uint_eq(o.max_replays, 1);
 	ck_assert_int_eq(PARSE(&o, "--watch=/e", "--max-replays=64"), 1);
 	ck_assert_uint_eq(o.max_replays, 64);
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "--watch="), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--watch=/e", "p.pack"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--watch=/e", "--max-replays=0"), -EINVAL);
@@ -366,7 +359,7 @@ START_TEST(test_verbosity_help_version)
 	ck_assert_int_eq(o.verbosity, 3);
 	ck_assert_int_eq(PARSE(&o, "-q", "--quiet", "p"), 1);
 	ck_assert_int_eq(o.verbosity, -2);
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "-h"), 0);
 	ck_assert_int_eq(PARSE(&o, "--help"), 0);
 	ck_assert_int_eq(PARSE(&o, "-V"), 0);
@@ -403,7 +396,7 @@ START_TEST(test_usage_errors)
 {
 	struct replay_options o;
 
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(replay_parse_args(1, (char *[]){ "ura-replay", NULL }, &o), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "a", "b"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "--no-such-option", "p"), -EINVAL);
@@ -416,7 +409,7 @@ static Suite *cli_replay_suite(void)
 {
 	Suite *s = suite_create("cli-replay");
 	TCase *tc = tcase_create("options");
-
+	tcase_add_checked_fixture(tc, NULL, unit_loud);
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_flags);
 	tcase_add_test(tc, test_jobs);

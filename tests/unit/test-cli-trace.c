@@ -15,13 +15,6 @@
 
 #define SEC 1000000000ull
 
-/* Usage errors print to stderr, help to stdout: keep the test log readable. */
-static void quiet(void)
-{
-	if (!freopen("/dev/null", "w", stderr) || !freopen("/dev/null", "w", stdout))
-		ck_abort_msg("cannot silence output");
-}
-
 START_TEST(test_command_mode)
 {
 	struct trace_options o;
@@ -72,7 +65,7 @@ START_TEST(test_pack)
 	ck_assert_str_eq(o.pack, "c");
 	ck_assert_int_eq(PARSE(&o, "--pack=d", "true"), 1);
 	ck_assert_str_eq(o.pack, "d");
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "true"), -EINVAL);		/* no pack */
 	ck_assert_int_eq(PARSE(&o, "--pack="), -EINVAL);	/* empty */
 	ck_assert_int_eq(PARSE(&o, "--pack"), -EINVAL);		/* no argument */
@@ -103,7 +96,7 @@ START_TEST(test_system)
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-s", "--until-idle=3"), 1);
 	ck_assert_uint_eq(o.until_idle_ns, 3 * SEC);
 
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-s", "true"), -EINVAL);	/* both */
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-d", "3", "true"), -EINVAL);	/* needs -s */
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-i", "3", "true"), -EINVAL);
@@ -145,7 +138,7 @@ START_TEST(test_cold_and_read_ahead)
 	ck_assert_uint_eq(o.read_ahead_kb, 128);
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "--read-ahead-kb=16", "true"), 1);
 	ck_assert_uint_eq(o.read_ahead_kb, 16);
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-r", "0", "true"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-r", "-4", "true"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-r", "4k", "true"), -EINVAL);
@@ -192,7 +185,7 @@ START_TEST(test_root_input_buffer)
 	ck_assert(o.no_access_log);
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "--no-access-log", "-I", "t.dat"), 1);
 
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "--events=some", "true"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-R", "rel", "true"), -EINVAL);	/* not absolute */
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "-I", "t.dat", "true"), -EINVAL);	/* both */
@@ -247,7 +240,7 @@ START_TEST(test_probe)
 	ck_assert_int_eq(o.probe, 1);
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "--probe", "auto", "true"), 1);
 	ck_assert_int_eq(o.probe, 0);
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "-p", "p", "--probe=maybe", "true"), -EINVAL);
 }
 END_TEST
@@ -256,7 +249,7 @@ START_TEST(test_help_version)
 {
 	struct trace_options o;
 
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "-h"), 0);
 	ck_assert_int_eq(PARSE(&o, "--help"), 0);
 	ck_assert_int_eq(PARSE(&o, "-V"), 0);
@@ -341,7 +334,7 @@ START_TEST(test_merge)
 	ck_assert(o.min_confidence == 0.25 && o.json);
 	ck_assert_uint_eq(o.keep_runs, 1);
 
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "--merge", "--pack", "o"), -EINVAL);	/* no input */
 	ck_assert_int_eq(PARSE(&o, "--merge", "a"), -EINVAL);			/* no --pack */
 	ck_assert_int_eq(PARSE(&o, "--merge", "--pack", "o", ""), -EINVAL);
@@ -388,7 +381,7 @@ START_TEST(test_watch_bounds)
 	ck_assert_uint_eq(o.max_size, 64 << 10);
 	ck_assert_uint_eq(o.learn_interval_ns, 1500000000ull);
 
-	quiet();
+	unit_quiet();
 	ck_assert_int_eq(PARSE(&o, "-w", "d", "--max-packs", "0"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "-w", "d", "--max-packs", "x"), -EINVAL);
 	ck_assert_int_eq(PARSE(&o, "-w", "d", "--max-size", "0"), -EINVAL);
@@ -406,7 +399,7 @@ static Suite *cli_trace_suite(void)
 {
 	Suite *s = suite_create("cli-trace");
 	TCase *tc = tcase_create("parse");
-
+	tcase_add_checked_fixture(tc, NULL, unit_loud);
 	tcase_add_test(tc, test_command_mode);
 	tcase_add_test(tc, test_probe);
 	tcase_add_test(tc, test_pack);

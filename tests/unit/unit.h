@@ -14,6 +14,14 @@ void unit_register(Suite *(*make)(void));
 		unit_register(fn);						\
 	}
 
+/*
+ * Usage errors print to stderr, help to stdout: unit_quiet() sends both to /dev/null, and
+ * unit_loud() (a checked teardown of the test case) brings them back, so that the runner's
+ * report is seen when tests run in one process (CK_FORK=no, as under valgrind).
+ */
+void unit_quiet(void);
+void unit_loud(void);
+
 /* What the code between the two calls writes to stderr, as a malloc()ed string. */
 void unit_stderr_begin(void);
 char *unit_stderr_end(void);
