@@ -64,11 +64,12 @@ uint64_t replay_follow_last_unread(int fd, uint64_t off, uint64_t len);
 
 /**
  * replay_follow_push() - hand over a request just issued on @dev (entered into the in-flight
- * count with replay_inflight_enter()): its follower waits until @r->last is read, looking at it from the page cache without blocking (a page not in the cache is not
- * waited for), then leaves the in-flight count and releases @r->fd. The device reads the
- * requests it is given in about the order given, so one thread that waits for the oldest
- * follows them all, however many are in flight. A cancel ends the waits; a device that
- * reads nothing for REPLAY_FOLLOW_STALL_NS is not followed again.
+ * count with replay_inflight_enter()): its follower waits until @r->last is read, looking
+ * at it from the page cache without blocking (a page not in the cache is not waited for),
+ * then leaves the in-flight count and releases @r->fd. The device reads the requests it is
+ * given in about the order given, so one thread that waits for the oldest follows them all,
+ * however many are in flight. A cancel ends the waits; a device that reads nothing for
+ * REPLAY_FOLLOW_STALL_NS is not followed again.
  *
  * Return: false if no follower took it (no thread, no memory, the device stalled): the
  * caller leaves the in-flight count at once.
