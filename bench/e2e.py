@@ -18,7 +18,8 @@ Strategies:
   ura-wait   ura-replay --wait first, then the program (reports both and the sum)
   ura-lead   ura-replay started HEAD seconds before the program (--head-start)
   ura-alt    the default pack replayed with --alt-replay-args, by --alt-replay, or the pack
-             --alt-trace makes of a cold run (an A/B of options or builds in one run)
+             --alt-trace makes of a cold run (under each profile with --trace-per-profile;
+             an A/B of options or builds in one run)
   naive      every page a run traced at the device's read_ahead_kb added, data and
              metadata, in first-access order, concurrent (bench/naive-replay: what
              ureadahead does)
@@ -140,6 +141,7 @@ class Bench:
         self.naive = os.path.join(TOP, "build", "bench", "naive-replay")
         self.aosp = os.path.join(TOP, "build", "bench", "aosp-replay")
         self.packs = os.path.join(args.workdir, "packs")
+        self.alt_pack = None    # --alt-trace --trace-per-profile: the profile's alt pack
         os.makedirs(self.packs, exist_ok=True)
 
     def slow(self, profile, cmd, chroot=False):
@@ -404,8 +406,8 @@ class Bench:
             alt = ([self.args.alt_replay or self.replay, "-q", "--root", self.mnt] +
                    shlex.split(costs) +
                    shlex.split(self.args.alt_replay_args) +
-                   [os.path.join(self.packs, name + "-alt.pack") if self.args.alt_trace
-                    else pack])
+                   [(self.alt_pack or os.path.join(self.packs, name + "-alt.pack"))
+                    if self.args.alt_trace else pack])
             return {"t": self.concurrent(profile, alt, prog)}
         if strategy in ("ura-cold", "ura-warm"):
             other = ura[:-1] + [os.path.join(self.packs, name + strategy[3:] + ".pack")]
@@ -519,6 +521,10 @@ def run_all(args, b, results):
                 # the default pack as a user of that device makes it
                 upack = b.trace_pack(name, "-" + profile, shlex.split(args.trace_args),
                                      profile=profile)
+                if args.alt_trace:
+                    b.alt_pack = b.trace_pack(name, "-alt-" + profile,
+                                              shlex.split(args.trace_args),
+                                              trace=args.alt_trace, profile=profile)
             samples = {s: [] for s in strategies}
             extra = {s: {"prefetch": [], "sum": [], "reads": [], "read_bytes": []}
                      for s in strategies}
