@@ -211,6 +211,12 @@ class Bench:
               f"{totals['replayed_vs_true_demand_ssd']:.2f}x)", flush=True)
         return pack, files, totals
 
+    def testbed_metadata(self, dump):
+        """The metadata of a pack's dump on the testbed's device: the demand pack is traced
+        with slowrun inside the traced command, so it also holds the host's own (the
+        script, chroot), read from an unthrottled disk and no part of the start's demand."""
+        return [m for m in dump.get("metadata", []) if m["device"] == self.st["MAJMIN"]]
+
     def limit(self, profile, name):
         """The least device time of the start's demanded data and metadata under the
         profile's model (the throttle's two budgets: the larger of bytes / bps and reads /
@@ -225,7 +231,7 @@ class Bench:
         objs = [[(r["offset"], r["offset"] + r["length"]) for r in f["ranges"]]
                 for f in dump["files"]]
         meta = {}
-        for m in dump.get("metadata", []):
+        for m in self.testbed_metadata(dump):
             meta.setdefault(m["device"], []).append((m["offset"], m["offset"] + m["length"]))
         objs += list(meta.values())
         objs = [sorted(o) for o in objs if o]
@@ -295,7 +301,7 @@ class Bench:
                 w = min((t for x, y, t in seen.get(f["path"], []) if x < b and a < y),
                         default=None)
                 items.append((r["first_access_ns"], w, f["path"], a, b))
-        for m in demand.get("metadata", []):
+        for m in self.testbed_metadata(demand):
             items.append((m["first_access_ns"], None, "meta:" + m["device"], m["offset"],
                           m["offset"] + m["length"]))
         items.sort(key=lambda x: x[0])
