@@ -156,7 +156,8 @@ static void run_model(const char *name, int near, const char *events, const stru
 		if (files[i].dev != dev)
 			continue;
 		if (pageset_file_ranges(d.pages, &files[i],
-					file_pages(pack, major, minor, files[i].ino), 0, &rg, &n) < 0)
+					file_pages(pack, major, minor, files[i].ino),
+					demand_pack_flags(&d), &rg, &n) < 0)
 			exit(1);
 		for (size_t k = 0; k < n; k++)
 			for (uint64_t p = 0; rg[k].demanded && p < rg[k].page_count; p++)

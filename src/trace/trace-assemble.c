@@ -369,7 +369,7 @@ static void note_resolution(struct assembly *a, const struct found_file *file,
 {
 	unsigned around_kb = KERNEL_FAULT_AROUND_PAGES * (URA_PACK_PAGE_SIZE / 1024);
 	unsigned kb = a->fs[fs].rec.read_ahead_kb;
-	uint64_t cached = 0;
+	uint64_t cached = 0, mapped = 0;
 
 	if (!kb || kb > around_kb)
 		kb = around_kb;
@@ -378,11 +378,15 @@ static void note_resolution(struct assembly *a, const struct found_file *file,
 
 		a->demanded_pages += rg->demanded ? rg->page_count : 0;
 		for (uint64_t p = rg->first_page; rg->demanded && p < rg->first_page + rg->page_count;
-		     p++)
+		     p++) {
 			if (!pageset_is_added(a->demand->pages, traced->dev, traced->ino, p, NULL))
 				cached++;
+			if (pageset_is_weak_only(a->demand->pages, traced->dev, traced->ino, p))
+				mapped++;
+		}
 	}
 	a->sum->cached_demanded_bytes += cached * URA_PACK_PAGE_SIZE;
+	a->sum->mapped_demanded_bytes += mapped * URA_PACK_PAGE_SIZE;
 	if (kb > a->sum->resolution_kb)
 		a->sum->resolution_kb = kb;
 }
@@ -1109,7 +1113,7 @@ static int assemble(const struct assemble_opts *o, const struct trace_demand *d,
 	int r;
 
 	a.range_flags = (o->info_flags & URA_PACK_INFO_NO_ACCESS_EVENTS) ? PAGESET_ALL_DEMANDED :
-			demand_range_flags(d->evidence);
+			demand_pack_flags(d);
 	if (stat(o->pack, &st) == 0) {
 		a.pack_dev = st.st_dev;
 		a.pack_ino = st.st_ino;

@@ -84,7 +84,9 @@ static uint64_t rel_time(struct trace_demand *d, uint64_t ts)
  * as weak evidence (speculative if added): measured against runs at
  * read_ahead_kb 4, this keeps the demanded set near the true demand
  * (bench/trace-accuracy.sh, bench/demand-models.c compares other distances).
- * Without a fault address, the whole window counts.
+ * Without a fault address, the whole window counts. A command's trace
+ * (near_pages < 0) counts the whole window with a touched page too, the other
+ * pages as weak evidence that demand_pack_flags() makes demand.
  */
 
 static int map_window(struct trace_demand *d, const struct trace_event *ev, uint64_t rts)
@@ -113,8 +115,12 @@ static int map_window(struct trace_demand *d, const struct trace_event *ev, uint
 			break;
 		}
 	for (uint64_t i = first; i <= last; i++) {
-		bool near = page > last || d->near_pages < 0 ||
-			    (i + (uint64_t)d->near_pages >= page && i <= page + (uint64_t)d->near_pages);
+		/* near_pages < 0: the touched page is strong evidence, the others weak, all
+		 * demanded (demand_pack_flags()), so that the pack can say how many it holds
+		 * only because a window mapped them */
+		bool near = page > last || i == page ||
+			    (d->near_pages >= 0 && i + (uint64_t)d->near_pages >= page &&
+			     i <= page + (uint64_t)d->near_pages);
 
 		if (cold && i != page && !pageset_is_added(d->pages, ev->dev, ev->ino, i, NULL))
 			continue;
@@ -180,6 +186,11 @@ enum demand_evidence demand_evidence(bool get_pages, bool map_pages)
 	if (get_pages && map_pages)
 		return DEMAND_EVIDENCE_FULL;
 	return get_pages || map_pages ? DEMAND_EVIDENCE_PARTIAL : DEMAND_EVIDENCE_NONE;
+}
+
+unsigned demand_pack_flags(const struct trace_demand *d)
+{
+	return demand_range_flags(d->evidence) | (d->near_pages < 0 ? PAGESET_WEAK_IS_DEMAND : 0);
 }
 
 unsigned demand_range_flags(enum demand_evidence e)

@@ -36,7 +36,8 @@ struct trace_demand {
 	uint64_t events, counts[TRACE_NR_EVENTS], added_pages;
 	int error;			/* the first -errno met (-ENOMEM), sticky */
 	FILE *event_log;		/* not owned: each event fed is printed there (URA_TRACE_EVENTS) */
-	int near_pages;			/* DEMAND_NEAR_PAGES; -1: the whole window (bench/) */
+	int near_pages;			/* DEMAND_NEAR_PAGES; -1: the whole window (a command's
+					 * trace, the learner; demand_pack_flags()) */
 	enum demand_evidence evidence;	/* set by the event source, before the pages are read */
 	struct fault_slot *last_fault;	/* private: the last fault address of each pid */
 };
@@ -70,5 +71,12 @@ enum demand_evidence demand_evidence(bool get_pages, bool map_pages);
  * read() seen by no get_pages). None: every page added counts as demanded.
  */
 unsigned demand_range_flags(enum demand_evidence e);
+
+/**
+ * demand_pack_flags() - the PAGESET_* flags of @d's pack: demand_range_flags()
+ * of its evidence, and with near_pages < 0 every page a window mapped with a
+ * touched one (weak evidence) demanded
+ */
+unsigned demand_pack_flags(const struct trace_demand *d);
 
 #endif

@@ -352,6 +352,16 @@ bool pageset_is_added(const struct pageset *ps, uint32_t dev, uint64_t ino, uint
 	return true;
 }
 
+bool pageset_is_weak_only(const struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t index)
+{
+	const struct chunk *c = lookup(ps, dev, ino, index >> CHUNK_SHIFT);
+	uint64_t bit = 1ull << (index & (CHUNK_PAGES - 1));
+
+	if (!c || !(c->weak & bit) || (c->strong & bit))
+		return false;
+	return !pageset_is_used(ps, dev, ino, index);	/* nor a long access's */
+}
+
 bool pageset_is_used(const struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t index)
 {
 	const struct chunk *c = lookup(ps, dev, ino, index >> CHUNK_SHIFT);

@@ -105,6 +105,12 @@ bool pageset_is_added(const struct pageset *ps, uint32_t dev, uint64_t ino, uint
 bool pageset_is_used(const struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t index);
 
 /**
+ * pageset_is_weak_only() - whether page @index has weak evidence of use and no
+ * strong one: mapped by a fault-around window beside the page touched
+ */
+bool pageset_is_weak_only(const struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t index);
+
+/**
  * pageset_files() - the files of the set, sorted by (dev, ino)
  * @ret: on success a malloc()ed array the caller frees
  * @ret_n: its length

@@ -51,6 +51,7 @@ static void print_summary(FILE *f, const struct trace_summary *s, bool json)
 		json_key_u64(&j, "added_bytes", s->added_pages * (uint64_t)getpagesize());
 		json_key_u64(&j, "resolution_kb", s->resolution_kb);
 		json_key_u64(&j, "cached_demanded_bytes", s->cached_demanded_bytes);
+		json_key_u64(&j, "mapped_demanded_bytes", s->mapped_demanded_bytes);
 		json_key_u64(&j, "evicted_files", s->evicted_files);
 		json_object_end(&j);
 		json_end(&j);
@@ -79,6 +80,14 @@ static void print_summary(FILE *f, const struct trace_summary *s, bool json)
 			s->cached_demanded_bytes >= s->demanded_bytes ? 100.0 :
 			100.0 * (double)s->cached_demanded_bytes / (double)s->demanded_bytes,
 			KERNEL_FAULT_AROUND_PAGES * 4);
+	else if (s->mapped_demanded_bytes * 10 > s->demanded_bytes && s->resolution_kb > 4)
+		fprintf(f, "%s: %.1f MiB of it (%.0f%%) was only mapped beside a page the run touched "
+			"(fault-around), which a trace at %u KiB cannot tell used or not: the pack "
+			"holds it all; at a smaller --read-ahead-kb (or --exact) the run is slower "
+			"and the pack holds less of it\n", program_invocation_short_name,
+			(double)s->mapped_demanded_bytes / MIB,
+			100.0 * (double)s->mapped_demanded_bytes / (double)s->demanded_bytes,
+			s->resolution_kb);
 }
 
 /* What --merge did, in one line or as JSON. */

@@ -18,7 +18,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 66
+plan 67
 
 # --- a read: exactly the file's pages ---
 head -c $((100 * 4096 + 123)) /dev/urandom >"$M/read.bin"
@@ -129,6 +129,14 @@ QRES=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["resolut
 pack_ranges "$T/q-default.pack" "$M/quarter.bin" >"$T/q-default.ranges"
 ok "default options: every page touched, none further from one than the resolution reported ($QRES pages)" \
 	within_resolution "$T/q-default.ranges" "$QRES" $QUARTER
+# what the pack holds only because a fault-around window mapped it beside a touched page
+# (the summary's mapped_demanded_bytes): at least the demanded pages of the file that were
+# not touched (a touched page mapped by a window opened for another is seen by nothing)
+QDEM=$(awk '$3 == 1 { n += $2 } END { print n + 0 }' "$T/q-default.ranges")
+QMAPPED=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["mapped_demanded_bytes"] // 4096)' \
+	"$T/q-default.json")
+ok "default options: the summary counts the pages only a window mapped ($QMAPPED; the file's demanded $QDEM, touched 64)" \
+	test "$QDEM" -gt 64 -a "$QMAPPED" -ge $((QDEM - 64))
 # a warm start with --no-evict: coarser, and ura-trace says so
 "$HELPERS/touch-pages" "$M/quarter.bin" $(seq 0 255)
 ok "a warm start traced without eviction is said to be coarser" sh -c '

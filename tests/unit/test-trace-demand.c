@@ -113,6 +113,29 @@ START_TEST(test_window_without_fault_address_is_all_demand)
 }
 END_TEST
 
+/*
+ * A command's trace (near_pages < 0): every page a window mapped with the touched one is
+ * demanded in the pack, the touched one as strong evidence, the others as weak, so that
+ * the summary can say how much the pack holds only because a window mapped it.
+ */
+START_TEST(test_whole_window_demanded_touched_page_known)
+{
+	d.near_pages = -1;
+	feed(TRACE_EVENT_ADD, PID, 10, 0, 15, 0);
+	fault_and_window(20, 0x7f0000 + 3);		/* touched: page 3 */
+	ck_assert_str_eq(pages_with(16, demand_pack_flags(&d)), "DDDDDDDDDDDDDDDD");
+	ck_assert_str_eq(pages(16), "SSSDSSSSSSSSSSSS");	/* the evidence kept apart */
+	ck_assert(!pageset_is_weak_only(d.pages, DEV, INO, 3));
+	for (uint64_t p = 0; p < 16; p++)
+		ck_assert(p == 3 || pageset_is_weak_only(d.pages, DEV, INO, p));
+	ck_assert_uint_eq(demand_pack_flags(&d), PAGESET_WEAK_IS_DEMAND);
+	d.near_pages = DEMAND_NEAR_PAGES;
+	ck_assert_uint_eq(demand_pack_flags(&d), 0);
+	d.evidence = DEMAND_EVIDENCE_NONE;
+	ck_assert_uint_eq(demand_pack_flags(&d), PAGESET_ALL_DEMANDED);
+}
+END_TEST
+
 /* A fault of another pid, or one too old, says nothing of this window. */
 START_TEST(test_fault_of_other_pid_or_too_old)
 {
@@ -212,6 +235,7 @@ static Suite *trace_demand_suite(void)
 	tcase_add_test(tc, test_window_near_the_fault_is_demand);
 	tcase_add_test(tc, test_window_far_side);
 	tcase_add_test(tc, test_window_without_fault_address_is_all_demand);
+	tcase_add_test(tc, test_whole_window_demanded_touched_page_known);
 	tcase_add_test(tc, test_fault_of_other_pid_or_too_old);
 	tcase_add_test(tc, test_one_fault_one_window);
 	tcase_add_test(tc, test_cold_and_warm_windows);

@@ -63,6 +63,10 @@ START_TEST(test_demanded_vs_speculative)
 	ck_assert_int_eq(pageset_access(ps, DEV, 5, 16, 31, 30, PAGESET_WEAK), 0);
 	ck_assert(pageset_is_used(ps, DEV, 5, 4));
 	ck_assert(!pageset_is_used(ps, DEV, 5, 16));	/* weak is not use */
+	ck_assert(pageset_is_weak_only(ps, DEV, 5, 16));
+	ck_assert(!pageset_is_weak_only(ps, DEV, 5, 4));	/* strong */
+	ck_assert(!pageset_is_weak_only(ps, DEV, 5, 8));	/* no evidence */
+	ck_assert(!pageset_is_weak_only(ps, DEV, 6, 16));	/* another file */
 	ck_assert(pageset_is_added(ps, DEV, 5, 31, &ts));
 	ck_assert_uint_eq(ts, 10);
 
@@ -90,6 +94,11 @@ START_TEST(test_demanded_vs_speculative)
 	ck_assert_uint_eq(r[0].page_count, 32);
 	ck_assert(r[0].demanded);
 	free(r);
+
+	/* a window's page touched later is no window's alone */
+	ck_assert_int_eq(pageset_access(ps, DEV, 5, 17, 17, 40, PAGESET_STRONG), 0);
+	ck_assert(!pageset_is_weak_only(ps, DEV, 5, 17));
+	ck_assert(pageset_is_weak_only(ps, DEV, 5, 18));
 }
 END_TEST
 
@@ -291,6 +300,9 @@ START_TEST(test_long_read_over_added_pages)
 	ck_assert_uint_eq(r[0].first_ns, 20);	/* asked for by the read at 20 */
 	free(r);
 	ck_assert(pageset_is_used(ps, DEV, 4, 299));
+	/* a page of a window that a long read also asked for is no window's alone */
+	ck_assert_int_eq(pageset_access(ps, DEV, 4, 280, 295, 50, PAGESET_WEAK), 0);
+	ck_assert(!pageset_is_weak_only(ps, DEV, 4, 290));
 }
 END_TEST
 
