@@ -190,8 +190,9 @@ class Bench:
                 f.write(self.mnt + x["path"] + "\n")
         totals = dict(dump["totals"])
         dd = json.loads(subprocess.run([os.path.join(TOP, "build", "ura-dump"), "--json", demand],
-                                       check=True, capture_output=True).stdout)["totals"]
-        totals["true_demand_bytes"] = dd["bytes"] + dd["metadata_bytes"]
+                                       check=True, capture_output=True).stdout)
+        totals["true_demand_bytes"] = dd["totals"]["bytes"] + sum(
+            m["length"] for m in self.testbed_metadata(dd))
         # what replay reads of ura's pack, cold, under each profile with its own model
         # (hole merging depends on it); the first replay under a profile measures it
         for profile in ("hdd", "ssd"):
@@ -258,8 +259,9 @@ class Bench:
         rep = json.loads(subprocess.run(
             self.slow(profile, [self.replay, "-q", "--dry-run", "--json", "--root", self.mnt,
                                 demand]), check=True, capture_output=True).stdout)
-        best["ura_plan_seconds"] = sum(d["plan_seconds"] for d in rep["devices"])
-        best["ura_plan_bytes"] = sum(d["bytes"] for d in rep["devices"])
+        tb = [d for d in rep["devices"] if d["device"] == self.st["MAJMIN"]]
+        best["ura_plan_seconds"] = sum(d["plan_seconds"] for d in tb)
+        best["ura_plan_bytes"] = sum(d["bytes"] for d in tb)
         return best
 
     def ordered_limit(self, profile, name, warm):

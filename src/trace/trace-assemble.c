@@ -250,9 +250,14 @@ static int fs_slot(struct assembly *a, uint32_t kdev, const struct mount_entry *
 	return 0;
 }
 
-static uint64_t listed_pages(const struct pageset_file *f)
+/* What the pack would have listed of @f: pages added, or used (a window's too where they
+ * are demanded), whichever is more */
+static uint64_t listed_pages(const struct assembly *a, const struct pageset_file *f)
 {
-	return f->added_pages > f->used_pages ? f->added_pages : f->used_pages;
+	uint64_t used = f->used_pages +
+			(a->range_flags & PAGESET_WEAK_IS_DEMAND ? f->weak_only_pages : 0);
+
+	return f->added_pages > used ? f->added_pages : used;
 }
 
 /*
@@ -381,8 +386,9 @@ static void note_resolution(struct assembly *a, const struct found_file *file,
 		     p++) {
 			if (!pageset_is_added(a->demand->pages, traced->dev, traced->ino, p, NULL))
 				cached++;
-			if (pageset_is_weak_only(a->demand->pages, traced->dev, traced->ino, p))
-				mapped++;
+			else if (pageset_is_weak_only(a->demand->pages, traced->dev, traced->ino,
+						      p))
+				mapped++;	/* read ahead, mapped beside a touched page */
 		}
 	}
 	a->sum->cached_demanded_bytes += cached * URA_PACK_PAGE_SIZE;
@@ -524,7 +530,7 @@ static void count_unresolved(struct assembly *a, const struct pageset_file *trac
 {
 	/* deleted before it could be named, or out of reach */
 	a->sum->unresolved_inodes++;
-	a->sum->unresolved_bytes += listed_pages(traced) * URA_PACK_PAGE_SIZE;
+	a->sum->unresolved_bytes += listed_pages(a, traced) * URA_PACK_PAGE_SIZE;
 }
 
 /* Name the traced inodes of one (non-btrfs) filesystem and gather them. */

@@ -85,8 +85,9 @@ static uint64_t rel_time(struct trace_demand *d, uint64_t ts)
  * read_ahead_kb 4, this keeps the demanded set near the true demand
  * (bench/trace-accuracy.sh, bench/demand-models.c compares other distances).
  * Without a fault address, the whole window counts. A command's trace
- * (near_pages < 0) counts the whole window with a touched page too, the other
- * pages as weak evidence that demand_pack_flags() makes demand.
+ * (near_pages < 0) counts every window whole: the touched page as strong
+ * evidence, the others (and a window with no address) as weak evidence that
+ * demand_pack_flags() makes demand.
  */
 
 static int map_window(struct trace_demand *d, const struct trace_event *ev, uint64_t rts)
@@ -115,12 +116,14 @@ static int map_window(struct trace_demand *d, const struct trace_event *ev, uint
 			break;
 		}
 	for (uint64_t i = first; i <= last; i++) {
-		/* near_pages < 0: the touched page is strong evidence, the others weak, all
-		 * demanded (demand_pack_flags()), so that the pack can say how many it holds
-		 * only because a window mapped them */
-		bool near = page > last || i == page ||
-			    (d->near_pages >= 0 && i + (uint64_t)d->near_pages >= page &&
-			     i <= page + (uint64_t)d->near_pages);
+		/* near_pages < 0: the page the fault's address names is strong evidence, every
+		 * other page of the window weak (also in a window with no address: a fault
+		 * retried maps its window again), all demanded (demand_pack_flags()), so that
+		 * the summary can say how much the pack holds only because windows mapped it */
+		bool near = (page <= last && i == page) ||
+			    (d->near_pages >= 0 &&
+			     (page > last || (i + (uint64_t)d->near_pages >= page &&
+					      i <= page + (uint64_t)d->near_pages)));
 
 		if (cold && i != page && !pageset_is_added(d->pages, ev->dev, ev->ino, i, NULL))
 			continue;

@@ -368,7 +368,8 @@ bool pageset_is_used(const struct pageset *ps, uint32_t dev, uint64_t ino, uint6
 
 	if (c && (c->strong & (1ull << (index & (CHUNK_PAGES - 1)))))
 		return true;
-	/* a linear look: tests and diagnostics ask this, not the trace's own path */
+	/* a linear look: tests ask this, and the assembly only of pages with weak evidence
+	 * alone (pageset_is_weak_only()), a fraction of a trace's */
 	for (size_t i = 0; i < ps->nspans; i++) {
 		const struct span *sp = &ps->spans[i];
 
@@ -417,6 +418,7 @@ static void count_chunk(struct pageset_file *f, const struct chunk *c)
 	f->nchunks++;
 	f->added_pages += (uint64_t)__builtin_popcountll(c->added);
 	f->used_pages += (uint64_t)__builtin_popcountll(c->strong);
+	f->weak_only_pages += (uint64_t)__builtin_popcountll(c->weak & ~c->strong);
 	for (unsigned i = 0; i < CHUNK_PAGES; i++)
 		f->first_ns = min_u64(f->first_ns, min_u64(c->add_ts[i], c->use_ts[i]));
 }

@@ -33,6 +33,7 @@ struct pageset_file {
 	uint64_t ino;
 	uint64_t added_pages;	/* pages that entered the page cache */
 	uint64_t used_pages;	/* pages with strong evidence of use (long accesses not counted) */
+	uint64_t weak_only_pages; /* pages with weak evidence of use alone (a window's) */
 	uint64_t first_ns;	/* earliest event on the file */
 	size_t first_chunk;	/* private: where its pages are */
 	size_t nchunks;
@@ -106,7 +107,7 @@ bool pageset_is_used(const struct pageset *ps, uint32_t dev, uint64_t ino, uint6
 
 /**
  * pageset_is_weak_only() - whether page @index has weak evidence of use and no
- * strong one: mapped by a fault-around window beside the page touched
+ * strong one: only mapped by fault-around windows beside the page touched
  */
 bool pageset_is_weak_only(const struct pageset *ps, uint32_t dev, uint64_t ino, uint64_t index);
 

@@ -35,9 +35,10 @@ struct trace_summary {
 	uint64_t evicted_files;		/* files of the replaced pack evicted before the run */
 	uint64_t cached_demanded_bytes;	/* demanded bytes that were cached before the trace
 					 * (a warm start: seen to fault-around's resolution) */
-	uint64_t mapped_demanded_bytes;	/* demanded bytes seen only in a fault-around window
-					 * beside the page touched: whether the run used them,
-					 * the trace could not tell */
+	uint64_t mapped_demanded_bytes;	/* demanded bytes the run added to the cache and that
+					 * were seen only as pages a fault-around window
+					 * mapped beside the touched one: whether the run used
+					 * them, the trace could not tell */
 	int exit_status;		/* command mode: the command's status as the shell reports it */
 };
 

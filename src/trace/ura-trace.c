@@ -81,10 +81,11 @@ static void print_summary(FILE *f, const struct trace_summary *s, bool json)
 			100.0 * (double)s->cached_demanded_bytes / (double)s->demanded_bytes,
 			KERNEL_FAULT_AROUND_PAGES * 4);
 	else if (s->mapped_demanded_bytes * 10 > s->demanded_bytes && s->resolution_kb > 4)
-		fprintf(f, "%s: %.1f MiB of it (%.0f%%) was only mapped beside a page the run touched "
-			"(fault-around), which a trace at %u KiB cannot tell used or not: the pack "
-			"holds it all; at a smaller --read-ahead-kb (or --exact) the run is slower "
-			"and the pack holds less of it\n", program_invocation_short_name,
+		fprintf(f, "%s: %.1f MiB of it (%.0f%%) was read ahead and only mapped beside a page the "
+			"run touched (fault-around), which a trace at %u KiB cannot tell used or "
+			"not: the pack holds it all; at a smaller --read-ahead-kb (or --exact) the "
+			"run is slower and the pack holds less of it\n",
+			program_invocation_short_name,
 			(double)s->mapped_demanded_bytes / MIB,
 			100.0 * (double)s->mapped_demanded_bytes / (double)s->demanded_bytes,
 			s->resolution_kb);

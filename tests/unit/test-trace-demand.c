@@ -114,20 +114,27 @@ START_TEST(test_window_without_fault_address_is_all_demand)
 END_TEST
 
 /*
- * A command's trace (near_pages < 0): every page a window mapped with the touched one is
- * demanded in the pack, the touched one as strong evidence, the others as weak, so that
- * the summary can say how much the pack holds only because a window mapped it.
+ * A command's trace (near_pages < 0): every page a window mapped is demanded in the pack,
+ * the touched one (named by the fault's address) as strong evidence and the others as
+ * weak, so that the summary can say how much the pack holds only because windows mapped
+ * it; a fault or a read of a page is strong evidence, as before.
  */
-START_TEST(test_whole_window_demanded_touched_page_known)
+START_TEST(test_whole_window_demanded_as_window_evidence)
 {
 	d.near_pages = -1;
 	feed(TRACE_EVENT_ADD, PID, 10, 0, 15, 0);
+	feed(TRACE_EVENT_FAULT, PID, 15, 2, 2, 0);
 	fault_and_window(20, 0x7f0000 + 3);		/* touched: page 3 */
 	ck_assert_str_eq(pages_with(16, demand_pack_flags(&d)), "DDDDDDDDDDDDDDDD");
-	ck_assert_str_eq(pages(16), "SSSDSSSSSSSSSSSS");	/* the evidence kept apart */
-	ck_assert(!pageset_is_weak_only(d.pages, DEV, INO, 3));
+	ck_assert_str_eq(pages(16), "SSDDSSSSSSSSSSSS");	/* the evidence kept apart */
 	for (uint64_t p = 0; p < 16; p++)
-		ck_assert(p == 3 || pageset_is_weak_only(d.pages, DEV, INO, p));
+		ck_assert(p == 2 || p == 3 ? !pageset_is_weak_only(d.pages, DEV, INO, p) :
+					     pageset_is_weak_only(d.pages, DEV, INO, p));
+	/* without the fault's address (a fault retried maps its window again): all weak */
+	feed(TRACE_EVENT_ADD, PID, 30, 16, 31, 0);
+	feed(TRACE_EVENT_MAP_PAGES, PID, 40, 16, 31, 0);
+	ck_assert_str_eq(pages_with(32, demand_pack_flags(&d)), "DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD");
+	ck_assert(pageset_is_weak_only(d.pages, DEV, INO, 20));
 	ck_assert_uint_eq(demand_pack_flags(&d), PAGESET_WEAK_IS_DEMAND);
 	d.near_pages = DEMAND_NEAR_PAGES;
 	ck_assert_uint_eq(demand_pack_flags(&d), 0);
@@ -235,7 +242,7 @@ static Suite *trace_demand_suite(void)
 	tcase_add_test(tc, test_window_near_the_fault_is_demand);
 	tcase_add_test(tc, test_window_far_side);
 	tcase_add_test(tc, test_window_without_fault_address_is_all_demand);
-	tcase_add_test(tc, test_whole_window_demanded_touched_page_known);
+	tcase_add_test(tc, test_whole_window_demanded_as_window_evidence);
 	tcase_add_test(tc, test_fault_of_other_pid_or_too_old);
 	tcase_add_test(tc, test_one_fault_one_window);
 	tcase_add_test(tc, test_cold_and_warm_windows);
