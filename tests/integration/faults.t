@@ -31,18 +31,25 @@ backing() {
 RA_SAVED=$(for f in /sys/block/*/queue/read_ahead_kb; do
 	echo "$f $(cat "$f") $(backing "$f")"
 done)
+# devices that other programs on the machine, or this test, add, remove or attach meanwhile
+# are left alone: a loop device with no file at the start (an attach sets its read_ahead_kb
+# from the file's disk, a detach keeps it), or attached to another since
+ra_tracked() {
+	case $1 in /sys/block/loop*) [ "$2" != - ] || return 1 ;; esac
+	[ -e "$1" ] && [ "$(backing "$1")" = "$2" ]
+}
 ra_put_back() {
 	local f v b
 	echo "$RA_SAVED" | while read -r f v b; do
+		ra_tracked "$f" "$b" || continue
 		[ "$(cat "$f" 2>/dev/null)" = "$v" ] || echo "$v" >"$f" 2>/dev/null
 	done
 }
-# every device seen at the start has its value of then (devices that other programs on the
-# machine, or this test, add, remove or attach meanwhile, such as loop devices, are left out)
+# every device seen at the start has its value of then
 ra_as_found() {
 	local f v b bad=0
 	while read -r f v b; do
-		[ -e "$f" ] && [ "$(backing "$f")" = "$b" ] || continue
+		ra_tracked "$f" "$b" || continue
 		[ "$(cat "$f")" = "$v" ] || { echo "$f: $(cat "$f"), was $v" >&2; bad=1; }
 	done <<<"$RA_SAVED"
 	return $bad
