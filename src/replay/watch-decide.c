@@ -542,14 +542,16 @@ static void poll_pending(struct watch_decide *w)
  * whatever root or path runs it)? Only in the daemon's own root, only when the
  * path is the very file as the daemon sees it (a user's mount namespace could
  * show a program with a pack at a path without one, and so silence its
- * replays), and only when no pack of another root may be for the path (a
- * container running the same file).
+ * replays), only when no pack of another root may be for the path (a
+ * container running the same file), and only when the file has no other name:
+ * a mark is on the inode, so a user's exec of a hard link with no pack
+ * (zipinfo) would silence the replays of the name that has one (unzip).
  */
-static bool ignorable(struct watch_decide *w, pid_t pid, const struct key_root *root, const char *path,
-		      const struct key_file *file)
+static bool ignorable(struct watch_decide *w, const struct watch_exec_event *ev,
+		      const struct key_root *root, const char *path, const struct key_file *file)
 {
-	return root->id == 0 && !watch_names_in_other_roots(w->names, path) &&
-	       key_trusted(pid, root, path, file, sys_view_mounts(*w->view)) == 0;
+	return root->id == 0 && ev->nlink == 1 && !watch_names_in_other_roots(w->names, path) &&
+	       key_trusted(ev->pid, root, path, file, sys_view_mounts(*w->view)) == 0;
 }
 
 /*
@@ -678,7 +680,7 @@ bool watch_decide_exec(const struct watch_exec_event *ev, void *userdata)
 		    !watch_recent_find(w->scripts, SCRIPTS_MAX, ev->pid, 0, now, SCRIPT_NS, false, NULL)) {
 			if (w->chatty)
 				log_debug("'%s' started (pid %d): no pack", path, ev->pid);
-			return ignorable(w, ev->pid, &root, path, &file);	/* until a pack is added */
+			return ignorable(w, ev, &root, path, &file);	/* until a pack is added */
 		}
 	}
 	/* a user's mount namespace may show any file at a system path: believe the file */
@@ -716,7 +718,7 @@ bool watch_decide_exec(const struct watch_exec_event *ev, void *userdata)
 	consider(w, ev->pid, &root, path, ev->dev, ev->ino, now, false, &held, NULL);
 	if (!held)
 		return false;
-	if (!ignorable(w, ev->pid, &root, path, &file) || !hold_mark(w, held)) {
+	if (!ignorable(w, ev, &root, path, &file) || !hold_mark(w, held)) {
 		watch_pack_put(held);
 		return false;
 	}

@@ -205,12 +205,13 @@ int watch_exec_read(struct watch_exec *s, watch_exec_fn fn, void *userdata)
 			k = readlink(link, path, sizeof(path) - 1);
 			if (k > 0 && path[0] == '/' &&
 			    statx(m->fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
-				  STATX_INO | STATX_UID | STATX_MODE, &stx) == 0) {
+				  STATX_INO | STATX_UID | STATX_MODE | STATX_NLINK, &stx) == 0) {
 				path[k] = '\0';
 				ev.dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
 				ev.ino = stx.stx_ino;
 				ev.uid = stx.stx_uid;
 				ev.mode = stx.stx_mode;
+				ev.nlink = stx.stx_nlink;
 				ev.script = script_arg(m->fd);
 			} else {
 				k = 0;		/* not reachable from our root */

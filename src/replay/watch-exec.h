@@ -26,6 +26,7 @@ struct watch_exec_event {
 	ino_t ino;
 	uid_t uid;		/* its owner and mode (who could have written it) */
 	mode_t mode;
+	unsigned nlink;		/* its names (hard links): one exec's name is not all of them */
 	int script;		/* "#!": where the kernel puts the script's path in its interpreter's
 				 * argv (1, or 2 after the "#!" line's argument); 0: not a script */
 };

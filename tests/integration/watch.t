@@ -9,7 +9,8 @@
 # recreated, a corrupt pack, 100 execs/s for 10 s (flat RSS and fd count); SIGTERM while a
 # replay paces itself (--lead) stops it at once and nothing is read after; a file bind-mounted
 # over a program in another mount namespace, and a user's program named python3, do not replay
-# that program's pack
+# that program's pack; a program of two names (hard links) started by the one with no pack is
+# still replayed when started by the one with a pack
 . "$(dirname "$0")/lib.sh"
 R="$URA_REPLAY"
 
@@ -102,7 +103,7 @@ stop_daemon() {
 	return $rc
 }
 
-plan 59
+plan 60
 mkpacks
 : >"$T/log"
 ok "the daemon starts and watches execs" start_daemon -v
@@ -149,6 +150,19 @@ head -c $((256 * 4096)) /dev/urandom >"$T/data-later"
 evict "$T/data-later"
 ok "a program started with no pack, then given one: its next start is replayed" \
 	bash -c '"$1" 1.5 && "$2" --resident "$3" | mostly' - "$T/bin/later" "$MKPACK" "$T/data-later"
+# ---- one file of two names (hard links), a pack for one of them: a start by the other name
+# (no pack) is not dropped by the kernel, whose mark would be on the file (a user's zipinfo
+# silencing unzip's replays) ----
+cp "$(command -v sleep)" "$T/bin/linked"
+ln "$T/bin/linked" "$T/bin/linked-too"
+head -c $((256 * 4096)) /dev/urandom >"$T/data-linked"
+sync
+"$MKPACK" "$(name "$T/bin/linked")" "$T/data-linked" >/dev/null
+sleep 1.5
+"$T/bin/linked-too" 0; sleep 0.3; "$T/bin/linked-too" 0
+evict "$T/data-linked"
+ok "a program of two names: started by the one with no pack, then by the one with a pack: replayed" \
+	bash -c '"$1" 1.5 && "$2" --resident "$3" | mostly' - "$T/bin/linked" "$MKPACK" "$T/data-linked"
 
 # ---- scripts: the script's pack, once per start ----
 evict "$T/data"
