@@ -92,6 +92,42 @@ bool key_exec_is_interpreter(const char *exe)
 	return exe && interpreter(exe);
 }
 
+enum opt { OPT_FLAGS, OPT_NEXT, OPT_NONE };
+
+/*
+ * An option argument not listed as it is: "--eval=CODE" (a long option and its
+ * value), "-cCODE" (an option and its value in one argument) or "-Bc", "-ec"
+ * (flags together, the last one maybe taking the next argument). Read the way
+ * the interpreter's getopt reads it, so that "python3 -cCODE /usr/bin/x" does
+ * not name /usr/bin/x as its script (a user's code learned as root's program):
+ * OPT_NONE when an option of @in->none is in it (no script file), OPT_NEXT when
+ * its last option takes the next argument, OPT_FLAGS otherwise.
+ */
+static enum opt cluster(const struct interp *in, const char *a)
+{
+	char o[3] = { a[0], 0, 0 };
+	const char *eq;
+
+	if (a[0] == '-' && a[1] == '-') {
+		char name[64];
+
+		eq = strchr(a, '=');
+		if (!eq || (size_t)(eq - a) >= sizeof(name))
+			return OPT_FLAGS;
+		memcpy(name, a, (size_t)(eq - a));
+		name[eq - a] = '\0';
+		return listed(in->none, name) ? OPT_NONE : OPT_FLAGS;
+	}
+	for (const char *c = a + 1; *c; c++) {
+		o[1] = *c;
+		if (listed(in->none, o) || (*c == 'f' && strcmp(in->name, "php") == 0))
+			return OPT_NONE;	/* php's "-fFILE": not told apart, not learned */
+		if (listed(in->arg, o))
+			return c[1] ? OPT_FLAGS : OPT_NEXT;	/* the value: the rest, or next */
+	}
+	return OPT_FLAGS;
+}
+
 int key_exec_script_arg(const char *exe, char *const argv[], int argc)
 {
 	const struct interp *in = exe ? interpreter(exe) : NULL;
@@ -114,6 +150,17 @@ int key_exec_script_arg(const char *exe, char *const argv[], int argc)
 			return i + 1 < argc && argv[i + 1] && argv[i + 1][0] ? i + 1 : -1;
 		if (listed(in->arg, a))
 			i++;		/* the option's value */
+		else if (a[1] && a[2]) {
+			switch (cluster(in, a)) {
+			case OPT_NONE:
+				return -1;
+			case OPT_NEXT:
+				i++;	/* its last option's value */
+				break;
+			default:
+				break;
+			}
+		}
 	}
 	return -1;
 }

@@ -71,6 +71,47 @@ START_TEST(test_script_arg_options)
 }
 END_TEST
 
+/*
+ * Options and their values in one argument, and flags together: read as the
+ * interpreter reads them. "python3 -cCODE /usr/bin/x" runs CODE, not x: were x
+ * taken for its script, a user's code would be learned as root's program x.
+ */
+START_TEST(test_script_arg_clusters)
+{
+	char *pyc[] = { "python3", "-cimport glob", "/usr/bin/lsb_release", NULL };
+	char *pybc[] = { "python3", "-Bc", "pass", "/usr/bin/x", NULL };
+	char *pyw[] = { "python3", "-Wignore", "app.py", NULL };
+	char *pyx[] = { "python3", "-OXdev", "app.py", NULL };
+	char *pym[] = { "python3", "-mhttp.server", "/usr/bin/x", NULL };
+	char *perle[] = { "perl", "-eprint 1", "/usr/bin/x", NULL };
+	char *perlwe[] = { "perl", "-we", "print 1", "/usr/bin/x", NULL };
+	char *perlm[] = { "perl", "-MCPAN", "s.pl", NULL };
+	char *perli[] = { "perl", "-Ilib", "s.pl", NULL };
+	char *shec[] = { "sh", "-ec", "true", "/usr/bin/x", NULL };
+	char *sheuo[] = { "bash", "-euo", "pipefail", "s.sh", NULL };
+	char *nodee[] = { "node", "--eval=1", "/usr/bin/x", NULL };
+	char *noder[] = { "node", "--require=x", "app.js", NULL };
+	char *rubyr[] = { "ruby", "-rjson", "app.rb", NULL };
+	char *phpf[] = { "php", "-fw.php", "/usr/bin/x", NULL };
+
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", pyc, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", pybc, 4), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", pyw, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", pyx, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", pym, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perle, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlwe, 4), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlm, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perli, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/bin/sh", shec, 4), -1);
+	ck_assert_int_eq(key_exec_script_arg("/bin/bash", sheuo, 4), 3);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", nodee, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", noder, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/ruby", rubyr, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/php", phpf, 3), -1);
+}
+END_TEST
+
 /* A command line as /proc gives it: NUL-separated; a last argument cut short is left out. */
 START_TEST(test_args)
 {
@@ -192,6 +233,7 @@ static Suite *key_exec_suite(void)
 
 	tcase_add_test(tc, test_script_arg);
 	tcase_add_test(tc, test_script_arg_options);
+	tcase_add_test(tc, test_script_arg_clusters);
 	tcase_add_test(tc, test_args);
 	tcase_add_test(tc, test_script_of);
 	tcase_add_test(tc, test_script_key);
