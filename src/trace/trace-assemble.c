@@ -30,6 +30,7 @@
 #include "trace-rakb.h"
 #include "trace-resolve.h"
 #include "sys-residency.h"
+#include "sys-safeopen.h"
 #include "trace-access.h"
 #include "trace-assemble.h"
 #include "trace-btrfs.h"
@@ -343,11 +344,6 @@ long assemble_keep_resident(int fd, uint64_t size, struct pageset_range **ranges
 	return r < 0 ? r : kept;
 }
 /*
- * The ranges and inode generation of one named file (@full: its path now);
- * with @resident, only its pages now in the page cache.
- * Return: 1 if it has ranges, 0 if none, -errno.
- */
-/*
  * Which listed pages of a file on @fs are demanded. Where the trace ran at a
  * read_ahead_kb of one page, every page added is one the run read, and a page
  * that a fault-around window mapped from the cache (cached before the trace)
@@ -397,26 +393,24 @@ static void note_resolution(struct assembly *a, const struct found_file *file,
 		a->sum->resolution_kb = kb;
 }
 
+/*
+ * The ranges and inode generation of one named file (@fd: it, open for reading,
+ * closed here); with @resident, only its pages now in the page cache.
+ * Return: 1 if it has ranges, 0 if none, -errno.
+ */
 static int gather_file(struct assembly *a, const struct pageset_file *traced, size_t fs,
-		       const char *path, const struct statx *stx, const char *full, bool resident)
+		       const char *path, const struct statx *stx, int fd, bool resident)
 {
 	struct found_file file = { .fs = fs, .traced_dev = traced->dev, .traced_ino = traced->ino,
 				   .stx = *stx };
 	struct found_file *m;
-	struct stat st;
-	int fd, r;
+	int r;
 
-	/* opened once, for its residency and its generation; still the inode named */
-	fd = open(full, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
-	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_ino != stx->stx_ino)) {
-		close(fd);
-		fd = -1;
-	}
 	r = pageset_file_ranges(a->demand->pages, traced,
 				(stx->stx_size + URA_PACK_PAGE_SIZE - 1) / URA_PACK_PAGE_SIZE,
 				range_flags(a, fs), &file.ranges, &file.nranges);
 	if (r < 0)
-		return r;
+		goto out;
 	if (resident) {
 		long kept = assemble_keep_resident(fd, stx->stx_size, &file.ranges,
 						   &file.nranges);
@@ -467,7 +461,7 @@ static int take_candidate(struct assembly *a, const struct pageset_file *traced,
 	char *full = NULL;
 	struct statx stx;
 	size_t strip_len;
-	int r;
+	int mfd, fd = -1, r;
 
 	if (root_view(a->o->root, me->mount_point, &mp, &strip) < 0)
 		return NOT_THE_FILE;	/* the caller checked */
@@ -475,9 +469,19 @@ static int take_candidate(struct assembly *a, const struct pageset_file *traced,
 	full = path_join(me->mount_point, rel);
 	if (!full)
 		return -ENOMEM;
-	/* the name found must still be that inode, a regular file */
-	if (statx(AT_FDCWD, full, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME, &stx) < 0 ||
-	    stx.stx_ino != traced->ino || !S_ISREG(stx.stx_mode) ||
+	/*
+	 * The name found must still be that inode, a regular file: looked at below
+	 * the mount point, crossing no mount and following no symlink (what is at
+	 * the name now may be a user's: a FUSE mount whose server never answers,
+	 * put over a directory of it, would hang a lookup), opened once for its
+	 * residency and its generation
+	 */
+	mfd = open(me->mount_point, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (mfd >= 0) {
+		fd = safeopen_file(mfd, rel, &stx);
+		close(mfd);
+	}
+	if (fd < 0 || stx.stx_ino != traced->ino ||
 	    makedev(stx.stx_dev_major, stx.stx_dev_minor) != dev) {
 		r = NOT_THE_FILE;
 		goto out;
@@ -518,10 +522,13 @@ static int take_candidate(struct assembly *a, const struct pageset_file *traced,
 			goto out;
 		a->fs[*fs].host_strip = strip;
 	}
-	r = gather_file(a, traced, *fs, rel, &stx, full, resident);
+	r = gather_file(a, traced, *fs, rel, &stx, fd, resident);
+	fd = -1;		/* gather_file() closed it */
 	if (r >= 0)
 		r = r ? FILE_TAKEN : FILE_EMPTY;
 out:
+	if (fd >= 0)
+		close(fd);
 	free(full);
 	return r;
 }

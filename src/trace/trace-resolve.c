@@ -273,14 +273,23 @@ static int handle_one(int root_fd, const char *prefix, size_t prefix_len, dev_t 
 	if (len <= prefix_len + 1 || memcmp(buf, prefix, prefix_len) != 0 || buf[prefix_len] != '/')
 		goto out;
 	rel = buf + prefix_len + 1;
-	if (fstatat(root_fd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_ino != w->ino ||
-	    st.st_dev != dev)
+	/*
+	 * The name leads back to the inode, from @root_fd without crossing a mount
+	 * or following a symlink: the name is the kernel's, but what is at it now is
+	 * a user's choice (a FUSE mount whose server never answers, put over a
+	 * directory of the path, would hang a lookup; a symlink put in its place
+	 * would lead elsewhere). A name that crosses a mount is left to the walk.
+	 */
+	close(fd);
+	fd = safeopen_beneath(root_fd, rel, O_PATH);
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != w->ino || st.st_dev != dev)
 		goto out;
 	r = wantset_found(ws, w, rel);
 	if (r == 0)
 		r = 1;
 out:
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return r;
 }
 

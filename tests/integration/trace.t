@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # ura-trace against the real kernel: exact pages of a read, demanded vs speculative pages of an
 # mmap, process-tree filtering, path resolution, metadata, exit status, signals, tracefs and
-# read_ahead_kb left as found.
+# read_ahead_kb left as found; a FUSE mount that never answers, put over a traced file's
+# directory, neither hangs it nor is named.
 . "$(dirname "$0")/lib.sh"
 
 need_root_tracefs
@@ -13,12 +14,12 @@ command -v python3 >/dev/null || skip_all "needs python3"
 # below a directory only root can write to: a boot trace leaves out users' and temporary trees
 T=$(mktemp -d /run/ura-trace-test.XXXXXX)
 chmod 755 "$T"	# a user reads their file in it
-trap 'scratch_cleanup "$T"' EXIT
+trap 'pkill -f "fuse-hang $T/mnt/fz" 2>/dev/null; scratch_cleanup "$T"' EXIT
 make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesystem"
 M=$T/mnt
 tracefs_snapshot
 
-plan 67
+plan 69
 
 # --- a read: exactly the file's pages ---
 head -c $((100 * 4096 + 123)) /dev/urandom >"$M/read.bin"
@@ -478,6 +479,32 @@ trace "$T/after.pack" true
 ok "after a SIGKILL, the next run restores read_ahead_kb and removes the instance" \
 	sh -c 'test "$(cat "$1")" = "$2" && test ! -d "$3"' - "$ra_file" "$ra_before" \
 	"$TRACEFS/instances/ura-$pid"
+
+# --- a FUSE mount whose server never answers, put over the directory of a file the command
+# read, before ura-trace names it (a user's, where fuse.conf allows user_allow_other): the
+# name is not looked up through the mount, the file is left out, and ura-trace ends ---
+if [ -e /dev/fuse ] && [ -x "$HELPERS/fuse-hang" ]; then
+	mkdir "$M/fz"
+	head -c 65536 /dev/urandom >"$M/fz/f"
+	"$HELPERS/evict" "$M/fz/f"
+	timeout 60 "$URA_TRACE" -q --pack "$T/fz.pack" -- sh -c 'cat "$1" >/dev/null
+		"$2" "$3" >"$4" 2>&1 &
+		for _ in $(seq 200); do grep -q mounted "$4" && exit 0; sleep 0.05; done
+		exit 1' - "$M/fz/f" "$HELPERS/fuse-hang" "$M/fz" "$T/fz.out"
+	st=$?
+	ok "a FUSE mount that never answers over a traced file's directory: ura-trace ends ($st)" \
+		test "$st" = 0
+	ok "... and leaves that file out of the pack" sh -c '
+		"$1" --json "$2" | python3 -c "
+import json, sys
+sys.exit(any(f[\"path\"].endswith(\"/fz/f\") for f in json.load(sys.stdin)[\"files\"]))"' \
+		- "$URA_DUMP" "$T/fz.pack"
+	pkill -f "fuse-hang $M/fz"
+	umount -l "$M/fz" 2>/dev/null
+else
+	skip "no /dev/fuse: a FUSE mount over a traced file's directory"
+	skip "no /dev/fuse: a FUSE mount over a traced file's directory"
+fi
 
 ok "tracefs is left exactly as found" tracefs_unchanged
 done_testing
