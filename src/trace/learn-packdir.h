@@ -70,6 +70,20 @@ char *packdir_of(const char *path);
  */
 #define PACKDIR_MAX_PACKS	1000
 #define PACKDIR_MAX_BYTES	(128ull << 20)
+/*
+ * One pack's share of --max-size: a sixteenth, at least 4 MiB (all of it when it is
+ * smaller). A learned pack is a few KiB to a few hundred KiB; one window of scattered
+ * reads (a user's program touching every other page of root's files) could make one as
+ * large as DIR's cap, and keeping it would remove every other pack.
+ */
+#define PACKDIR_SHARE_DIV	16
+#define PACKDIR_SHARE_MIN	(4ull << 20)
+static inline uint64_t packdir_pack_share(uint64_t max_bytes)
+{
+	uint64_t floor = max_bytes < PACKDIR_SHARE_MIN ? max_bytes : PACKDIR_SHARE_MIN;
+
+	return max_bytes / PACKDIR_SHARE_DIV > floor ? max_bytes / PACKDIR_SHARE_DIV : floor;
+}
 #define PACKDIR_FORGET_NS	(30ll * 24 * 3600 * 1000000000)
 /* A pack's temporary file older than this in DIR is a killed writer's: removed. */
 #define PACKDIR_TEMP_NS		(60ll * 1000000000)

@@ -257,6 +257,26 @@ static void write_pack(struct learn_worker *wk, struct job *j, size_t n, const c
 			 strerror(-r));
 		goto out;
 	}
+	/* within a pack's share of DIR (packdir_pack_share()), else the program's pack stays */
+	{
+		uint64_t share = packdir_pack_share(wk->o.caps.max_bytes);
+		void *data = NULL;
+		size_t len = 0;
+
+		r = ura_pack_builder_serialize(out, &data, &len);
+		free(data);
+		if (r < 0 || len > share) {
+			log_warn("not learning %zu run%s of '%s': its pack would be %s (%.1f MiB, "
+				 "a pack's share of --max-size is %.1f MiB)", nruns,
+				 nruns == 1 ? "" : "s", j->w.exe,
+				 r < 0 ? strerror(-r) : "too large", (double)len / (1 << 20),
+				 (double)share / (1 << 20));
+			wk->st.too_large += nruns;
+			nruns = 0;
+			r = -EFBIG;
+			goto out;
+		}
+	}
 	/* a new pack: room is made first, so that DIR never holds more than its cap */
 	if (!old && wk->o.caps.max_packs > 1) {
 		struct packdir_caps room = wk->o.caps;

@@ -22,7 +22,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 43
+plan 45
 
 # the programs, on the scratch filesystem, each reading data files of its own
 mkdir -p "$M/bin" "$M/data" "$M/pub" "$M/tmp"
@@ -83,6 +83,18 @@ for i in range(3000):
     os.close(fd)
 EOF
 chmod 755 "$M/bin/bigread"
+# a page read at a time on every other page of a 1.2 GB file (sparse): 150,000 ranges, a pack
+# larger than a sixteenth of the daemon's --max-size 64M
+truncate -s 1200M "$M/data/sparse"
+cat >"$M/bin/scatter" <<EOF
+#!/usr/bin/python3
+import os
+fd = os.open("$M/data/sparse", os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+for off in range(0, os.fstat(fd).st_size, 8192):
+    os.pread(fd, 1, off)
+EOF
+chmod 755 "$M/bin/scatter"
 # a flood: one-byte reads as fast as they go, a million events a second; another program
 # started meanwhile
 head -c 16M /dev/zero >"$M/data/flood"
@@ -100,14 +112,15 @@ pack_of() {
 }
 
 only=()
-for p in app burst launch late third often quick runsquick reader mounted bigread flood during flood1 flood2 flood3 flood4 victim; do
+for p in app burst launch late third often quick runsquick reader mounted bigread scatter flood during flood1 flood2 flood3 flood4 victim; do
 	only+=(--only "$M/bin/$p")
 done
 only+=(--only "$M/tmp/reader")
 SH=$(readlink -f /bin/sh)
 # under ASan (make SANITIZE=...), freed memory waits in a quarantine: its peak would not be ours
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0:thread_local_quarantine_size_kb=0" \
-	timeout 300 "$URA_TRACE" --watch "$PACKS" --window 2 "${only[@]}" -v 2>"$T/daemon.log" &
+	timeout 300 "$URA_TRACE" --watch "$PACKS" --window 2 --max-size 64M "${only[@]}" -v \
+	2>"$T/daemon.log" &
 DAEMON=$!
 # started: its exec instance is there (slow under ASan: setting up an instance parses every event
 # format)
@@ -387,6 +400,20 @@ sys.exit(1)" "$3" "$4"' - "$URA_DUMP" \
 ok "a program run from a temporary tree is not learned" sh -c '
 	[ ! -e "$1" ] && ! grep -F "learned '"'"'$2" "$3"' - \
 	"$PACKS/$(systemd-escape --path "$M/tmp/reader").pack" "$M/tmp/reader" "$T/daemon.log"
+
+# a pack's share of DIR: a run that would make its pack larger than a sixteenth of --max-size
+# (4 MiB here) is not learned, and no other pack is removed for it
+packs_before=$(ls "$PACKS" | wc -l)
+"$M/bin/scatter"
+"$HELPERS/evict" "$M/data/sparse"
+for _ in $(seq 150); do
+	grep -F "not learning 1 run of '$M/bin/scatter'" "$T/daemon.log" >/dev/null && break
+	sleep 0.1
+done
+ok "a run whose pack would be over its share of --max-size is not learned" sh -c '
+	grep -F "not learning 1 run of '"'"'$1'"'"': its pack would be too large" "$2" >/dev/null &&
+	[ ! -e "$3" ]' - "$M/bin/scatter" "$T/daemon.log" "$(pack_of scatter)"
+ok "... and no pack is removed for it" test "$(ls "$PACKS" | wc -l)" -ge "$packs_before"
 
 # fairness: one user starts 64 runs that stay (enough to fill every window); another user's
 # program started meanwhile is learned all the same

@@ -126,6 +126,17 @@ static bool exists(const char *dir, const char *name)
 }
 
 /* A killed writer's temporary file goes (after PACKDIR_TEMP_NS); nothing else is touched. */
+/* One pack's share of --max-size: a sixteenth, at least 4 MiB, all of it when smaller */
+START_TEST(test_pack_share)
+{
+	ck_assert_uint_eq(packdir_pack_share(PACKDIR_MAX_BYTES), 8ull << 20);
+	ck_assert_uint_eq(packdir_pack_share(64ull << 20), 4ull << 20);
+	ck_assert_uint_eq(packdir_pack_share(32ull << 20), 4ull << 20);
+	ck_assert_uint_eq(packdir_pack_share(1ull << 20), 1ull << 20);
+	ck_assert_uint_eq(packdir_pack_share(1ull << 30), 64ull << 20);
+}
+END_TEST
+
 START_TEST(test_temp_files)
 {
 	char *d = unit_mkdtemp();
@@ -198,6 +209,7 @@ static Suite *learn_dir_suite(void)
 	tcase_add_test(tc, test_caps);
 	tcase_add_test(tc, test_gone);
 	tcase_add_test(tc, test_temp_files);
+	tcase_add_test(tc, test_pack_share);
 	suite_add_tcase(s, tc);
 	return s;
 }
