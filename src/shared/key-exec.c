@@ -27,44 +27,50 @@ static bool named(const char *name, const char *prefix)
  * @none means the program comes from elsewhere (the command line, a module,
  * standard input) and there is no script file, and an option of @arg takes the
  * next argument as its value (so that value is not the script). Lists end in
- * NULL; a NULL list is empty.
+ * NULL; a NULL list is empty. In an argument of several options ("-Bc",
+ * "-MFoo"), a letter of @rest takes the rest of the argument as its value (when
+ * there is one), and one of @octal the octal digits after it.
  */
 struct interp {
 	const char *name;
 	bool versioned;			/* "python3.11", "perl5.36": digits, dots, '-' may follow */
 	const char *const *none;
 	const char *const *arg;
+	const char *rest;
+	const char *octal;
 };
 
 #define LIST(...)	((const char *const[]){ __VA_ARGS__, NULL })
 
 static const struct interp interps[] = {
-	{ "python", true, LIST("-c", "-m"), LIST("-W", "-X", "--check-hash-based-pycs") },
-	{ "pypy", true, LIST("-c", "-m"), LIST("-W", "-X") },
-	{ "perl", true, LIST("-e", "-E"), LIST("-I", "-x") },
-	{ "ruby", true, LIST("-e"), LIST("-r", "-I", "-C", "-E", "--encoding") },
+	{ "python", true, LIST("-c", "-m"), LIST("-W", "-X", "--check-hash-based-pycs"), NULL, NULL },
+	{ "pypy", true, LIST("-c", "-m"), LIST("-W", "-X"), NULL, NULL },
+	/* perl's "-d" takes the rest only as "-d:MOD" or "-dt" (perlrun) */
+	{ "perl", true, LIST("-e", "-E"), LIST("-I", "-x"), "CDFMVimx", "0l" },
+	{ "ruby", true, LIST("-e"), LIST("-r", "-I", "-C", "-E", "--encoding"), "FKWix", "0" },
 	{ "node", true, LIST("-e", "--eval", "-p", "--print"),
 	  LIST("-r", "--require", "--import", "--loader", "--experimental-loader", "-C",
-	       "--conditions", "--input-type", "--title") },
+	       "--conditions", "--input-type", "--title"), NULL, NULL },
 	{ "nodejs", true, LIST("-e", "--eval", "-p", "--print"),
-	  LIST("-r", "--require", "--import", "--loader") },
-	{ "lua", true, NULL, LIST("-e", "-l") },		/* "-e STAT": a script may follow */
-	{ "luajit", true, NULL, LIST("-e", "-l", "-j", "-O", "-b") },
+	  LIST("-r", "--require", "--import", "--loader"), NULL, NULL },
+	/* "-e STAT" runs STAT before a script that may follow: not that script's start */
+	{ "lua", true, LIST("-e"), LIST("-l"), NULL, NULL },
+	{ "luajit", true, LIST("-e"), LIST("-l", "-j", "-O", "-b"), NULL, NULL },
 	{ "php", true, LIST("-r", "-a", "-S", "-B", "-R", "-F", "-E"),
-	  LIST("-c", "-d", "-z", "-t", "--define") },		/* "-f FILE": the script, below */
-	{ "tclsh", true, NULL, LIST("-encoding") },
+	  LIST("-c", "-d", "-z", "-t", "--define"), NULL, NULL },		/* "-f FILE": the script, below */
+	{ "tclsh", true, NULL, LIST("-encoding"), NULL, NULL },
 	{ "wish", true, NULL, LIST("-encoding", "-display", "-geometry", "-name", "-use",
-				    "-visual", "-colormap") },
-	{ "Rscript", false, LIST("-e"), LIST("--default-packages") },
+				    "-visual", "-colormap"), NULL, NULL },
+	{ "Rscript", false, LIST("-e"), LIST("--default-packages"), NULL, NULL },
 	/* shells: "-e" is errexit (#!/bin/sh -e), "-o OPTION" takes a value */
-	{ "sh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o", "--rcfile", "--init-file") },
+	{ "sh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o", "--rcfile", "--init-file"), NULL, NULL },
 	{ "bash", false, LIST("-c", "-s", "-i"), LIST("-o", "+o", "-O", "+O", "--rcfile",
-						      "--init-file") },
-	{ "dash", false, LIST("-c", "-s", "-i"), LIST("-o", "+o") },
-	{ "zsh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o") },
-	{ "ksh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o") },
-	{ "mksh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o", "-T") },
-	{ "ash", false, LIST("-c", "-s", "-i"), LIST("-o", "+o") },
+						      "--init-file"), NULL, NULL },
+	{ "dash", false, LIST("-c", "-s", "-i"), LIST("-o", "+o"), NULL, NULL },
+	{ "zsh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o"), NULL, NULL },
+	{ "ksh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o"), NULL, NULL },
+	{ "mksh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o", "-T"), NULL, NULL },
+	{ "ash", false, LIST("-c", "-s", "-i"), LIST("-o", "+o"), NULL, NULL },
 };
 
 static bool listed(const char *const *list, const char *a)
@@ -92,40 +98,50 @@ bool key_exec_is_interpreter(const char *exe)
 	return exe && interpreter(exe);
 }
 
-enum opt { OPT_FLAGS, OPT_NEXT, OPT_NONE };
-
 /*
  * An option argument not listed as it is: "--eval=CODE" (a long option and its
- * value), "-cCODE" (an option and its value in one argument) or "-Bc", "-ec"
- * (flags together, the last one maybe taking the next argument). Read the way
- * the interpreter's getopt reads it, so that "python3 -cCODE /usr/bin/x" does
- * not name /usr/bin/x as its script (a user's code learned as root's program):
- * OPT_NONE when an option of @in->none is in it (no script file), OPT_NEXT when
- * its last option takes the next argument, OPT_FLAGS otherwise.
+ * value), "-cCODE" (an option and its value in one argument), "-Bc", "-ec"
+ * (options together), read the way the interpreter reads them, so that
+ * "python3 -cCODE /usr/bin/x" does not name /usr/bin/x as its script (a user's
+ * code learned as root's program x). Return: -1 when an option of @in->none is
+ * in it (no script file), else how many of the next arguments are its values:
+ * a shell takes one for each of its options that takes a value ("-euo
+ * pipefail", "-ox NAME"), getopt one for the last option, when it takes a value
+ * and has none attached.
  */
-static enum opt cluster(const struct interp *in, const char *a)
+static int cluster(const struct interp *in, bool shell, const char *a)
 {
 	char o[3] = { a[0], 0, 0 };
-	const char *eq;
+	int next = 0;
 
 	if (a[0] == '-' && a[1] == '-') {
+		const char *eq = strchr(a, '=');
 		char name[64];
 
-		eq = strchr(a, '=');
 		if (!eq || (size_t)(eq - a) >= sizeof(name))
-			return OPT_FLAGS;
+			return 0;
 		memcpy(name, a, (size_t)(eq - a));
 		name[eq - a] = '\0';
-		return listed(in->none, name) ? OPT_NONE : OPT_FLAGS;
+		return listed(in->none, name) ? -1 : 0;
 	}
 	for (const char *c = a + 1; *c; c++) {
 		o[1] = *c;
 		if (listed(in->none, o) || (*c == 'f' && strcmp(in->name, "php") == 0))
-			return OPT_NONE;	/* php's "-fFILE": not told apart, not learned */
+			return -1;	/* php's "-fFILE": not told apart, not learned */
+		if (shell) {
+			next += listed(in->arg, o);
+			continue;
+		}
 		if (listed(in->arg, o))
-			return c[1] ? OPT_FLAGS : OPT_NEXT;	/* the value: the rest, or next */
+			return c[1] ? 0 : 1;	/* its value: the rest, or the next argument */
+		if ((in->rest && strchr(in->rest, *c)) ||
+		    (*c == 'd' && (c[1] == ':' || c[1] == 't') && strcmp(in->name, "perl") == 0))
+			return 0;
+		if (in->octal && strchr(in->octal, *c))
+			while (c[1] >= '0' && c[1] <= '7')
+				c++;
 	}
-	return OPT_FLAGS;
+	return next;
 }
 
 int key_exec_script_arg(const char *exe, char *const argv[], int argc)
@@ -151,15 +167,11 @@ int key_exec_script_arg(const char *exe, char *const argv[], int argc)
 		if (listed(in->arg, a))
 			i++;		/* the option's value */
 		else if (a[1] && a[2]) {
-			switch (cluster(in, a)) {
-			case OPT_NONE:
+			int values = cluster(in, shell, a);
+
+			if (values < 0)
 				return -1;
-			case OPT_NEXT:
-				i++;	/* its last option's value */
-				break;
-			default:
-				break;
-			}
+			i += values;
 		}
 	}
 	return -1;

@@ -61,7 +61,7 @@ START_TEST(test_script_arg_options)
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perle, 4), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/php8.2", phpf, 5), 4);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/php8.2", phpr, 3), -1);
-	ck_assert_int_eq(key_exec_script_arg("/usr/bin/lua5.4", lua, 4), 3);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/lua5.4", lua, 4), -1);	/* runs x=1 */
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", ddash, 2), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/ruby", stdin_, 3), -1);
 	ck_assert(key_exec_is_interpreter("/usr/bin/python3.11"));
@@ -93,6 +93,17 @@ START_TEST(test_script_arg_clusters)
 	char *noder[] = { "node", "--require=x", "app.js", NULL };
 	char *rubyr[] = { "ruby", "-rjson", "app.rb", NULL };
 	char *phpf[] = { "php", "-fw.php", "/usr/bin/x", NULL };
+	/* options that take the rest of their argument: their values are not options */
+	char *perllib[] = { "perl", "-Mlib=x", "evil.pl", "/usr/bin/x", NULL };
+	char *perltm[] = { "perl", "-MTest::More", "t.pl", NULL };
+	char *perlde[] = { "perl", "-dexit", "x", NULL };
+	char *perldm[] = { "perl", "-d:Trace", "s.pl", NULL };
+	char *perlle[] = { "perl", "-le", "print 1", "/usr/bin/x", NULL };
+	char *perl0e[] = { "perl", "-0777e", "print 1", "/usr/bin/x", NULL };
+	char *perlie[] = { "perl", "-ie", "s.pl", NULL };
+	char *rubyf[] = { "ruby", "-Fr", "evil.rb", "/usr/bin/x", NULL };
+	char *rubyw[] = { "ruby", "-W:no-deprecated", "app.rb", NULL };
+	char *shox[] = { "bash", "-ox", "vi", "evil.sh", NULL };
 
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", pyc, 3), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", pybc, 4), -1);
@@ -109,6 +120,16 @@ START_TEST(test_script_arg_clusters)
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", noder, 3), 2);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/ruby", rubyr, 3), 2);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/php", phpf, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perllib, 4), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perltm, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlde, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perldm, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlle, 4), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perl0e, 4), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlie, 3), 2);	/* -i's ".e" */
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/ruby", rubyf, 4), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/ruby", rubyw, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/bin/bash", shox, 4), 3);
 }
 END_TEST
 
