@@ -250,17 +250,6 @@ int key_same_mounts(pid_t pid)
 	       own.st_ino == its.stx_ino;
 }
 
-/* A mount of the daemon's table, neither FUSE nor a network's (safeopen_walk_mounts()). */
-static bool mount_known(void *mounts, uint64_t mnt_id)
-{
-	const struct mount_table *t = mounts;
-
-	for (size_t i = 0; i < t->count; i++)
-		if (t->entries[i].id == mnt_id)
-			return !mountinfo_may_hang(t->entries[i].fstype);
-	return false;
-}
-
 int key_trusted(pid_t pid, const struct key_root *root, const char *path,
 		      const struct key_file *file, const struct mount_table *mounts)
 {
@@ -297,7 +286,7 @@ int key_trusted(pid_t pid, const struct key_root *root, const char *path,
 	}
 	root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	fd = root_fd < 0 ? -1 :
-	     safeopen_walk_mounts(root_fd, path + 1, O_PATH, mount_known, (void *)mounts);
+	     safeopen_walk_mounts(root_fd, path + 1, O_PATH, mountinfo_walk_ok, (void *)mounts);
 	if (root_fd >= 0)
 		close(root_fd);
 	mountinfo_free(&own);

@@ -435,3 +435,13 @@ bool mountinfo_is_pseudo_fs(const char *fstype)
 			return true;
 	return false;
 }
+
+bool mountinfo_walk_ok(void *mounts, uint64_t mnt_id)
+{
+	const struct mount_table *t = mounts;
+
+	for (size_t i = 0; i < t->count; i++)
+		if (t->entries[i].id == mnt_id)
+			return !mountinfo_may_hang(t->entries[i].fstype);
+	return false;
+}

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct mount_entry {
 	unsigned id, parent_id;
@@ -84,6 +85,13 @@ bool mountinfo_is_fuse(const char *fstype);
 
 /* FUSE, or a network filesystem (NFS, CIFS, 9p, Ceph...): a lookup may wait for a server forever. */
 bool mountinfo_may_hang(const char *fstype);
+
+/*
+ * mountinfo_walk_ok() - may a walk look into the mount @mnt_id? For
+ * safeopen_walk_mounts(), @mounts a struct mount_table: one of its mounts,
+ * and not one whose server may never answer (mountinfo_may_hang()).
+ */
+bool mountinfo_walk_ok(void *mounts, uint64_t mnt_id);
 
 /* Pseudo and memory filesystems whose pages are not worth recording (proc, tmpfs, ...). */
 bool mountinfo_is_pseudo_fs(const char *fstype);

@@ -717,6 +717,13 @@ static int gather(struct assembly *a, const struct pageset_file *files, size_t n
 			return r;
 		if (me && mountinfo_is_pseudo_fs(me->fstype)) {
 			a->sum->skipped_pseudo += j - i;
+		} else if (me && a->o->leave_out && mountinfo_is_fuse(me->fstype)) {
+			/*
+			 * A user's (learn-private.h), left out unnamed: naming them would
+			 * read a directory of a server that may never answer (one the
+			 * user stopped after the read)
+			 */
+			a->sum->skipped_private += j - i;
 		} else if (me && strcmp(me->fstype, "btrfs") == 0) {
 			r = name_btrfs_files(a, &files[i], j - i, me);
 			if (r < 0)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util-log.h"
 #include "sys-mountinfo.h"
@@ -35,7 +36,7 @@ static int walk_subvolume(const struct mount_table *mt, const struct pageset_fil
 	char *dir = NULL;
 	struct stat st;
 	long found;
-	int r = 0;
+	int fd = -1, r = 0;
 
 	dir = path_join(me->mount_point, sub);
 	items = calloc(n, sizeof(*items));
@@ -43,8 +44,9 @@ static int walk_subvolume(const struct mount_table *mt, const struct pageset_fil
 		r = -ENOMEM;
 		goto out;
 	}
-	if (stat(dir, &st) < 0)
-		goto out;	/* removed meanwhile */
+	fd = resolve_open_dir(dir, mt);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		goto out;	/* removed meanwhile, or not to be looked into */
 	for (size_t i = 0; i < n; i++)
 		items[i].ino = files[i].ino;
 	found = resolve_inodes(dir, me->major, me->minor, items, n, RESOLVE_WALK, mt);
@@ -82,6 +84,8 @@ static int walk_subvolume(const struct mount_table *mt, const struct pageset_fil
 		(*nmatches)++;
 	}
 out:
+	if (fd >= 0)
+		close(fd);
 	for (size_t i = 0; items && i < n; i++)
 		free(items[i].path);
 	free(items);

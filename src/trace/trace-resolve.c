@@ -665,6 +665,32 @@ static int mount_dev_matches(int fd, dev_t dev, const struct mount_table *t)
 	return r;
 }
 
+int resolve_open_dir(const char *dir, const struct mount_table *mounts)
+{
+	char proc[64];
+	int root_fd, pfd, fd;
+
+	if (!mounts || strcmp(dir, "/") == 0 || dir[0] != '/') {
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+		return fd < 0 ? -errno : fd;
+	}
+	root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0)
+		return -errno;
+	pfd = safeopen_walk_mounts(root_fd, dir + 1, O_PATH | O_DIRECTORY, mountinfo_walk_ok,
+				   (void *)mounts);
+	close(root_fd);
+	if (pfd < 0)
+		return pfd;
+	/* the directory found, opened again to read (its magic link: no path looked up) */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		fd = -errno;
+	close(pfd);
+	return fd;
+}
+
 long resolve_inodes(const char *mount_dir, unsigned major, unsigned minor,
 		    struct resolve_item *items, size_t n, unsigned methods,
 		    const struct mount_table *mounts)
@@ -676,9 +702,9 @@ long resolve_inodes(const char *mount_dir, unsigned major, unsigned minor,
 	long count = 0;
 	int root_fd, r;
 
-	root_fd = open(mount_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+	root_fd = resolve_open_dir(mount_dir, mounts);
 	if (root_fd < 0)
-		return -errno;
+		return root_fd;
 	if (fstat(root_fd, &st) < 0) {
 		r = -errno;
 		goto out;

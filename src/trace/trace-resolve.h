@@ -58,6 +58,19 @@ long resolve_inodes(const char *mount_dir, unsigned major, unsigned minor,
 		    const struct mount_table *mounts);
 
 /*
+ * resolve_open_dir() - open an absolute directory to read, the way there looked at safely
+ * @mounts: the mount table, or NULL: then opened as open(2) would
+ *
+ * A mount point, or a btrfs subvolume below one, may be on a path a user can
+ * rename in (a subvolume a user made): the path is walked one component at a
+ * time, following no symlink and entering only mounts of @mounts that are not
+ * FUSE nor a network's (safeopen_walk_mounts()), so that nothing a user put on
+ * the way is looked up in a filesystem whose server may never answer.
+ * Return: a descriptor (O_RDONLY | O_DIRECTORY), or -errno.
+ */
+int resolve_open_dir(const char *dir, const struct mount_table *mounts);
+
+/*
  * resolve_subvolumes() - the btrfs subvolumes reachable below a mount
  * @mount_dir: a directory where a filesystem is mounted
  * @ret: on success, a malloc()ed array of malloc()ed paths relative to
