@@ -448,6 +448,53 @@ out:
 }
 
 /*
+ * Open @rel below @me's mount point to read: reached one component at a time,
+ * following no symlink and entering only the table's mounts that are not FUSE
+ * nor a network's (a bind mount of the same filesystem is crossed); a regular
+ * file only (a FIFO or a device is never opened). Return: a descriptor, its
+ * statx in @stx, or -errno.
+ */
+static int open_named(const struct assembly *a, const struct mount_entry *me, const char *rel,
+		      struct statx *stx)
+{
+	char proc[64];
+	struct stat st;
+	int mfd, pfd, fd, r;
+
+	mfd = resolve_open_dir(me->mount_point, a->mt);
+	if (mfd < 0)
+		return mfd;
+	if (!a->mt) {
+		fd = safeopen_file(mfd, rel, stx);
+		close(mfd);
+		return fd;
+	}
+	pfd = safeopen_walk_mounts(mfd, rel, O_PATH, mountinfo_walk_ok, (void *)a->mt);
+	close(mfd);
+	if (pfd < 0)
+		return pfd;
+	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(pfd);
+		return -EBADFD;
+	}
+	/* the file found, opened again to read (its magic link: no path looked up) */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_NOATIME | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 && errno == EPERM)	/* O_NOATIME needs ownership or CAP_FOWNER */
+		fd = open(proc, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	r = fd < 0 ? -errno : 0;
+	close(pfd);
+	if (r < 0)
+		return r;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, stx) < 0 ||
+	    !S_ISREG(stx->stx_mode) || stx->stx_ino != st.st_ino) {
+		close(fd);
+		return -EBADFD;
+	}
+	return fd;
+}
+
+/*
  * Check that @rel, below @me's mount point, still is the traced inode, a
  * regular file on @dev, and gather it (see gather_file() for @resident). @fs
  * is the filesystem record of @me, made on first use (SIZE_MAX until then).
@@ -461,7 +508,7 @@ static int take_candidate(struct assembly *a, const struct pageset_file *traced,
 	char *full = NULL;
 	struct statx stx;
 	size_t strip_len;
-	int mfd, fd = -1, r;
+	int fd = -1, r;
 
 	if (root_view(a->o->root, me->mount_point, &mp, &strip) < 0)
 		return NOT_THE_FILE;	/* the caller checked */
@@ -470,17 +517,12 @@ static int take_candidate(struct assembly *a, const struct pageset_file *traced,
 	if (!full)
 		return -ENOMEM;
 	/*
-	 * The name found must still be that inode, a regular file: looked at below
-	 * the mount point, crossing no mount and following no symlink (what is at
-	 * the name now may be a user's: a FUSE mount whose server never answers,
-	 * put over a directory of it, would hang a lookup), opened once for its
-	 * residency and its generation
+	 * The name found must still be that inode, a regular file, looked at safely
+	 * (what is at the name now may be a user's: a FUSE mount whose server never
+	 * answers, put over a directory of it, would hang a lookup), opened once for
+	 * its residency and its generation
 	 */
-	mfd = open(me->mount_point, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (mfd >= 0) {
-		fd = safeopen_file(mfd, rel, &stx);
-		close(mfd);
-	}
+	fd = open_named(a, me, rel, &stx);
 	if (fd < 0 || stx.stx_ino != traced->ino ||
 	    makedev(stx.stx_dev_major, stx.stx_dev_minor) != dev) {
 		r = NOT_THE_FILE;

@@ -224,7 +224,7 @@ static int fd_path(int fd, char *buf, size_t size, size_t *ret_len)
  */
 static int handle_one(int root_fd, const char *prefix, size_t prefix_len, dev_t dev,
 		      bool estale_is_gone, struct wantset *ws, struct want *w, char *buf,
-		      size_t size)
+		      size_t size, const struct mount_table *mounts)
 {
 	union {
 		struct file_handle fh;
@@ -274,14 +274,17 @@ static int handle_one(int root_fd, const char *prefix, size_t prefix_len, dev_t 
 		goto out;
 	rel = buf + prefix_len + 1;
 	/*
-	 * The name leads back to the inode, from @root_fd without crossing a mount
-	 * or following a symlink: the name is the kernel's, but what is at it now is
-	 * a user's choice (a FUSE mount whose server never answers, put over a
-	 * directory of the path, would hang a lookup; a symlink put in its place
-	 * would lead elsewhere). A name that crosses a mount is left to the walk.
+	 * The name leads back to the inode, from @root_fd following no symlink and
+	 * entering only mounts of the table that are not FUSE nor a network's
+	 * (another of the same filesystem, a bind mount, is crossed): the name is
+	 * the kernel's, but what is at it now is a user's choice (a FUSE mount whose
+	 * server never answers, put over a directory of the path, would hang a
+	 * lookup; a symlink put in its place would lead elsewhere). Without the
+	 * table, no mount is crossed.
 	 */
 	close(fd);
-	fd = safeopen_beneath(root_fd, rel, O_PATH);
+	fd = mounts ? safeopen_walk_mounts(root_fd, rel, O_PATH, mountinfo_walk_ok, (void *)mounts) :
+		      safeopen_beneath(root_fd, rel, O_PATH);
 	if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != w->ino || st.st_dev != dev)
 		goto out;
 	r = wantset_found(ws, w, rel);
@@ -293,7 +296,8 @@ out:
 	return r;
 }
 
-static int resolve_by_handle(int root_fd, dev_t dev, struct wantset *ws)
+static int resolve_by_handle(int root_fd, dev_t dev, struct wantset *ws,
+			     const struct mount_table *mounts)
 {
 	size_t size = PATH_MAX + sizeof(DELETED_SUFFIX) + 1, prefix_len = 0, tried = 0, answered = 0;
 	char *prefix = NULL, *buf = NULL;
@@ -331,7 +335,8 @@ static int resolve_by_handle(int root_fd, dev_t dev, struct wantset *ws)
 		 */
 		if (tried == HANDLE_SAMPLE && answered * 4 < tried)
 			break;
-		r = handle_one(root_fd, prefix, prefix_len, dev, estale_is_gone, ws, w, buf, size);
+		r = handle_one(root_fd, prefix, prefix_len, dev, estale_is_gone, ws, w, buf, size,
+			       mounts);
 		if (r < 0)
 			break;
 		tried++;
@@ -726,7 +731,7 @@ long resolve_inodes(const char *mount_dir, unsigned major, unsigned minor,
 	if (r < 0)
 		goto out;
 	if ((methods & RESOLVE_HANDLE) && ws.left > 0) {
-		r = resolve_by_handle(root_fd, dev, &ws);
+		r = resolve_by_handle(root_fd, dev, &ws, mounts);
 		if (r < 0)
 			goto out;
 	}

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # ura-trace against the real kernel: exact pages of a read, demanded vs speculative pages of an
 # mmap, process-tree filtering, path resolution, metadata, exit status, signals, tracefs and
-# read_ahead_kb left as found; a FUSE mount that never answers, put over a traced file's
-# directory, neither hangs it nor is named.
+# read_ahead_kb left as found; a file below a directory bind-mounted over itself is named; a
+# FUSE mount that never answers, put over a traced file's directory, neither hangs it nor is
+# named.
 . "$(dirname "$0")/lib.sh"
 
 need_root_tracefs
@@ -19,7 +20,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 69
+plan 70
 
 # --- a read: exactly the file's pages ---
 head -c $((100 * 4096 + 123)) /dev/urandom >"$M/read.bin"
@@ -479,6 +480,23 @@ trace "$T/after.pack" true
 ok "after a SIGKILL, the next run restores read_ahead_kb and removes the instance" \
 	sh -c 'test "$(cat "$1")" = "$2" && test ! -d "$3"' - "$ra_file" "$ra_before" \
 	"$TRACEFS/instances/ura-$pid"
+
+# --- a directory bind-mounted over itself (mount --bind D D, as to make it read-only): its
+# files are named through the mount, which is of the same filesystem ---
+mkdir "$M/sb"
+head -c 65536 /dev/urandom >"$M/sb/f"
+if mount --bind "$M/sb" "$M/sb" 2>/dev/null; then
+	"$HELPERS/evict" "$M/sb/f"
+	trace "$T/sb.pack" sh -c 'cat "$1" >/dev/null' - "$M/sb/f"
+	ok "a file below a directory bind-mounted over itself is named" sh -c '
+		"$1" --json "$2" | python3 -c "
+import json, sys
+sys.exit(not any(f[\"path\"].endswith(\"/sb/f\") for f in json.load(sys.stdin)[\"files\"]))"' \
+		- "$URA_DUMP" "$T/sb.pack"
+	umount "$M/sb"
+else
+	skip "cannot bind-mount a directory over itself"
+fi
 
 # --- a FUSE mount whose server never answers, put over the directory of a file the command
 # read, before ura-trace names it (a user's, where fuse.conf allows user_allow_other): the
