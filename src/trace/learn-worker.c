@@ -38,6 +38,7 @@
 				 * wait for a CPU (the unit's Nice= is the loop's too) */
 #define BOUND_GAP_NS	(60ull * 1000000000)	/* DIR's caps checked this often, and on a new pack */
 #define GONE_GAP_NS	(3600ull * 1000000000)	/* packs of programs gone looked for this often */
+#define PACK_RANGE_BYTES	32	/* a range's record in a pack (ura-pack(5), RANGES) */
 
 struct learn_worker {
 	struct worker_opts o;
@@ -257,19 +258,31 @@ static void write_pack(struct learn_worker *wk, struct job *j, size_t n, const c
 			 strerror(-r));
 		goto out;
 	}
-	/* within a pack's share of DIR (packdir_pack_share()), else the program's pack stays */
+	/*
+	 * Within a pack's share of DIR (packdir_pack_share()), else the program's
+	 * pack stays as it was. Its ranges alone (32 bytes each in the file) tell a
+	 * flood without encoding it; the rest is measured encoded.
+	 */
 	{
 		uint64_t share = packdir_pack_share(wk->o.caps.max_bytes);
+		uint64_t len = (uint64_t)ura_pack_builder_range_count(out) * PACK_RANGE_BYTES;
 		void *data = NULL;
-		size_t len = 0;
+		size_t enc = 0;
 
-		r = ura_pack_builder_serialize(out, &data, &len);
-		free(data);
-		if (r < 0 || len > share) {
-			log_warn("not learning %zu run%s of '%s': its pack would be %s (%.1f MiB, "
-				 "a pack's share of --max-size is %.1f MiB)", nruns,
-				 nruns == 1 ? "" : "s", j->w.exe,
-				 r < 0 ? strerror(-r) : "too large", (double)len / (1 << 20),
+		if (len <= share) {
+			r = ura_pack_builder_serialize(out, &data, &enc);
+			free(data);
+			if (r < 0) {
+				log_warn("cannot encode the pack of '%s': %s, skipping", j->w.exe,
+					 strerror(-r));
+				goto out;
+			}
+			len = enc;
+		}
+		if (len > share) {
+			log_warn("not learning %zu run%s of '%s': its pack would be too large "
+				 "(%.1f MiB or more; a pack's share of --max-size is %.1f MiB)",
+				 nruns, nruns == 1 ? "" : "s", j->w.exe, (double)len / (1 << 20),
 				 (double)share / (1 << 20));
 			wk->st.too_large += nruns;
 			nruns = 0;
