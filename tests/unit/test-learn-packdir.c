@@ -125,7 +125,6 @@ static bool exists(const char *dir, const char *name)
 	return access(path, F_OK) == 0;
 }
 
-/* A killed writer's temporary file goes (after PACKDIR_TEMP_NS); nothing else is touched. */
 /* One pack's share of --max-size: a sixteenth, at least 4 MiB, all of it when smaller */
 START_TEST(test_pack_share)
 {
@@ -137,6 +136,7 @@ START_TEST(test_pack_share)
 }
 END_TEST
 
+/* A killed writer's temporary file goes (after PACKDIR_TEMP_NS); nothing else is touched. */
 START_TEST(test_temp_files)
 {
 	char *d = unit_mkdtemp();
