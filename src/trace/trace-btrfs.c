@@ -141,7 +141,7 @@ int btrfs_candidates(const struct mount_table *mt, const struct mount_entry *bes
 		char **subs = NULL;
 		long nsubs;
 
-		nsubs = resolve_subvolumes(views[v]->mount_point, &subs);
+		nsubs = resolve_subvolumes(views[v]->mount_point, &subs, mt);
 		if (nsubs < 0) {
 			log_warn("cannot list the subvolumes of '%s': %s, skipping",
 				 views[v]->mount_point, strerror((int)-nsubs));

@@ -766,16 +766,16 @@ static int subvols_prefix(struct walk *wk, size_t from, const char *dir)
 	return 0;
 }
 
-long resolve_subvolumes(const char *mount_dir, char ***ret)
+long resolve_subvolumes(const char *mount_dir, char ***ret, const struct mount_table *mounts)
 {
 	struct wantset ws = { 0 };
 	struct walk wk = { .list_subvols = true, .ws = &ws };
 	struct statfs sfs;
 	int root_fd, r;
 
-	root_fd = open(mount_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+	root_fd = resolve_open_dir(mount_dir, mounts);
 	if (root_fd < 0)
-		return -errno;
+		return root_fd;
 	if (fstatfs(root_fd, &sfs) < 0) {
 		r = -errno;
 		goto out;

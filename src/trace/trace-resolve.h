@@ -72,9 +72,10 @@ int resolve_open_dir(const char *dir, const struct mount_table *mounts);
 
 /*
  * resolve_subvolumes() - the btrfs subvolumes reachable below a mount
- * @mount_dir: a directory where a filesystem is mounted
+ * @mount_dir: a directory where a filesystem is mounted (opened by resolve_open_dir())
  * @ret: on success, a malloc()ed array of malloc()ed paths relative to
  *	@mount_dir: "." first, then each subvolume nested below it (any depth)
+ * @mounts: the mount table, or NULL (resolve_open_dir())
  *
  * btrfs numbers inodes per subvolume, and its tracepoints give the
  * superblock's device only: a traced inode may be a file in any of them.
@@ -82,6 +83,6 @@ int resolve_open_dir(const char *dir, const struct mount_table *mounts);
  *
  * Return: the number of paths, or -errno.
  */
-long resolve_subvolumes(const char *mount_dir, char ***ret);
+long resolve_subvolumes(const char *mount_dir, char ***ret, const struct mount_table *mounts);
 
 #endif
