@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -260,6 +261,18 @@ static int beneath(int dirfd, const char *path, int flags)
 	if (fd != -ENOSYS)
 		return fd;
 	return safeopen_walk(dirfd, path, flags, SAFEOPEN_WALK_NO_XDEV);
+}
+
+int safeopen_reopen(int pfd, int flags)
+{
+	char proc[64];
+	int fd;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, flags | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 && errno == EPERM && (flags & O_NOATIME))
+		fd = open(proc, (flags & ~O_NOATIME) | O_CLOEXEC | O_NOCTTY);
+	return fd < 0 ? -errno : fd;
 }
 
 int safeopen_beneath(int dirfd, const char *path, int flags)

@@ -69,6 +69,17 @@ int safeopen_walk_mounts(int dirfd, const char *path, int flags,
 			 bool (*mount_ok)(void *ctx, uint64_t mnt_id), void *ctx);
 
 /**
+ * safeopen_reopen() - open again, to read or as @flags say, what an O_PATH descriptor holds
+ * @pfd: the descriptor (a walk's, safeopen_walk_mounts()); left open
+ * @flags: open(2) flags (O_CLOEXEC and O_NOCTTY are added); with O_NOATIME, which
+ *	needs ownership or CAP_FOWNER, an -EPERM is retried without it
+ *
+ * Through its magic link in /proc/self/fd: no path is looked up again.
+ * Return: a descriptor, or -errno.
+ */
+int safeopen_reopen(int pfd, int flags);
+
+/**
  * safeopen_beneath() - open @path beneath @dirfd, following no symlink, crossing no mount
  * @flags: open(2) flags (O_NOFOLLOW and O_CLOEXEC are added); with O_NOATIME, which
  *	needs ownership or CAP_FOWNER, an -EPERM is retried without it

@@ -457,9 +457,8 @@ out:
 static int open_named(const struct assembly *a, const struct mount_entry *me, const char *rel,
 		      struct statx *stx)
 {
-	char proc[64];
 	struct stat st;
-	int mfd, pfd, fd, r;
+	int mfd, pfd, fd;
 
 	mfd = resolve_open_dir(me->mount_point, a->mt);
 	if (mfd < 0)
@@ -477,15 +476,10 @@ static int open_named(const struct assembly *a, const struct mount_entry *me, co
 		close(pfd);
 		return -EBADFD;
 	}
-	/* the file found, opened again to read (its magic link: no path looked up) */
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
-	fd = open(proc, O_RDONLY | O_NOATIME | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0 && errno == EPERM)	/* O_NOATIME needs ownership or CAP_FOWNER */
-		fd = open(proc, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	r = fd < 0 ? -errno : 0;
+	fd = safeopen_reopen(pfd, O_RDONLY | O_NOATIME | O_NONBLOCK);
 	close(pfd);
-	if (r < 0)
-		return r;
+	if (fd < 0)
+		return fd;
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, stx) < 0 ||
 	    !S_ISREG(stx->stx_mode) || stx->stx_ino != st.st_ino) {
 		close(fd);

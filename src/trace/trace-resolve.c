@@ -672,7 +672,6 @@ static int mount_dev_matches(int fd, dev_t dev, const struct mount_table *t)
 
 int resolve_open_dir(const char *dir, const struct mount_table *mounts)
 {
-	char proc[64];
 	int root_fd, pfd, fd;
 
 	if (!mounts || strcmp(dir, "/") == 0 || dir[0] != '/') {
@@ -687,11 +686,7 @@ int resolve_open_dir(const char *dir, const struct mount_table *mounts)
 	close(root_fd);
 	if (pfd < 0)
 		return pfd;
-	/* the directory found, opened again to read (its magic link: no path looked up) */
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
-	fd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		fd = -errno;
+	fd = safeopen_reopen(pfd, O_RDONLY | O_DIRECTORY);
 	close(pfd);
 	return fd;
 }

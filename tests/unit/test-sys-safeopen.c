@@ -74,6 +74,30 @@ START_TEST(test_regular_file)
 }
 END_TEST
 
+/* What an O_PATH descriptor holds, opened again to read: the same file, its data readable. */
+START_TEST(test_reopen)
+{
+	struct stat a, b;
+	char buf[8];
+	int pfd, fd;
+
+	make_file(dir, "f");
+	pfd = safeopen_beneath(dfd, "f", O_PATH);
+	ck_assert_int_ge(pfd, 0);
+	ck_assert_int_eq(read(pfd, buf, sizeof(buf)), -1);	/* O_PATH: no data */
+	fd = safeopen_reopen(pfd, O_RDONLY | O_NOATIME);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstat(pfd, &a), 0);
+	ck_assert_int_eq(fstat(fd, &b), 0);
+	ck_assert_uint_eq(a.st_ino, b.st_ino);
+	ck_assert_int_eq(read(fd, buf, sizeof(buf)), 4);
+	ck_assert_int_ne(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
+	close(fd);
+	close(pfd);
+	ck_assert_int_eq(safeopen_reopen(1000000, O_RDONLY), -ENOENT);
+}
+END_TEST
+
 /* A FIFO is refused without being opened (opening one for reading would block). */
 START_TEST(test_refuses_fifo)
 {
@@ -266,6 +290,7 @@ static Suite *safeopen_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_regular_file);
+	tcase_add_test(tc, test_reopen);
 	tcase_add_test(tc, test_refuses_fifo);
 	tcase_add_test(tc, test_refuses_device);
 	tcase_add_test(tc, test_refuses_escape);
