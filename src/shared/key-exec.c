@@ -4,6 +4,8 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "key-exec.h"
 #include "sys-proc.h"
@@ -22,55 +24,101 @@ static bool named(const char *name, const char *prefix)
 }
 
 /*
- * How an interpreter's command line names its script. Options are skipped up to
- * the first argument that is not one, which is the script; but an option of
- * @none means the program comes from elsewhere (the command line, a module,
- * standard input) and there is no script file, and an option of @arg takes the
- * next argument as its value (so that value is not the script). Lists end in
- * NULL; a NULL list is empty. In an argument of several options ("-Bc",
- * "-MFoo"), a letter of @rest takes the rest of the argument as its value (when
- * there is one), and one of @octal the octal digits after it.
+ * How an interpreter's command line names its script: options are skipped up to
+ * the first argument that is not one, which is the script. The reading fails
+ * closed: an option the table does not know may take the next argument as its
+ * value (node's "--report-dir DIR"), so a command line with one names no script
+ * (not learned, not replayed as a script), rather than a wrong one: a user's
+ * code keyed as root's program. Per interpreter:
+ * @flags: letters of options that take no value ("-O", "-Bu");
+ * @longs: whole arguments that are options with no value ("--norc", "-sync");
+ * @none: the program comes from elsewhere (the command line, a module, standard
+ *	input, a search of PATH) and there is no script file;
+ * @arg: options that take the next argument as their value, or one attached
+ *	("-Wignore", "--encoding=x");
+ * @rest: letters that take the rest of their argument as their value, if any
+ *	("-MFoo", "-x", "-xdir");
+ * @octal: letters followed by octal digits ("-0777", "-l");
+ * @any_eq: any "--name=value" is an option and its value (node's V8 flags).
+ * Lists end in NULL; a NULL list is empty. Shells also take "+x" for "-x".
  */
 struct interp {
 	const char *name;
-	bool versioned;			/* "python3.11", "perl5.36": digits, dots, '-' may follow */
+	const char *flags;
+	const char *const *longs;
 	const char *const *none;
 	const char *const *arg;
 	const char *rest;
 	const char *octal;
+	bool versioned;			/* "python3.11", "perl5.36": digits, dots, '-' may follow */
+	bool any_eq;
 };
 
 #define LIST(...)	((const char *const[]){ __VA_ARGS__, NULL })
 
+#define PYTHON_LONGS	LIST("--help", "--version", "--help-env", "--help-xoptions", "--help-all")
+#define NODE_LONGS	LIST("--no-warnings", "--no-deprecation", "--throw-deprecation", \
+			     "--trace-deprecation", "--pending-deprecation", "--trace-warnings", \
+			     "--expose-gc", "--enable-source-maps", "--preserve-symlinks", \
+			     "--preserve-symlinks-main", "--abort-on-uncaught-exception", \
+			     "--inspect", "--inspect-brk", "--experimental-modules", \
+			     "--experimental-vm-modules", "--no-experimental-fetch", \
+			     "--trace-uncaught", "--check", "--interactive", "--version", \
+			     "--help")
+#define NODE_NONE	LIST("-e", "--eval", "-p", "--print", "--test", "--run")
+#define NODE_ARG	LIST("-r", "--require", "--import", "--loader", "--experimental-loader", \
+			     "-C", "--conditions", "--input-type", "--title")
+/* the letters of set(1) and the shells' own: "-e" is errexit (#!/bin/sh -e), "-l" a login */
+#define SHELL_FLAGS	"abefhklmnprtuvxBCEHPT"
+#define SHELL_NONE	LIST("-c", "-s", "-i")
+
 static const struct interp interps[] = {
-	{ "python", true, LIST("-c", "-m"), LIST("-W", "-X", "--check-hash-based-pycs"), NULL, NULL },
-	{ "pypy", true, LIST("-c", "-m"), LIST("-W", "-X"), NULL, NULL },
-	/* perl's "-d" takes the rest only as "-d:MOD" or "-dt" (perlrun) */
-	{ "perl", true, LIST("-e", "-E"), LIST("-I", "-x"), "CDFMVimx", "0l" },
-	{ "ruby", true, LIST("-e"), LIST("-r", "-I", "-C", "-E", "--encoding"), "FKWix", "0" },
-	{ "node", true, LIST("-e", "--eval", "-p", "--print"),
-	  LIST("-r", "--require", "--import", "--loader", "--experimental-loader", "-C",
-	       "--conditions", "--input-type", "--title"), NULL, NULL },
-	{ "nodejs", true, LIST("-e", "--eval", "-p", "--print"),
-	  LIST("-r", "--require", "--import", "--loader"), NULL, NULL },
+	{ "python", "bBdEhiIOPqsSuvVx?", PYTHON_LONGS, LIST("-c", "-m"),
+	  LIST("-W", "-X", "--check-hash-based-pycs"), NULL, NULL, true, false },
+	{ "pypy", "bBdEhiOsSuvVx", PYTHON_LONGS, LIST("-c", "-m"), LIST("-W", "-X"), NULL, NULL,
+	  true, false },
+	/*
+	 * perl's "-d" takes the rest only as "-d:MOD" or "-dt" (perlrun); "-x" a
+	 * directory only when attached; "-S" searches PATH for the script.
+	 */
+	{ "perl", "acdfhnpstTuUvwWX", NULL, LIST("-e", "-E", "-S"), LIST("-I"), "CDFMVimx", "0l",
+	  true, false },
+	{ "ruby", "acdhlnpsUvwy", LIST("--verbose", "--version", "--copyright", "--help",
+				       "--yydebug", "--disable-gems"),
+	  LIST("-e", "-S"), LIST("-r", "-I", "-C", "-E", "--encoding", "--external-encoding",
+				 "--internal-encoding", "--disable", "--enable", "--dump"), "FKWix", "0",
+	  true, false },
+	{ "node", "cihv", NODE_LONGS, NODE_NONE, NODE_ARG, NULL, NULL, true, true },
+	{ "nodejs", "cihv", NODE_LONGS, NODE_NONE, NODE_ARG, NULL, NULL, true, true },
 	/* "-e STAT" runs STAT before a script that may follow: not that script's start */
-	{ "lua", true, LIST("-e"), LIST("-l"), NULL, NULL },
-	{ "luajit", true, LIST("-e"), LIST("-l", "-j", "-O", "-b"), NULL, NULL },
-	{ "php", true, LIST("-r", "-a", "-S", "-B", "-R", "-F", "-E"),
-	  LIST("-c", "-d", "-z", "-t", "--define"), NULL, NULL },		/* "-f FILE": the script, below */
-	{ "tclsh", true, NULL, LIST("-encoding"), NULL, NULL },
-	{ "wish", true, NULL, LIST("-encoding", "-display", "-geometry", "-name", "-use",
-				    "-visual", "-colormap"), NULL, NULL },
-	{ "Rscript", false, LIST("-e"), LIST("--default-packages"), NULL, NULL },
-	/* shells: "-e" is errexit (#!/bin/sh -e), "-o OPTION" takes a value */
-	{ "sh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o", "--rcfile", "--init-file"), NULL, NULL },
-	{ "bash", false, LIST("-c", "-s", "-i"), LIST("-o", "+o", "-O", "+O", "--rcfile",
-						      "--init-file"), NULL, NULL },
-	{ "dash", false, LIST("-c", "-s", "-i"), LIST("-o", "+o"), NULL, NULL },
-	{ "zsh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o"), NULL, NULL },
-	{ "ksh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o"), NULL, NULL },
-	{ "mksh", false, LIST("-c", "-s", "-i"), LIST("-o", "+o", "-T"), NULL, NULL },
-	{ "ash", false, LIST("-c", "-s", "-i"), LIST("-o", "+o"), NULL, NULL },
+	{ "lua", "ivEW", NULL, LIST("-e"), LIST("-l"), NULL, NULL, true, false },
+	/* luajit's "-O" takes a level only attached; "-b" saves or lists bytecode */
+	{ "luajit", "ivE", NULL, LIST("-e", "-b"), LIST("-l", "-j"), "O", NULL, true, false },
+	/* "-f FILE" is the script (below); "-s", "-l", "-w" show or check a file, run nothing */
+	{ "php", "qnHe", LIST("--no-php-ini", "--no-header"),
+	  LIST("-r", "-a", "-S", "-B", "-R", "-F", "-E", "-s", "-l", "-w", "-i", "-m", "-v", "-h"),
+	  LIST("-c", "-d", "-z", "-t", "--php-ini", "--define", "--zend-extension"), NULL, NULL,
+	  true, false },
+	{ "tclsh", NULL, NULL, NULL, LIST("-encoding"), NULL, NULL, true, false },
+	{ "wish", NULL, LIST("-sync"), NULL, LIST("-encoding", "-display", "-geometry", "-name",
+						  "-use", "-visual", "-colormap"), NULL, NULL,
+	  true, false },
+	{ "Rscript", NULL, LIST("--verbose", "--vanilla", "--no-environ", "--no-site-file",
+				"--no-init-file", "--no-restore", "--restore", "--no-save",
+				"--save", "--no-echo", "--quiet", "--silent"),
+	  LIST("-e"), LIST("--default-packages"), NULL, NULL, false, false },
+	{ "sh", SHELL_FLAGS, NULL, SHELL_NONE, LIST("-o", "+o"), NULL, NULL, false, false },
+	{ "bash", SHELL_FLAGS, LIST("--norc", "--noprofile", "--posix", "--login",
+				    "--noediting", "--restricted", "--verbose", "--debugger"),
+	  SHELL_NONE, LIST("-o", "+o", "-O", "+O", "--rcfile", "--init-file"), NULL, NULL, false,
+	  false },
+	{ "dash", SHELL_FLAGS, NULL, SHELL_NONE, LIST("-o", "+o"), NULL, NULL, false, false },
+	/* zsh: a letter for most of its options ("-f": no rc files) */
+	{ "zsh", "abdefghklmnprtuvwxyABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", NULL, SHELL_NONE,
+	  LIST("-o", "+o"), NULL, NULL, false, false },
+	{ "ksh", SHELL_FLAGS, NULL, SHELL_NONE, LIST("-o", "+o"), NULL, NULL, false, false },
+	{ "mksh", SHELL_FLAGS, NULL, SHELL_NONE, LIST("-o", "+o", "-T"), NULL, NULL, false, false },
+	{ "ash", SHELL_FLAGS, NULL, SHELL_NONE, LIST("-o", "+o"), NULL, NULL, false, false },
 };
 
 static bool listed(const char *const *list, const char *a)
@@ -79,6 +127,11 @@ static bool listed(const char *const *list, const char *a)
 		if (strcmp(*list, a) == 0)
 			return true;
 	return false;
+}
+
+static bool letter_of(const char *letters, char c)
+{
+	return letters && c && strchr(letters, c);
 }
 
 static const struct interp *interpreter(const char *exe)
@@ -99,19 +152,19 @@ bool key_exec_is_interpreter(const char *exe)
 }
 
 /*
- * An option argument not listed as it is: "--eval=CODE" (a long option and its
+ * An option argument not listed whole: "--eval=CODE" (a long option and its
  * value), "-cCODE" (an option and its value in one argument), "-Bc", "-ec"
  * (options together), read the way the interpreter reads them, so that
- * "python3 -cCODE /usr/bin/x" does not name /usr/bin/x as its script (a user's
- * code learned as root's program x). Return: -1 when an option of @in->none is
- * in it (no script file), else how many of the next arguments are its values:
- * a shell takes one for each of its options that takes a value ("-euo
- * pipefail", "-ox NAME"), getopt one for the last option, when it takes a value
- * and has none attached.
+ * "python3 -cCODE /usr/bin/x" does not name /usr/bin/x as its script. Return:
+ * -1 when an option of @in->none is in it (no script file) or one the table
+ * does not know (it may take the next argument), else how many of the next
+ * arguments are its values: a shell takes one for each of its options that
+ * takes a value ("-euo pipefail", "-ox NAME"), getopt one for the last option,
+ * when it takes a value and has none attached.
  */
 static int cluster(const struct interp *in, bool shell, const char *a)
 {
-	char o[3] = { a[0], 0, 0 };
+	char o[3] = { '-', 0, 0 };
 	int next = 0;
 
 	if (a[0] == '-' && a[1] == '-') {
@@ -119,27 +172,39 @@ static int cluster(const struct interp *in, bool shell, const char *a)
 		char name[64];
 
 		if (!eq || (size_t)(eq - a) >= sizeof(name))
-			return 0;
+			return -1;
 		memcpy(name, a, (size_t)(eq - a));
 		name[eq - a] = '\0';
-		return listed(in->none, name) ? -1 : 0;
+		return listed(in->none, name) ? -1 :
+		       in->any_eq || listed(in->arg, name) ? 0 : -1;
 	}
+	if (!a[1])
+		return -1;
 	for (const char *c = a + 1; *c; c++) {
+		o[0] = shell ? '-' : a[0];	/* a shell's "+c" is its "-c" */
 		o[1] = *c;
 		if (listed(in->none, o) || (*c == 'f' && strcmp(in->name, "php") == 0))
 			return -1;	/* php's "-fFILE": not told apart, not learned */
 		if (shell) {
-			next += listed(in->arg, o);
+			o[0] = a[0];
+			if (listed(in->arg, o))
+				next++;
+			else if (!letter_of(in->flags, *c))
+				return -1;
 			continue;
 		}
 		if (listed(in->arg, o))
 			return c[1] ? 0 : 1;	/* its value: the rest, or the next argument */
-		if ((in->rest && strchr(in->rest, *c)) ||
+		if (letter_of(in->rest, *c) ||
 		    (*c == 'd' && (c[1] == ':' || c[1] == 't') && strcmp(in->name, "perl") == 0))
 			return 0;
-		if (in->octal && strchr(in->octal, *c))
+		if (letter_of(in->octal, *c)) {
 			while (c[1] >= '0' && c[1] <= '7')
 				c++;
+			continue;
+		}
+		if (!letter_of(in->flags, *c))
+			return -1;
 	}
 	return next;
 }
@@ -153,6 +218,7 @@ int key_exec_script_arg(const char *exe, char *const argv[], int argc)
 		return -1;
 	for (int i = 1; i < argc && argv[i]; i++) {
 		const char *a = argv[i];
+		int values;
 
 		if (strcmp(a, "--") == 0)	/* the script follows */
 			return i + 1 < argc && argv[i + 1] && argv[i + 1][0] ? i + 1 : -1;
@@ -164,15 +230,16 @@ int key_exec_script_arg(const char *exe, char *const argv[], int argc)
 			return -1;
 		if (strcmp(in->name, "php") == 0 && strcmp(a, "-f") == 0)
 			return i + 1 < argc && argv[i + 1] && argv[i + 1][0] ? i + 1 : -1;
-		if (listed(in->arg, a))
+		if (listed(in->arg, a)) {
 			i++;		/* the option's value */
-		else if (a[1] && a[2]) {
-			int values = cluster(in, shell, a);
-
-			if (values < 0)
-				return -1;
-			i += values;
+			continue;
 		}
+		if (listed(in->longs, a))
+			continue;
+		values = cluster(in, shell, a);
+		if (values < 0)
+			return -1;
+		i += values;
 	}
 	return -1;
 }
@@ -257,4 +324,66 @@ int key_exec_script_key(pid_t pid, const struct key_root *root, const char *scri
 		return len;
 	r = key_trusted(pid, root, buf, NULL, mounts);
 	return r < 0 ? r : len;
+}
+
+/* Does a "#!" line (past the "#!") name an interpreter of @in's kind: its path's basename, or env's operand? */
+static bool shebang_names(const char *line, const struct interp *in)
+{
+	const struct interp *named_in;
+	char word[PATH_MAX];
+	bool first = true, env = false;
+
+	for (const char *c = line;; first = false) {
+		size_t len;
+
+		c += strspn(c, " \t");
+		len = strcspn(c, " \t");
+		if (!len || len >= sizeof(word))
+			return false;
+		memcpy(word, c, len);
+		word[len] = '\0';
+		c += len;
+		if (first && strcmp(base_of(word), "env") == 0)
+			env = true;
+		else if (!(env && word[0] == '-'))	/* env's own options ("-S") */
+			break;
+	}
+	named_in = interpreter(word);
+	if (!named_in)
+		return false;
+	if (named_in == in)
+		return true;
+	/* any shell runs a shell's script */
+	return !in->versioned && !named_in->versioned && strcmp(in->name, "Rscript") != 0 &&
+	       strcmp(named_in->name, "Rscript") != 0;
+}
+
+int key_exec_script_check(const char *key, const char *exe, const struct mount_table *mounts)
+{
+	const struct interp *in = interpreter(exe);
+	char head[512];
+	struct iovec iov = { head, sizeof(head) - 1 };
+	ssize_t n;
+	int fd;
+
+	if (!in)
+		return -ENOEXEC;
+	fd = key_open_own(key, mounts);
+	if (fd < 0)
+		return fd;
+	n = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	head[n] = '\0';
+	if (n >= 4 && memcmp(head, "\177ELF", 4) == 0)
+		return -ENOEXEC;
+	if (n >= 2 && head[0] == '#' && head[1] == '!') {
+		head[strcspn(head, "\n")] = '\0';
+		if (!shebang_names(head + 2, in))
+			return -ENOEXEC;
+	}
+	return 0;
 }

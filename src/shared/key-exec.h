@@ -76,4 +76,22 @@ int key_exec_script_of(const char *exe, const char *filename, char *const argv[]
 int key_exec_script_key(pid_t pid, const struct key_root *root, const char *script, bool by_argv,
 			const struct mount_table *mounts, char *buf, size_t size);
 
+/**
+ * key_exec_script_check() - is the script @key one the interpreter @exe ran?
+ * @key: a script's key in the daemon's own root and mounts (key_exec_script_key())
+ * @exe: the interpreter (its basename counts)
+ *
+ * A command line can name a file the interpreter never runs as its script
+ * ("python3 /usr/sbin/sshd" fails at once, after python's own start): learned
+ * as that program's run, it would teach the program's pack python's start. So
+ * a script named by argv must be a regular file that is not a compiled program
+ * (ELF), and whose "#!" line, if it has one, names an interpreter of @exe's
+ * kind (any shell for a shell). Its first bytes are read from the page cache
+ * only (RWF_NOWAIT): asked once the run is over, a script the run read is
+ * there; this never waits for a device.
+ * Return: 0, -ENOEXEC (not such a script), -EAGAIN (not in the page cache),
+ * other -errno.
+ */
+int key_exec_script_check(const char *key, const char *exe, const struct mount_table *mounts);
+
 #endif

@@ -250,36 +250,28 @@ int key_same_mounts(pid_t pid)
 	       own.st_ino == its.stx_ino;
 }
 
-int key_trusted(pid_t pid, const struct key_root *root, const char *path,
-		      const struct key_file *file, const struct mount_table *mounts)
+/*
+ * @path, in the daemon's own mounts, as an O_PATH descriptor. It is a process's
+ * name of a file, with no symlink (/proc/PID/exe) or one its command line gave:
+ * a symlink found on the way was put there since, or by a user, maybe to lead
+ * the walk into a FUSE mount whose server never answers: refused, not followed.
+ * Each mount the walk enters must be one of the daemon's table, not FUSE: a
+ * user who renames a directory above their FUSE mount moves it where the table
+ * does not say (a rename changes no mount), so the path's own look at the table
+ * is not enough. Return: the descriptor, or -EPERM.
+ */
+static int open_own(const char *path, const struct mount_table *mounts)
 {
 	struct mount_table own = { 0 };
-	struct statx stx;
-	int fd, root_fd, r;
+	int fd, root_fd;
 
-	if (root->id != 0)
-		return 0;
-	r = key_same_mounts(pid);
-	if (r != 0)
-		return r < 0 ? r : 0;
-	if (!file)
-		return -EPERM;
 	if (!mounts) {
-		r = mountinfo_read("/proc/self/mountinfo", &own);
+		int r = mountinfo_read("/proc/self/mountinfo", &own);
+
 		if (r < 0)
 			return r;
 		mounts = &own;
 	}
-	/*
-	 * The path is this process's name of the exec'd file (/proc/self/fd): it
-	 * has no symlink. One found on the way was put there since, by a user who
-	 * can rename in a directory of it, maybe to lead the walk into a FUSE mount
-	 * whose server never answers: refused, not followed. Each mount the walk
-	 * enters must be one of the daemon's table, not FUSE: a user who renames a
-	 * directory above their FUSE mount moves it where the table does not say
-	 * (a rename changes no mount), so the path's own look at the table is not
-	 * enough.
-	 */
 	if (path[0] != '/' || mountinfo_on_fuse(mounts, path)) {
 		mountinfo_free(&own);
 		return -EPERM;
@@ -290,8 +282,25 @@ int key_trusted(pid_t pid, const struct key_root *root, const char *path,
 	if (root_fd >= 0)
 		close(root_fd);
 	mountinfo_free(&own);
-	if (fd < 0)
+	return fd < 0 ? -EPERM : fd;
+}
+
+int key_trusted(pid_t pid, const struct key_root *root, const char *path,
+		      const struct key_file *file, const struct mount_table *mounts)
+{
+	struct statx stx;
+	int fd, r;
+
+	if (root->id != 0)
+		return 0;
+	r = key_same_mounts(pid);
+	if (r != 0)
+		return r < 0 ? r : 0;
+	if (!file)
 		return -EPERM;
+	fd = open_own(path, mounts);
+	if (fd < 0)
+		return fd;
 	r = statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_INO, &stx);
 	close(fd);
 	if (r < 0)
@@ -299,4 +308,21 @@ int key_trusted(pid_t pid, const struct key_root *root, const char *path,
 	if (makedev(stx.stx_dev_major, stx.stx_dev_minor) != file->dev || stx.stx_ino != file->ino)
 		return -EPERM;
 	return 0;
+}
+
+int key_open_own(const char *path, const struct mount_table *mounts)
+{
+	struct stat st;
+	int pfd, fd;
+
+	pfd = open_own(path, mounts);
+	if (pfd < 0)
+		return pfd;
+	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(pfd);
+		return -EPERM;
+	}
+	fd = safeopen_reopen(pfd, O_RDONLY | O_NONBLOCK | O_NOATIME);
+	close(pfd);
+	return fd;
 }

@@ -151,4 +151,13 @@ struct mount_table;
 int key_trusted(pid_t pid, const struct key_root *root, const char *path,
 		      const struct key_file *file, const struct mount_table *mounts);
 
+/**
+ * key_open_own() - open the regular file at @path in the daemon's own root and mounts, to read it
+ *
+ * Walked as key_trusted() walks (no symlink, no FUSE or network mount);
+ * O_NONBLOCK, so that a lease does not hold the open.
+ * Return: a descriptor, -EPERM (not a regular file, or not reached that way), other -errno.
+ */
+int key_open_own(const char *path, const struct mount_table *mounts);
+
 #endif

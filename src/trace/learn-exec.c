@@ -30,6 +30,7 @@ static int program_of(pid_t pid, const char *filename, const struct key_self *se
 	size_t hl;
 	long len;
 
+	p.check_script = false;
 	r = key_root_of(pid, self, &p.root);
 	if (r < 0)
 		return r;
@@ -74,6 +75,7 @@ static int program_of(pid_t pid, const char *filename, const struct key_self *se
 	if (k >= 0) {
 		r = key_exec_script_key(pid, &p.root, argv[k], !by_kernel, mounts, p.path,
 					sizeof(p.path));
+		p.check_script = r >= 0 && !by_kernel && p.root.id == 0 && key_same_mounts(pid) == 1;
 	} else {
 		memcpy(p.path, p.exe, strlen(p.exe) + 1);
 		r = key_file_of(pid, "exe", &exe);

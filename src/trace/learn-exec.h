@@ -15,6 +15,9 @@ struct exec_program {
 	char path[PATH_MAX];		/* the program's path inside that root: the key */
 	char exe[PATH_MAX];		/* the executable's path inside that root (the interpreter
 					 * of a script) */
+	bool check_script;		/* a script named by the interpreter's argv, in the
+					 * daemon's own root and mounts: to be checked
+					 * (key_exec_script_check()) once the run is over */
 	uid_t uid;			/* the real uid of the process: its user's share of
 					 * learning (a setuid program counts for who ran it);
 					 * (uid_t)-1 when it could not be read */

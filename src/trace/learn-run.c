@@ -782,6 +782,10 @@ static bool open_window(struct learner *l, const struct exec_seen *x, bool trace
 		return false;
 	}
 	w->uid = prog->uid;
+	if (prog->check_script && !(w->script_of = strdup(prog->exe))) {
+		l->error = -ENOMEM;
+		return false;
+	}
 	note_named(l, w, x->filename);
 	if (l->quiet_comm && quiet_comm_of(x->filename, comm, sizeof(comm)))
 		comm_in_window(l, comm, now);
@@ -1615,7 +1619,8 @@ static void log_counts(struct learner *l)
 		 PRIu64 " gone before seen, %" PRIu64
 		 " parents no longer followed; %" PRIu64
 		 " packs written, %" PRIu64 " removed (caps), %" PRIu64 " settled, %" PRIu64
-		 " runs not merged (the pack over its share); %" PRIu64
+		 " runs not merged (the pack over its share), %" PRIu64
+		 " (not the script argv named); %" PRIu64
 		 " page records read (%" PRIu64 " of tasks in no window); %" PRIu64
 		 " pid filter writes, "
 		 "longest %.1f ms; %" PRIu64 " programs left out of the exec events, %"
@@ -1624,7 +1629,7 @@ static void log_counts(struct learner *l)
 		 l->execs, l->windows, l->traced_at_exec, ws.merged,
 		 l->lost_runs + ws.dropped, l->late, l->floods, l->skipped_busy, l->skipped_rate,
 		 l->skipped_private, l->skipped_user_new, l->gone, l->follow.dropped, ws.writes,
-		 ws.evicted, ws.settled, ws.too_large, l->page_records, l->extra_records, ps.writes,
+		 ws.evicted, ws.settled, ws.too_large, ws.not_script, l->page_records, l->extra_records, ps.writes,
 		 (double)ps.max_write_ns / 1e6, qs.added, qs.writes,
 		 qs.last_error ? ", the last failed: " : "", qs.last_error ? strerror(-qs.last_error) : "",
 		 cs.added, cs.writes, l->partial_named);

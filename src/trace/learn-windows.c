@@ -32,6 +32,8 @@ void windows_free_one(struct learn_window *w)
 		return;
 	free(w->exe);
 	w->exe = NULL;
+	free(w->script_of);
+	w->script_of = NULL;
 	free(w->root);
 	w->root = NULL;
 	demand_fini(&w->demand);

@@ -44,6 +44,9 @@ struct trace_event;
 struct learn_window {
 	unsigned id;			/* > 0, unique while the windows live */
 	char *exe;			/* the program: its path inside its root, owned */
+	char *script_of;		/* for a script named by argv, to be checked once the run
+					 * is over (key_exec_script_check()): its interpreter,
+					 * owned; NULL for any other program */
 	uint64_t root_id;		/* its root (key_root_of()), 0 for the daemon's own */
 	char *root;			/* that root as the daemon sees it ("/" for its own), owned */
 	int pid;			/* the task that exec'd */

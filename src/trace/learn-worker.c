@@ -30,6 +30,7 @@
 #include "sys-kernel-mm.h"
 #include "util-log.h"
 #include "util.h"
+#include "key-exec.h"
 #include "key.h"
 
 #define QUEUE_MAX	256	/* runs waiting at most (each holds its pages in memory) */
@@ -98,6 +99,18 @@ static int build_run(struct learn_worker *wk, struct job *j, const char *path,
 		.leave_out_ctx = &pf,
 	};
 
+	if (w->script_of) {
+		int r = key_exec_script_check(w->exe, w->script_of, sys_view_mounts(wk->view));
+
+		if (r < 0) {
+			log_info("not learning '%s' as run by '%s': %s", w->exe, w->script_of,
+				 r == -ENOEXEC ? "not a script it runs" :
+				 r == -EAGAIN ? "its first page is not cached: the run did not read it" :
+				 strerror(-r));
+			wk->st.not_script++;
+			return 0;
+		}
+	}
 	if (w->demand.events == 0 || w->demand.error) {
 		log_info("learned nothing of '%s': %s", w->exe,
 			 w->demand.error ? strerror(-w->demand.error) : "no page-cache events");

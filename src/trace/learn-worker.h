@@ -30,6 +30,8 @@ struct worker_stats {
 	uint64_t empty;			/* runs without a page-cache event */
 	uint64_t failed;		/* runs that could not be built, merged or written */
 	uint64_t too_large;		/* runs not merged: the pack would be over its share */
+	uint64_t not_script;		/* runs not merged: the script their argv named is not one
+					 * their interpreter ran (key_exec_script_check()) */
 	uint64_t dropped;		/* runs not taken: the queue was full */
 	uint64_t dropped_stop;		/* runs not merged: the daemon stopped (STOP_DRAIN_NS) */
 	uint64_t writes;		/* packs written */

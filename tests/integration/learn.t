@@ -22,7 +22,7 @@ make_scratch_fs "$T" 64 >&2 || skip_all "cannot make a scratch ext4 loop filesys
 M=$T/mnt
 tracefs_snapshot
 
-plan 45
+plan 48
 
 # the programs, on the scratch filesystem, each reading data files of its own
 mkdir -p "$M/bin" "$M/data" "$M/pub" "$M/tmp"
@@ -95,6 +95,13 @@ for off in range(0, os.fstat(fd).st_size, 8192):
     os.pread(fd, 1, off)
 EOF
 chmod 755 "$M/bin/scatter"
+# scripts given to an interpreter by argv: python's own (no "#!"), a compiled program and a
+# python script given to the shell (which fails at once: not a run of either)
+printf 'open("%s", "rb").read()\n' "$M/data/argv" >"$M/bin/pyargv"
+head -c $((40 * 4096)) /dev/urandom >"$M/data/argv"
+cp "$(command -v env)" "$M/bin/elf"
+printf '#!/usr/bin/python3\nopen("%s", "rb").read()\n' "$M/data/argv" >"$M/bin/pyshebang"
+chmod 755 "$M/bin/pyargv" "$M/bin/elf" "$M/bin/pyshebang"
 # a flood: one-byte reads as fast as they go, a million events a second; another program
 # started meanwhile
 head -c 16M /dev/zero >"$M/data/flood"
@@ -112,7 +119,7 @@ pack_of() {
 }
 
 only=()
-for p in app burst launch late third often quick runsquick reader mounted bigread flood during flood1 flood2 flood3 flood4 victim; do
+for p in app burst launch late third often quick runsquick reader mounted bigread flood during flood1 flood2 flood3 flood4 victim pyargv elf pyshebang; do
 	only+=(--only "$M/bin/$p")
 done
 only+=(--only "$M/tmp/reader")
@@ -440,6 +447,20 @@ wait $fpid
 ok "the flood's run is dropped as no start" grep -E "run of '$M/bin/flood' .*more events than a start" "$T/daemon.log"
 hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$PID/status")
 ok "and the daemon's peak memory stays under 256 MiB (${hwm} KiB)" test "${hwm:-999999}" -lt 262144
+
+# a script named by an interpreter's argv is learned as that script; a file that interpreter
+# does not run as its script is not: "python3 /usr/sbin/sshd" by a user would teach sshd's pack
+# python's start
+ok "'python3 SCRIPT': learned as SCRIPT" learn_start pyargv python3 "$M/bin/pyargv"
+ok "... its data file in the pack" all_runs_have "$(pack_of pyargv)" "$M/data/argv" 1
+python3 "$M/bin/elf" 2>/dev/null
+sh "$M/bin/pyshebang" 2>/dev/null
+sleep 2.5	# longer than a window
+ok "'python3 ELF' and 'sh PYTHON-SCRIPT': not learned, no pack" sh -c '
+	[ ! -e "$1" ] && [ ! -e "$2" ] &&
+	grep -F "not learning '"'"'$3'"'"' as run by" "$5" | grep -F "not a script it runs" >/dev/null &&
+	grep -F "not learning '"'"'$4'"'"' as run by" "$5" | grep -F "not a script it runs" >/dev/null' \
+	- "$(pack_of elf)" "$(pack_of pyshebang)" "$M/bin/elf" "$M/bin/pyshebang" "$T/daemon.log"
 
 # a shell given a command, not a script, run by a user: its reads are the command's; not learned
 # (the refusal comes before --only is asked)

@@ -133,6 +133,101 @@ START_TEST(test_script_arg_clusters)
 }
 END_TEST
 
+/*
+ * Options the table does not know may take the next argument as their value:
+ * such a command line names no script, rather than a wrong one (a user's code
+ * keyed as root's program). Each of these ran the user's file or code.
+ */
+START_TEST(test_script_arg_unknown)
+{
+	char *perlx[] = { "perl", "-x", "/tmp/evil.pl", "/usr/bin/x", NULL };
+	char *perlwx[] = { "perl", "-wx", "/tmp/evil.pl", "/usr/bin/x", NULL };
+	char *perls[] = { "perl", "-S", "x", NULL };	/* found in PATH, not in cwd */
+	char *rubys[] = { "ruby", "-S", "x", NULL };
+	char *bashs[] = { "bash", "+s", "/usr/sbin/sshd", NULL };
+	char *bashc[] = { "bash", "+c", "true", NULL };
+	char *phprun[] = { "php", "--run=echo 1;", "/usr/bin/x", NULL };
+	char *phpfile[] = { "php", "--file=/tmp/e.php", "/usr/bin/x", NULL };
+	char *luajito[] = { "luajit", "-O", "/tmp/e.lua", "/usr/bin/x", NULL };
+	char *luajitb[] = { "luajit", "-b", "/usr/bin/x", "out", NULL };
+	char *noderd[] = { "node", "--report-dir", "/usr/bin/x", "/tmp/e.js", NULL };
+	char *rubyd[] = { "ruby", "--disable", "gems", "app.rb", NULL };
+	char *rubyde[] = { "ruby", "--disable=gems", "app.rb", NULL };
+	char *zshe[] = { "zsh", "--emulate", "/usr/bin/x", "e", NULL };
+	char *pyq[] = { "python3", "-Z", "/usr/bin/x", NULL };		/* no such option */
+	char *shq[] = { "sh", "-g", "/usr/bin/x", NULL };
+	/* known options without a value still lead to the script */
+	char *nodev8[] = { "node", "--max-old-space-size=4096", "--no-warnings", "app.js", NULL };
+	char *bashl[] = { "bash", "--norc", "-l", "s.sh", NULL };
+	char *rscript[] = { "Rscript", "--vanilla", "s.R", NULL };
+	char *wish[] = { "wish", "-sync", "-name", "x", "s.tcl", NULL };
+
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlx, 4), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlwx, 4), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perls, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/ruby", rubys, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/bin/bash", bashs, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/bin/bash", bashc, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/php", phprun, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/php", phpfile, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/luajit", luajito, 4), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/luajit", luajitb, 4), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", noderd, 4), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/ruby", rubyd, 4), 3);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/ruby", rubyde, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/zsh", zshe, 4), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", pyq, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/bin/sh", shq, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", nodev8, 4), 3);
+	ck_assert_int_eq(key_exec_script_arg("/bin/bash", bashl, 4), 3);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/Rscript", rscript, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/wish8.6", wish, 5), 4);
+}
+END_TEST
+
+/* A script named by argv must be one its interpreter runs: not a compiled program, not another's. */
+START_TEST(test_script_check)
+{
+	static const struct {
+		const char *name, *text, *interp;
+		int want;
+	} cases[] = {
+		{ "plain", "print(1)\n", "/usr/bin/python3", 0 },
+		{ "py", "#!/usr/bin/python3 -Es\nprint(1)\n", "/usr/bin/python3.11", 0 },
+		{ "env", "#! /usr/bin/env -S python3 -u\nprint(1)\n", "/usr/bin/python3", 0 },
+		{ "elf", "\177ELF\2\1\1", "/usr/bin/python3", -ENOEXEC },
+		{ "pysh", "#!/usr/bin/python3\nprint(1)\n", "/bin/sh", -ENOEXEC },
+		{ "bash", "#!/bin/bash\ntrue\n", "/bin/dash", 0 },	/* any shell for a shell */
+		{ "perl", "#!/usr/bin/perl\n1;\n", "/usr/bin/python3", -ENOEXEC },
+		{ "envvar", "#!/usr/bin/env X=1 python3\n", "/usr/bin/python3", -ENOEXEC },
+	};
+	char *dir = unit_mkdtemp(), path[600];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		FILE *f;
+		int r;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, cases[i].name);
+		f = fopen(path, "w");
+		ck_assert_ptr_nonnull(f);
+		fputs(cases[i].text, f);
+		ck_assert_int_eq(fclose(f), 0);
+		r = key_exec_script_check(path, cases[i].interp, NULL);
+		if (r == -EOPNOTSUPP) {	/* no RWF_NOWAIT on the filesystem of TMPDIR */
+			fprintf(stderr, "test_script_check: %s: no RWF_NOWAIT reads, not checked\n", dir);
+			break;
+		}
+		ck_assert_msg(r == cases[i].want, "%s: %d, not %d", cases[i].name, r, cases[i].want);
+	}
+	/* not a regular file; not there */
+	ck_assert_int_eq(key_exec_script_check(dir, "/usr/bin/python3", NULL), -EPERM);
+	snprintf(path, sizeof(path), "%s/none", dir);
+	ck_assert_int_lt(key_exec_script_check(path, "/usr/bin/python3", NULL), 0);
+	unit_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 /* A command line as /proc gives it: NUL-separated; a last argument cut short is left out. */
 START_TEST(test_args)
 {
@@ -255,6 +350,8 @@ static Suite *key_exec_suite(void)
 	tcase_add_test(tc, test_script_arg);
 	tcase_add_test(tc, test_script_arg_options);
 	tcase_add_test(tc, test_script_arg_clusters);
+	tcase_add_test(tc, test_script_arg_unknown);
+	tcase_add_test(tc, test_script_check);
 	tcase_add_test(tc, test_args);
 	tcase_add_test(tc, test_script_of);
 	tcase_add_test(tc, test_script_key);
