@@ -408,7 +408,11 @@ bool mountinfo_may_hang(const char *fstype)
 		"glusterfs", "lustre", "orangefs", "gfs2", "ocfs2",
 	};
 
-	if (mountinfo_is_fuse(fstype))
+	/*
+	 * autofs: a lookup below it waits for a mount under way, which any user
+	 * starts (ls /net/HOST) and which may take minutes (an unreachable host)
+	 */
+	if (mountinfo_is_fuse(fstype) || strcmp(fstype, "autofs") == 0)
 		return true;
 	for (size_t i = 0; i < sizeof(remote) / sizeof(remote[0]); i++)
 		if (strcmp(fstype, remote[i]) == 0)

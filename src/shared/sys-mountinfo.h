@@ -83,7 +83,10 @@ bool mountinfo_on_fuse(const struct mount_table *t, const char *path);
  */
 bool mountinfo_is_fuse(const char *fstype);
 
-/* FUSE, or a network filesystem (NFS, CIFS, 9p, Ceph...): a lookup may wait for a server forever. */
+/*
+ * FUSE, a network filesystem (NFS, CIFS, 9p, Ceph...) or autofs (a mount under way
+ * that a user started): a lookup may wait for a server forever.
+ */
 bool mountinfo_may_hang(const char *fstype);
 
 /*

@@ -449,6 +449,7 @@ START_TEST(test_may_hang)
 	ck_assert(mountinfo_may_hang("fuse.sshfs") && mountinfo_may_hang("fuseblk"));
 	ck_assert(mountinfo_may_hang("nfs4") && mountinfo_may_hang("cifs") &&
 		  mountinfo_may_hang("9p") && mountinfo_may_hang("ceph"));
+	ck_assert(mountinfo_may_hang("autofs"));	/* waits for a mount a user started */
 	ck_assert(!mountinfo_may_hang("ext4") && !mountinfo_may_hang("btrfs") &&
 		  !mountinfo_may_hang("tmpfs") && !mountinfo_may_hang("nfsd"));
 }
