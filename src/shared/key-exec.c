@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -39,7 +40,15 @@ static bool named(const char *name, const char *prefix)
  * @rest: letters that take the rest of their argument as their value, if any
  *	("-MFoo", "-x", "-xdir");
  * @octal: letters followed by octal digits ("-0777", "-l");
- * @any_eq: any "--name=value" is an option and its value (node's V8 flags).
+ * @one: letters that take the one character after them, options following
+ *	("-W0", "-Ku"), or the rest after a ':' ("-W:no-deprecated");
+ * @family: interpreters that run each other's scripts ("#!" lines,
+ *	key_exec_script_check()).
+ * Options that hand the run to a user's code besides the script (python's
+ * "-i", node's "--require", a debugger, a login shell's profile) count as
+ * @none: the run is not the script's. Perl reads an argument of options up
+ * to a space and then reads options again ("-i -eCODE"): an argument of
+ * several options with a space in it names no script.
  * Lists end in NULL; a NULL list is empty. Shells also take "+x" for "-x".
  */
 struct interp {
@@ -50,8 +59,9 @@ struct interp {
 	const char *const *arg;
 	const char *rest;
 	const char *octal;
+	const char *one;
+	const char *family;
 	bool versioned;			/* "python3.11", "perl5.36": digits, dots, '-' may follow */
-	bool any_eq;
 };
 
 #define LIST(...)	((const char *const[]){ __VA_ARGS__, NULL })
@@ -61,64 +71,76 @@ struct interp {
 			     "--trace-deprecation", "--pending-deprecation", "--trace-warnings", \
 			     "--expose-gc", "--enable-source-maps", "--preserve-symlinks", \
 			     "--preserve-symlinks-main", "--abort-on-uncaught-exception", \
-			     "--inspect", "--inspect-brk", "--experimental-modules", \
-			     "--experimental-vm-modules", "--no-experimental-fetch", \
-			     "--trace-uncaught", "--check", "--interactive", "--version", \
-			     "--help")
-#define NODE_NONE	LIST("-e", "--eval", "-p", "--print", "--test", "--run")
-#define NODE_ARG	LIST("-r", "--require", "--import", "--loader", "--experimental-loader", \
-			     "-C", "--conditions", "--input-type", "--title")
-/* the letters of set(1) and the shells' own: "-e" is errexit (#!/bin/sh -e), "-l" a login */
-#define SHELL_FLAGS	"abefhklmnprtuvxBCEHPT"
-#define SHELL_NONE	LIST("-c", "-s", "-i")
+			     "--experimental-modules", "--experimental-vm-modules", \
+			     "--no-experimental-fetch", "--trace-uncaught", "--harmony", "--check", \
+			     "--version", "--help")
+/* code besides the script: preloaded, a snapshot's, an environment file's, a debugger's */
+#define NODE_NONE	LIST("-e", "--eval", "-p", "--print", "--test", "--run", "-i", \
+			     "--interactive", "-r", "--require", "--import", "--loader", \
+			     "--experimental-loader", "--snapshot-blob", "--env-file", \
+			     "--env-file-if-exists", "--inspect", "--inspect-brk", "--inspect-wait", \
+			     "--experimental-policy", "--openssl-config", "--watch", "--watch-path")
+#define NODE_ARG	LIST("-C", "--conditions", "--input-type", "--title", "--max-old-space-size", \
+			     "--max-semi-space-size", "--stack-size", "--stack-trace-limit", \
+			     "--unhandled-rejections", "--dns-result-order", "--max-http-header-size")
+/* the letters of set(1) and the shells' own: "-e" is errexit (#!/bin/sh -e); a login ("-l")
+ * runs the user's profile first */
+#define SHELL_FLAGS	"abefhkmnprtuvxBCEHPT"
+#define SHELL_NONE	LIST("-c", "-s", "-i", "-l")
 
 static const struct interp interps[] = {
-	{ "python", "bBdEhiIOPqsSuvVx?", PYTHON_LONGS, LIST("-c", "-m"),
-	  LIST("-W", "-X", "--check-hash-based-pycs"), NULL, NULL, true, false },
-	{ "pypy", "bBdEhiOsSuvVx", PYTHON_LONGS, LIST("-c", "-m"), LIST("-W", "-X"), NULL, NULL,
-	  true, false },
+	/* "-i": the user's input runs after the script, in its process */
+	{ "python", "bBdEhIOPqRsStuvVx?", PYTHON_LONGS, LIST("-c", "-m", "-i"),
+	  LIST("-W", "-X", "--check-hash-based-pycs"), NULL, NULL, NULL, "python", true },
+	{ "pypy", "bBdEhOsStuvVx", PYTHON_LONGS, LIST("-c", "-m", "-i"), LIST("-W", "-X"), NULL, NULL,
+	  NULL, "python", true },
 	/*
-	 * perl's "-d" takes the rest only as "-d:MOD" or "-dt" (perlrun); "-x" a
-	 * directory only when attached; "-S" searches PATH for the script.
+	 * perl's "-d" starts the debugger, which takes the user's commands; "-x"
+	 * takes a directory only when attached; "-S" searches PATH for the script;
+	 * "-0x" hex digits
 	 */
-	{ "perl", "acdfhnpstTuUvwWX", NULL, LIST("-e", "-E", "-S"), LIST("-I"), "CDFMVimx", "0l",
-	  true, false },
+	{ "perl", "acfhnpstTuUvwWX", NULL, LIST("-e", "-E", "-S", "-d"), LIST("-I"), "CDFMVimx",
+	  "0l", NULL, "perl", true },
+	/* ruby's "-W" and "-K" take one character, and options may follow it */
 	{ "ruby", "acdhlnpsUvwy", LIST("--verbose", "--version", "--copyright", "--help",
-				       "--yydebug", "--disable-gems"),
+				       "--yydebug", "--disable-gems", "--jit", "--yjit"),
 	  LIST("-e", "-S"), LIST("-r", "-I", "-C", "-E", "--encoding", "--external-encoding",
-				 "--internal-encoding", "--disable", "--enable", "--dump"), "FKWix", "0",
-	  true, false },
-	{ "node", "cihv", NODE_LONGS, NODE_NONE, NODE_ARG, NULL, NULL, true, true },
-	{ "nodejs", "cihv", NODE_LONGS, NODE_NONE, NODE_ARG, NULL, NULL, true, true },
+				 "--internal-encoding", "--disable", "--enable", "--dump"), "Fix", "0",
+	  "KW", "ruby", true },
+	{ "node", "chv", NODE_LONGS, NODE_NONE, NODE_ARG, NULL, NULL, NULL, "node", true },
+	{ "nodejs", "chv", NODE_LONGS, NODE_NONE, NODE_ARG, NULL, NULL, NULL, "node", true },
 	/* "-e STAT" runs STAT before a script that may follow: not that script's start */
-	{ "lua", "ivEW", NULL, LIST("-e"), LIST("-l"), NULL, NULL, true, false },
+	{ "lua", "vEW", NULL, LIST("-e", "-i"), LIST("-l"), NULL, NULL, NULL, "lua", true },
 	/* luajit's "-O" takes a level only attached; "-b" saves or lists bytecode */
-	{ "luajit", "ivE", NULL, LIST("-e", "-b"), LIST("-l", "-j"), "O", NULL, true, false },
+	{ "luajit", "vE", NULL, LIST("-e", "-b", "-i"), LIST("-l", "-j"), "O", NULL, NULL, "lua",
+	  true },
 	/* "-f FILE" is the script (below); "-s", "-l", "-w" show or check a file, run nothing */
 	{ "php", "qnHe", LIST("--no-php-ini", "--no-header"),
 	  LIST("-r", "-a", "-S", "-B", "-R", "-F", "-E", "-s", "-l", "-w", "-i", "-m", "-v", "-h"),
 	  LIST("-c", "-d", "-z", "-t", "--php-ini", "--define", "--zend-extension"), NULL, NULL,
-	  true, false },
-	{ "tclsh", NULL, NULL, NULL, LIST("-encoding"), NULL, NULL, true, false },
+	  NULL, "php", true },
+	{ "tclsh", NULL, NULL, NULL, LIST("-encoding"), NULL, NULL, NULL, "tcl", true },
 	{ "wish", NULL, LIST("-sync"), NULL, LIST("-encoding", "-display", "-geometry", "-name",
 						  "-use", "-visual", "-colormap"), NULL, NULL,
-	  true, false },
+	  NULL, "tcl", true },
 	{ "Rscript", NULL, LIST("--verbose", "--vanilla", "--no-environ", "--no-site-file",
 				"--no-init-file", "--no-restore", "--restore", "--no-save",
 				"--save", "--no-echo", "--quiet", "--silent"),
-	  LIST("-e"), LIST("--default-packages"), NULL, NULL, false, false },
-	{ "sh", SHELL_FLAGS, NULL, SHELL_NONE, LIST("-o", "+o"), NULL, NULL, false, false },
-	{ "bash", SHELL_FLAGS, LIST("--norc", "--noprofile", "--posix", "--login",
-				    "--noediting", "--restricted", "--verbose", "--debugger"),
-	  SHELL_NONE, LIST("-o", "+o", "-O", "+O", "--rcfile", "--init-file"), NULL, NULL, false,
+	  LIST("-e"), LIST("--default-packages"), NULL, NULL, NULL, "R", false },
+	{ "sh", SHELL_FLAGS, NULL, SHELL_NONE, LIST("-o", "+o"), NULL, NULL, NULL, "sh", false },
+	{ "bash", SHELL_FLAGS, LIST("--norc", "--noprofile", "--posix", "--noediting",
+				    "--restricted", "--verbose", "--debugger"),
+	  LIST("-c", "-s", "-i", "-l", "--login"), LIST("-o", "+o", "-O", "+O", "--rcfile",
+							"--init-file"), NULL, NULL, NULL, "sh", false },
+	{ "dash", SHELL_FLAGS, NULL, SHELL_NONE, LIST("-o", "+o"), NULL, NULL, NULL, "sh", false },
+	/* zsh: a letter for most of its options ("-f": no rc files); "-l" a login */
+	{ "zsh", "abdefghkmnprtuvwxyABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+	  LIST("--no-rcs", "--no-globalrcs"), SHELL_NONE, LIST("-o", "+o"), NULL, NULL, NULL, "sh",
 	  false },
-	{ "dash", SHELL_FLAGS, NULL, SHELL_NONE, LIST("-o", "+o"), NULL, NULL, false, false },
-	/* zsh: a letter for most of its options ("-f": no rc files) */
-	{ "zsh", "abdefghklmnprtuvwxyABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", NULL, SHELL_NONE,
-	  LIST("-o", "+o"), NULL, NULL, false, false },
-	{ "ksh", SHELL_FLAGS, NULL, SHELL_NONE, LIST("-o", "+o"), NULL, NULL, false, false },
-	{ "mksh", SHELL_FLAGS, NULL, SHELL_NONE, LIST("-o", "+o", "-T"), NULL, NULL, false, false },
-	{ "ash", SHELL_FLAGS, NULL, SHELL_NONE, LIST("-o", "+o"), NULL, NULL, false, false },
+	{ "ksh", SHELL_FLAGS, NULL, SHELL_NONE, LIST("-o", "+o"), NULL, NULL, NULL, "sh", false },
+	{ "mksh", SHELL_FLAGS, NULL, SHELL_NONE, LIST("-o", "+o", "-T"), NULL, NULL, NULL, "sh",
+	  false },
+	{ "ash", SHELL_FLAGS, NULL, SHELL_NONE, LIST("-o", "+o"), NULL, NULL, NULL, "sh", false },
 };
 
 static bool listed(const char *const *list, const char *a)
@@ -175,11 +197,10 @@ static int cluster(const struct interp *in, bool shell, const char *a)
 			return -1;
 		memcpy(name, a, (size_t)(eq - a));
 		name[eq - a] = '\0';
-		return listed(in->none, name) ? -1 :
-		       in->any_eq || listed(in->arg, name) ? 0 : -1;
+		return listed(in->none, name) ? -1 : listed(in->arg, name) ? 0 : -1;
 	}
-	if (!a[1])
-		return -1;
+	if (!a[1] || (!shell && strpbrk(a, " \t\n")))
+		return -1;	/* perl reads options again after a space ("-i -eCODE") */
 	for (const char *c = a + 1; *c; c++) {
 		o[0] = shell ? '-' : a[0];	/* a shell's "+c" is its "-c" */
 		o[1] = *c;
@@ -195,11 +216,19 @@ static int cluster(const struct interp *in, bool shell, const char *a)
 		}
 		if (listed(in->arg, o))
 			return c[1] ? 0 : 1;	/* its value: the rest, or the next argument */
-		if (letter_of(in->rest, *c) ||
-		    (*c == 'd' && (c[1] == ':' || c[1] == 't') && strcmp(in->name, "perl") == 0))
+		if (letter_of(in->rest, *c))
 			return 0;
 		if (letter_of(in->octal, *c)) {
+			if (c[1] == 'x' || c[1] == 'X')
+				return -1;	/* perl's "-0xHH": not read */
 			while (c[1] >= '0' && c[1] <= '7')
+				c++;
+			continue;
+		}
+		if (letter_of(in->one, *c)) {
+			if (c[1] == ':')
+				return 0;
+			if (c[1])
 				c++;
 			continue;
 		}
@@ -222,8 +251,8 @@ int key_exec_script_arg(const char *exe, char *const argv[], int argc)
 
 		if (strcmp(a, "--") == 0)	/* the script follows */
 			return i + 1 < argc && argv[i + 1] && argv[i + 1][0] ? i + 1 : -1;
-		if (strcmp(a, "-") == 0)	/* standard input */
-			return -1;
+		if (strcmp(a, "-") == 0)	/* standard input; a shell's end of options */
+			return shell && i + 1 < argc && argv[i + 1] && argv[i + 1][0] ? i + 1 : -1;
 		if (a[0] != '-' && !(shell && a[0] == '+'))
 			return a[0] ? i : -1;
 		if (listed(in->none, a))
@@ -273,7 +302,8 @@ int key_exec_script_of(const char *exe, const char *filename, char *const argv[]
 	int i;
 
 	*ret_by_kernel = false;
-	if (filename[0] && strcmp(base_of(filename), base_of(exe)) != 0)
+	/* a file exec'd by an interpreter's name is no "#!" script ("x -cCODE /usr/bin/python3") */
+	if (filename[0] && strcmp(base_of(filename), base_of(exe)) != 0 && !interpreter(filename))
 		for (i = 1; i <= 2 && i < argc; i++)
 			if (strcmp(argv[i], filename) == 0) {
 				*ret_by_kernel = true;
@@ -326,18 +356,21 @@ int key_exec_script_key(pid_t pid, const struct key_root *root, const char *scri
 	return r < 0 ? r : len;
 }
 
-/* Does a "#!" line (past the "#!") name an interpreter of @in's kind: its path's basename, or env's operand? */
+/*
+ * Does a "#!" line (past the "#!") name an interpreter of @in's family: its
+ * path's basename, or env's operand past its options and assignments?
+ */
 static bool shebang_names(const char *line, const struct interp *in)
 {
 	const struct interp *named_in;
 	char word[PATH_MAX];
-	bool first = true, env = false;
+	bool first = true, env = false, skip = false;
 
 	for (const char *c = line;; first = false) {
 		size_t len;
 
-		c += strspn(c, " \t");
-		len = strcspn(c, " \t");
+		c += strspn(c, " \t\r");
+		len = strcspn(c, " \t\r");
 		if (!len || len >= sizeof(word))
 			return false;
 		memcpy(word, c, len);
@@ -345,24 +378,46 @@ static bool shebang_names(const char *line, const struct interp *in)
 		c += len;
 		if (first && strcmp(base_of(word), "env") == 0)
 			env = true;
-		else if (!(env && word[0] == '-'))	/* env's own options ("-S") */
+		else if (env && skip)
+			skip = false;	/* the value of env's "-u NAME" */
+		else if (env && word[0] == '-')
+			skip = strcmp(word, "-u") == 0 || strcmp(word, "--unset") == 0;
+		else if (!(env && strchr(word, '=')))	/* env's VAR=VALUE */
 			break;
 	}
 	named_in = interpreter(word);
-	if (!named_in)
-		return false;
-	if (named_in == in)
-		return true;
-	/* any shell runs a shell's script */
-	return !in->versioned && !named_in->versioned && strcmp(in->name, "Rscript") != 0 &&
-	       strcmp(named_in->name, "Rscript") != 0;
+	return named_in && strcmp(named_in->family, in->family) == 0;
+}
+
+/*
+ * What pread() gives of @fd's first page, when that page is in the page cache:
+ * where RWF_NOWAIT is not supported (tmpfs before Linux 6.6), mincore(2) of a
+ * mapping tells. Return: the bytes read, -EAGAIN (not cached), or -errno.
+ */
+static ssize_t read_cached(int fd, char *buf, size_t len)
+{
+	struct iovec iov = { buf, len };
+	unsigned char vec = 0;
+	ssize_t n = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
+	void *map;
+
+	if (n >= 0 || errno != EOPNOTSUPP)
+		return n < 0 ? -errno : n;
+	map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	n = mincore(map, 4096, &vec) < 0 ? -errno : (vec & 1) ? 0 : -EAGAIN;
+	munmap(map, 4096);
+	if (n < 0)
+		return n;
+	n = pread(fd, buf, len < 4096 ? len : 4096, 0);
+	return n < 0 ? -errno : n;
 }
 
 int key_exec_script_check(const char *key, const char *exe, const struct mount_table *mounts)
 {
 	const struct interp *in = interpreter(exe);
 	char head[512];
-	struct iovec iov = { head, sizeof(head) - 1 };
 	ssize_t n;
 	int fd;
 
@@ -371,15 +426,14 @@ int key_exec_script_check(const char *key, const char *exe, const struct mount_t
 	fd = key_open_own(key, mounts);
 	if (fd < 0)
 		return fd;
-	n = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
-	if (n < 0)
-		n = -errno;
+	n = read_cached(fd, head, sizeof(head) - 1);
 	close(fd);
 	if (n < 0)
 		return (int)n;
-	head[n] = '\0';
-	if (n >= 4 && memcmp(head, "\177ELF", 4) == 0)
+	/* empty, or a program of some binary format (ELF, a jar, PE): not its script */
+	if (n == 0 || memchr(head, '\0', (size_t)n))
 		return -ENOEXEC;
+	head[n] = '\0';
 	if (n >= 2 && head[0] == '#' && head[1] == '!') {
 		head[strcspn(head, "\n")] = '\0';
 		if (!shebang_names(head + 2, in))

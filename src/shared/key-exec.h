@@ -84,11 +84,15 @@ int key_exec_script_key(pid_t pid, const struct key_root *root, const char *scri
  * A command line can name a file the interpreter never runs as its script
  * ("python3 /usr/sbin/sshd" fails at once, after python's own start): learned
  * as that program's run, it would teach the program's pack python's start. So
- * a script named by argv must be a regular file that is not a compiled program
- * (ELF), and whose "#!" line, if it has one, names an interpreter of @exe's
- * kind (any shell for a shell). Its first bytes are read from the page cache
- * only (RWF_NOWAIT): asked once the run is over, a script the run read is
- * there; this never waits for a device.
+ * a script named by argv must be a regular file (root's symlinks followed,
+ * key_open_own()), not empty, with no NUL byte in its first 512 bytes (a
+ * compiled program: ELF, a jar), and whose "#!" line, if it has one, names an
+ * interpreter of @exe's family (python and pypy, node and nodejs, any shell
+ * for a shell; env's options and assignments skipped). Its first bytes are
+ * read from the page cache only (RWF_NOWAIT, or mincore(2) where that is not
+ * supported): asked once the run is over, a script the run read is there;
+ * this never waits for a device. (A user can read any file they may read
+ * first: this is no check that the run read it.)
  * Return: 0, -ENOEXEC (not such a script), -EAGAIN (not in the page cache),
  * other -errno.
  */

@@ -258,7 +258,7 @@ int key_same_mounts(pid_t pid)
  * Each mount the walk enters must be one of the daemon's table, not FUSE: a
  * user who renames a directory above their FUSE mount moves it where the table
  * does not say (a rename changes no mount), so the path's own look at the table
- * is not enough. Return: the descriptor, or -EPERM.
+ * is not enough. Return: the descriptor, -ELOOP (a symlink on the way), or -EPERM.
  */
 static int open_own(const char *path, const struct mount_table *mounts)
 {
@@ -282,7 +282,7 @@ static int open_own(const char *path, const struct mount_table *mounts)
 	if (root_fd >= 0)
 		close(root_fd);
 	mountinfo_free(&own);
-	return fd < 0 ? -EPERM : fd;
+	return fd == -ELOOP ? fd : fd < 0 ? -EPERM : fd;
 }
 
 int key_trusted(pid_t pid, const struct key_root *root, const char *path,
@@ -300,7 +300,7 @@ int key_trusted(pid_t pid, const struct key_root *root, const char *path,
 		return -EPERM;
 	fd = open_own(path, mounts);
 	if (fd < 0)
-		return fd;
+		return -EPERM;
 	r = statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_INO, &stx);
 	close(fd);
 	if (r < 0)
@@ -310,12 +310,69 @@ int key_trusted(pid_t pid, const struct key_root *root, const char *path,
 	return 0;
 }
 
+/*
+ * @path (clean, absolute, @size bytes) with its first symlink replaced by the
+ * link's target, when root owns the link (a user's could lead anywhere), made
+ * clean again. Return: 0, or -EPERM.
+ */
+static int follow_first_link(char *path, size_t size, const struct mount_table *mounts)
+{
+	char parent[PATH_MAX], target[PATH_MAX], joined[3 * PATH_MAX];
+	char *c = path + 1, *slash, *name;
+	struct statx stx;
+	ssize_t n;
+	int fd;
+
+	for (;; c = slash + 1) {
+		slash = strchr(c, '/');
+		if (slash)
+			*slash = '\0';
+		fd = open_own(path, mounts);
+		if (fd == -ELOOP)
+			break;		/* @path, cut here, is the link */
+		if (slash)
+			*slash = '/';
+		if (fd < 0)
+			return -EPERM;
+		close(fd);
+		if (!slash)
+			return -EPERM;
+	}
+	name = strrchr(path, '/');
+	if ((size_t)(name - path) >= sizeof(parent))
+		return -EPERM;
+	memcpy(parent, path, (size_t)(name - path));
+	parent[name - path] = '\0';
+	fd = open_own(parent[0] ? parent : "/", mounts);
+	if (fd < 0)
+		return -EPERM;
+	n = -1;
+	if (statx(fd, name + 1, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_UID,
+		  &stx) == 0 && S_ISLNK(stx.stx_mode) && stx.stx_uid == 0)
+		n = readlinkat(fd, name + 1, target, sizeof(target) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EPERM;
+	target[n] = '\0';
+	if (snprintf(joined, sizeof(joined), "%s%s%s", target, slash ? "/" : "",
+		     slash ? slash + 1 : "") >= (int)sizeof(joined))
+		return -EPERM;
+	return key_path_normalize(parent[0] ? parent : "/", joined, path, size) < 0 ? -EPERM : 0;
+}
+
 int key_open_own(const char *path, const struct mount_table *mounts)
 {
+	char cur[PATH_MAX];
 	struct stat st;
 	int pfd, fd;
 
-	pfd = open_own(path, mounts);
+	if (strlen(path) >= sizeof(cur))
+		return -ENAMETOOLONG;
+	memcpy(cur, path, strlen(path) + 1);
+	/* a root-owned symlink on the way (merged /usr's /bin, a release's "current") is followed */
+	for (int hops = 0; (pfd = open_own(cur, mounts)) == -ELOOP; hops++)
+		if (hops == 8 || follow_first_link(cur, sizeof(cur), mounts) < 0)
+			return -EPERM;
 	if (pfd < 0)
 		return pfd;
 	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {

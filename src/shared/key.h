@@ -154,8 +154,9 @@ int key_trusted(pid_t pid, const struct key_root *root, const char *path,
 /**
  * key_open_own() - open the regular file at @path in the daemon's own root and mounts, to read it
  *
- * Walked as key_trusted() walks (no symlink, no FUSE or network mount);
- * O_NONBLOCK, so that a lease does not hold the open.
+ * Walked as key_trusted() walks (no FUSE, network or autofs mount); a symlink on
+ * the way is followed only when root owns it (merged /usr's /bin, a release's
+ * "current"), eight at most; O_NONBLOCK, so that a lease does not hold the open.
  * Return: a descriptor, -EPERM (not a regular file, or not reached that way), other -errno.
  */
 int key_open_own(const char *path, const struct mount_table *mounts);

@@ -97,7 +97,7 @@ START_TEST(test_script_arg_clusters)
 	char *perllib[] = { "perl", "-Mlib=x", "evil.pl", "/usr/bin/x", NULL };
 	char *perltm[] = { "perl", "-MTest::More", "t.pl", NULL };
 	char *perlde[] = { "perl", "-dexit", "x", NULL };
-	char *perldm[] = { "perl", "-d:Trace", "s.pl", NULL };
+	char *perldm[] = { "perl", "-d:Trace", "s.pl", NULL };	/* a debugger's module */
 	char *perlle[] = { "perl", "-le", "print 1", "/usr/bin/x", NULL };
 	char *perl0e[] = { "perl", "-0777e", "print 1", "/usr/bin/x", NULL };
 	char *perlie[] = { "perl", "-ie", "s.pl", NULL };
@@ -117,13 +117,13 @@ START_TEST(test_script_arg_clusters)
 	ck_assert_int_eq(key_exec_script_arg("/bin/sh", shec, 4), -1);
 	ck_assert_int_eq(key_exec_script_arg("/bin/bash", sheuo, 4), 3);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", nodee, 3), -1);
-	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", noder, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", noder, 3), -1);	/* x runs first */
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/ruby", rubyr, 3), 2);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/php", phpf, 3), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perllib, 4), 2);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perltm, 3), 2);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlde, 3), -1);
-	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perldm, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perldm, 3), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlle, 4), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perl0e, 4), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlie, 3), 2);	/* -i's ".e" */
@@ -158,9 +158,25 @@ START_TEST(test_script_arg_unknown)
 	char *shq[] = { "sh", "-g", "/usr/bin/x", NULL };
 	/* known options without a value still lead to the script */
 	char *nodev8[] = { "node", "--max-old-space-size=4096", "--no-warnings", "app.js", NULL };
-	char *bashl[] = { "bash", "--norc", "-l", "s.sh", NULL };
+	char *bashl[] = { "bash", "--norc", "-x", "s.sh", NULL };
 	char *rscript[] = { "Rscript", "--vanilla", "s.R", NULL };
 	char *wish[] = { "wish", "-sync", "-name", "x", "s.tcl", NULL };
+	char *nodeold[] = { "node", "--max-old-space-size", "4096", "app.js", NULL };
+	char *bashend[] = { "bash", "-", "s.sh", NULL };
+	/* code of the user's besides the script: options read again after a space (perl), a
+	 * value of one character and more options (ruby), the user's input, profile, preload */
+	char *perlsp[] = { "perl", "-i -eprint 1", "/usr/bin/x", NULL };
+	char *perlfsp[] = { "perl", "-F, -eprint 1", "/usr/bin/x", NULL };
+	char *perldte[] = { "perl", "-dte", "print 1", "/usr/bin/x", NULL };
+	char *perlhex[] = { "perl", "-0x41e", "print 1", "/usr/bin/x", NULL };
+	char *rubyw0e[] = { "ruby", "-W0eprint 1", "/usr/bin/x", NULL };
+	char *rubyke[] = { "ruby", "-Kueprint 1", "/usr/bin/x", NULL };
+	char *pyi[] = { "python3", "-i", "/usr/bin/x", NULL };
+	char *bashlogin[] = { "bash", "-l", "/usr/bin/x", NULL };
+	char *bashlong[] = { "bash", "--login", "/usr/bin/x", NULL };
+	char *nodeblob[] = { "node", "--snapshot-blob=/tmp/e.blob", "/usr/bin/x", NULL };
+	char *nodeenv[] = { "node", "--env-file", "/tmp/e.env", "/usr/bin/x", NULL };
+	char *nodeins[] = { "node", "--inspect=9229", "/usr/bin/x", NULL };
 
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlx, 4), 2);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlwx, 4), 2);
@@ -182,6 +198,20 @@ START_TEST(test_script_arg_unknown)
 	ck_assert_int_eq(key_exec_script_arg("/bin/bash", bashl, 4), 3);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/Rscript", rscript, 3), 2);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/wish8.6", wish, 5), 4);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", nodeold, 4), 3);
+	ck_assert_int_eq(key_exec_script_arg("/bin/bash", bashend, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlsp, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlfsp, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perldte, 4), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlhex, 4), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/ruby", rubyw0e, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/ruby", rubyke, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", pyi, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/bin/bash", bashlogin, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/bin/bash", bashlong, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", nodeblob, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", nodeenv, 4), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", nodeins, 3), -1);
 }
 END_TEST
 
@@ -191,15 +221,23 @@ START_TEST(test_script_check)
 	static const struct {
 		const char *name, *text, *interp;
 		int want;
+		size_t len;	/* 0: strlen(text) */
 	} cases[] = {
-		{ "plain", "print(1)\n", "/usr/bin/python3", 0 },
-		{ "py", "#!/usr/bin/python3 -Es\nprint(1)\n", "/usr/bin/python3.11", 0 },
-		{ "env", "#! /usr/bin/env -S python3 -u\nprint(1)\n", "/usr/bin/python3", 0 },
-		{ "elf", "\177ELF\2\1\1", "/usr/bin/python3", -ENOEXEC },
-		{ "pysh", "#!/usr/bin/python3\nprint(1)\n", "/bin/sh", -ENOEXEC },
-		{ "bash", "#!/bin/bash\ntrue\n", "/bin/dash", 0 },	/* any shell for a shell */
-		{ "perl", "#!/usr/bin/perl\n1;\n", "/usr/bin/python3", -ENOEXEC },
-		{ "envvar", "#!/usr/bin/env X=1 python3\n", "/usr/bin/python3", -ENOEXEC },
+		{ "plain", "print(1)\n", "/usr/bin/python3", 0, 0 },
+		{ "py", "#!/usr/bin/python3 -Es\nprint(1)\n", "/usr/bin/python3.11", 0, 0 },
+		{ "env", "#! /usr/bin/env -S python3 -u\nprint(1)\n", "/usr/bin/python3", 0, 0 },
+		{ "elf", "\177ELF\2\1\1\0\0\0\0", "/usr/bin/python3", -ENOEXEC, 11 },
+		{ "jar", "PK\3\4\24\0\10\0", "/usr/bin/python3", -ENOEXEC, 8 },
+		{ "empty", "", "/usr/bin/python3", -ENOEXEC, 0 },
+		{ "crlf", "#!/bin/sh\r\ntrue\r\n", "/bin/dash", 0, 0 },
+		{ "nodejs", "#!/usr/bin/env node\n", "/usr/bin/nodejs", 0, 0 },
+		{ "pypy", "#!/usr/bin/python3\n", "/usr/bin/pypy3", 0, 0 },
+		{ "envu", "#!/usr/bin/env -u X python3\n", "/usr/bin/python3", 0, 0 },
+		{ "pysh", "#!/usr/bin/python3\nprint(1)\n", "/bin/sh", -ENOEXEC, 0 },
+		{ "bash", "#!/bin/bash\ntrue\n", "/bin/dash", 0, 0 },	/* any shell for a shell */
+		{ "perl", "#!/usr/bin/perl\n1;\n", "/usr/bin/python3", -ENOEXEC, 0 },
+		{ "envvar", "#!/usr/bin/env X=1 python3\n", "/usr/bin/python3", 0, 0 },
+		{ "envperl", "#!/usr/bin/env X=1 perl\n", "/usr/bin/python3", -ENOEXEC, 0 },
 	};
 	char *dir = unit_mkdtemp(), path[600];
 
@@ -210,7 +248,7 @@ START_TEST(test_script_check)
 		snprintf(path, sizeof(path), "%s/%s", dir, cases[i].name);
 		f = fopen(path, "w");
 		ck_assert_ptr_nonnull(f);
-		fputs(cases[i].text, f);
+		fwrite(cases[i].text, 1, cases[i].len ? cases[i].len : strlen(cases[i].text), f);
 		ck_assert_int_eq(fclose(f), 0);
 		r = key_exec_script_check(path, cases[i].interp, NULL);
 		if (r == -EOPNOTSUPP) {	/* no RWF_NOWAIT on the filesystem of TMPDIR */
@@ -218,6 +256,16 @@ START_TEST(test_script_check)
 			break;
 		}
 		ck_assert_msg(r == cases[i].want, "%s: %d, not %d", cases[i].name, r, cases[i].want);
+	}
+	/* a symlink on the way: followed when root's */
+	snprintf(path, sizeof(path), "%s/current", dir);
+	ck_assert_int_eq(symlink("plain", path), 0);
+	snprintf(path, sizeof(path), "%s/current", dir);
+	ck_assert_int_eq(key_exec_script_check(path, "/usr/bin/python3", NULL),
+			 geteuid() == 0 ? 0 : -EPERM);
+	if (geteuid() == 0) {
+		ck_assert_int_eq(lchown(path, 65534, 65534), 0);
+		ck_assert_int_eq(key_exec_script_check(path, "/usr/bin/python3", NULL), -EPERM);
 	}
 	/* not a regular file; not there */
 	ck_assert_int_eq(key_exec_script_check(dir, "/usr/bin/python3", NULL), -EPERM);
@@ -255,6 +303,7 @@ START_TEST(test_script_of)
 	char *direct[] = { "python3", "-u", "app.py", NULL };
 	char *prog[] = { "ls", "-l", NULL };
 	char *same[] = { "python3", "python3", NULL };
+	char *named[] = { "x", "-cCODE", "/usr/bin/python3", NULL };
 	bool k;
 
 	ck_assert_int_eq(key_exec_script_of("/usr/bin/python3.11", "/opt/t/run", shebang, 3, &k), 1);
@@ -273,6 +322,10 @@ START_TEST(test_script_of)
 	/* the file exec'd named again as an argument of the same name is not a "#!" script */
 	ck_assert_int_eq(key_exec_script_of("/usr/bin/python3", "/usr/bin/python3", same, 2, &k),
 			 1);
+	ck_assert(!k);
+	/* an interpreter exec'd by another of its names ("x") is no "#!" script of its own */
+	ck_assert_int_eq(key_exec_script_of("/usr/bin/python3.11", "/usr/bin/python3", named, 3, &k),
+			 -1);
 	ck_assert(!k);
 }
 END_TEST
