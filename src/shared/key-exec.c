@@ -72,10 +72,10 @@ struct interp {
 			     "--expose-gc", "--enable-source-maps", "--preserve-symlinks", \
 			     "--preserve-symlinks-main", "--abort-on-uncaught-exception", \
 			     "--experimental-modules", "--experimental-vm-modules", \
-			     "--no-experimental-fetch", "--trace-uncaught", "--harmony", "--check", \
-			     "--version", "--help")
+			     "--no-experimental-fetch", "--trace-uncaught", "--harmony", "--version", \
+			     "--help")
 /* code besides the script: preloaded, a snapshot's, an environment file's, a debugger's */
-#define NODE_NONE	LIST("-e", "--eval", "-p", "--print", "--test", "--run", "-i", \
+#define NODE_NONE	LIST("-e", "--eval", "-p", "--print", "--test", "--run", "-i", "-c", "--check", \
 			     "--interactive", "-r", "--require", "--import", "--loader", \
 			     "--experimental-loader", "--snapshot-blob", "--env-file", \
 			     "--env-file-if-exists", "--inspect", "--inspect-brk", "--inspect-wait", \
@@ -89,26 +89,33 @@ struct interp {
 #define SHELL_NONE	LIST("-c", "-s", "-i", "-l")
 
 static const struct interp interps[] = {
-	/* "-i": the user's input runs after the script, in its process */
-	{ "python", "bBdEhIOPqRsStuvVx?", PYTHON_LONGS, LIST("-c", "-m", "-i"),
-	  LIST("-W", "-X", "--check-hash-based-pycs"), NULL, NULL, NULL, "python", true },
-	{ "pypy", "bBdEhOsStuvVx", PYTHON_LONGS, LIST("-c", "-m", "-i"), LIST("-W", "-X"), NULL, NULL,
-	  NULL, "python", true },
 	/*
-	 * perl's "-d" starts the debugger, which takes the user's commands; "-x"
-	 * takes a directory only when attached; "-S" searches PATH for the script;
-	 * "-0x" hex digits
+	 * "-i": the user's input runs after the script, in its process; "-X
+	 * pycache_prefix=DIR" compiled modules of the user's; "-V" runs nothing
 	 */
-	{ "perl", "acfhnpstTuUvwWX", NULL, LIST("-e", "-E", "-S", "-d"), LIST("-I"), "CDFMVimx",
-	  "0l", NULL, "perl", true },
-	/* ruby's "-W" and "-K" take one character, and options may follow it */
+	{ "python", "bBdEhIOPqRsStuvx?", PYTHON_LONGS, LIST("-c", "-m", "-i", "-X", "-V"),
+	  LIST("-W", "--check-hash-based-pycs"), NULL, NULL, NULL, "python", true },
+	{ "pypy", "bBdEhOsStuvx", PYTHON_LONGS, LIST("-c", "-m", "-i", "-X", "-V"), LIST("-W"), NULL,
+	  NULL, NULL, "python", true },
+	/*
+	 * perl's "-d" starts the debugger, which takes the user's commands; "-M",
+	 * "-m" and "-F" make their text code, "-I" a user's modules; "-x" takes a
+	 * directory only when attached; "-S" searches PATH for the script; "-V"
+	 * runs nothing; "-0x" hex digits
+	 */
+	{ "perl", "acfhnpstTuUvwWX", NULL, LIST("-e", "-E", "-S", "-d", "-M", "-m", "-F", "-I", "-V"),
+	  NULL, "CDix", "0l", NULL, "perl", true },
+	/*
+	 * ruby's "-W" and "-K" take one character, and options may follow it; "-r"
+	 * and "-I" load a user's code
+	 */
 	{ "ruby", "acdhlnpsUvwy", LIST("--verbose", "--version", "--copyright", "--help",
 				       "--yydebug", "--disable-gems", "--jit", "--yjit"),
-	  LIST("-e", "-S"), LIST("-r", "-I", "-C", "-E", "--encoding", "--external-encoding",
+	  LIST("-e", "-S", "-r", "-I"), LIST("-C", "-E", "--encoding", "--external-encoding",
 				 "--internal-encoding", "--disable", "--enable", "--dump"), "Fix", "0",
 	  "KW", "ruby", true },
-	{ "node", "chv", NODE_LONGS, NODE_NONE, NODE_ARG, NULL, NULL, NULL, "node", true },
-	{ "nodejs", "chv", NODE_LONGS, NODE_NONE, NODE_ARG, NULL, NULL, NULL, "node", true },
+	{ "node", "hv", NODE_LONGS, NODE_NONE, NODE_ARG, NULL, NULL, NULL, "node", true },
+	{ "nodejs", "hv", NODE_LONGS, NODE_NONE, NODE_ARG, NULL, NULL, NULL, "node", true },
 	/* "-e STAT" runs STAT before a script that may follow: not that script's start */
 	{ "lua", "vEW", NULL, LIST("-e", "-i"), LIST("-l"), NULL, NULL, NULL, "lua", true },
 	/* luajit's "-O" takes a level only attached; "-b" saves or lists bytecode */
@@ -128,10 +135,11 @@ static const struct interp interps[] = {
 				"--save", "--no-echo", "--quiet", "--silent"),
 	  LIST("-e"), LIST("--default-packages"), NULL, NULL, NULL, "R", false },
 	{ "sh", SHELL_FLAGS, NULL, SHELL_NONE, LIST("-o", "+o"), NULL, NULL, NULL, "sh", false },
+	/* bash's "--debugger" and "-O extdebug" run a debugger's profile first */
 	{ "bash", SHELL_FLAGS, LIST("--norc", "--noprofile", "--posix", "--noediting",
-				    "--restricted", "--verbose", "--debugger"),
-	  LIST("-c", "-s", "-i", "-l", "--login"), LIST("-o", "+o", "-O", "+O", "--rcfile",
-							"--init-file"), NULL, NULL, NULL, "sh", false },
+				    "--restricted", "--verbose"),
+	  LIST("-c", "-s", "-i", "-l", "--login", "--debugger", "-O", "+O"),
+	  LIST("-o", "+o", "--rcfile", "--init-file"), NULL, NULL, NULL, "sh", false },
 	{ "dash", SHELL_FLAGS, NULL, SHELL_NONE, LIST("-o", "+o"), NULL, NULL, NULL, "sh", false },
 	/* zsh: a letter for most of its options ("-f": no rc files); "-l" a login */
 	{ "zsh", "abdefghkmnprtuvwxyABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
@@ -352,6 +360,10 @@ int key_exec_script_key(pid_t pid, const struct key_root *root, const char *scri
 	len = key_path_normalize(cwd, script, buf, size);
 	if (len < 0)
 		return len;
+	/* a process's links (/proc/PID/fd/N, /proc/PID/cwd/x) name what that process chose */
+	if (strncmp(buf, "/proc/", 6) == 0 || strncmp(buf, "/sys/", 5) == 0 ||
+	    strncmp(buf, "/dev/", 5) == 0)
+		return -EPERM;
 	r = key_trusted(pid, root, buf, NULL, mounts);
 	return r < 0 ? r : len;
 }

@@ -7,11 +7,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -311,6 +313,30 @@ int key_trusted(pid_t pid, const struct key_root *root, const char *path,
 }
 
 /*
+ * Is @fd on a filesystem of the kernel's own (proc, sysfs, tracefs...)? Its
+ * links are a process's, whatever their owner says (/proc/PID/cwd of a process
+ * made undumpable is root's), and opening one of its files may do anything
+ * (tracefs's trace pauses tracing while open): no script is there.
+ */
+static bool on_kernel_fs(int fd)
+{
+	static const long kernel[] = {
+		PROC_SUPER_MAGIC, SYSFS_MAGIC, TRACEFS_MAGIC, DEBUGFS_MAGIC, SECURITYFS_MAGIC,
+		CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC, EFIVARFS_MAGIC,
+		PSTOREFS_MAGIC, DEVPTS_SUPER_MAGIC, BINFMTFS_MAGIC, SELINUX_MAGIC, SMACK_MAGIC,
+		0x62656570 /* configfs */, 0x65735543 /* fusectl */,
+	};
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return true;
+	for (size_t i = 0; i < sizeof(kernel) / sizeof(kernel[0]); i++)
+		if ((long)sf.f_type == kernel[i])
+			return true;
+	return false;
+}
+
+/*
  * @path (clean, absolute, @size bytes) with its first symlink replaced by the
  * link's target, when root owns the link (a user's could lead anywhere), made
  * clean again. Return: 0, or -EPERM.
@@ -347,7 +373,7 @@ static int follow_first_link(char *path, size_t size, const struct mount_table *
 	if (fd < 0)
 		return -EPERM;
 	n = -1;
-	if (statx(fd, name + 1, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_UID,
+	if (!on_kernel_fs(fd) && statx(fd, name + 1, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_UID,
 		  &stx) == 0 && S_ISLNK(stx.stx_mode) && stx.stx_uid == 0)
 		n = readlinkat(fd, name + 1, target, sizeof(target) - 1);
 	close(fd);
@@ -375,7 +401,7 @@ int key_open_own(const char *path, const struct mount_table *mounts)
 			return -EPERM;
 	if (pfd < 0)
 		return pfd;
-	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode) || on_kernel_fs(pfd)) {
 		close(pfd);
 		return -EPERM;
 	}

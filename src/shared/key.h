@@ -156,7 +156,8 @@ int key_trusted(pid_t pid, const struct key_root *root, const char *path,
  *
  * Walked as key_trusted() walks (no FUSE, network or autofs mount); a symlink on
  * the way is followed only when root owns it (merged /usr's /bin, a release's
- * "current"), eight at most; O_NONBLOCK, so that a lease does not hold the open.
+ * "current") and it is not the kernel's (/proc/PID/cwd), eight at most; nothing on
+ * a kernel filesystem (proc, sysfs, tracefs...) is opened; O_NONBLOCK, so that a lease does not hold the open.
  * Return: a descriptor, -EPERM (not a regular file, or not reached that way), other -errno.
  */
 int key_open_own(const char *path, const struct mount_table *mounts);

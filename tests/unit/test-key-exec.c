@@ -57,7 +57,7 @@ START_TEST(test_script_arg_options)
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/bash", sho, 5), 4);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/dash", shs, 3), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3.11", pyw, 4), 3);
-	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3.11", pye, 5), 4);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3.11", pye, 5), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perle, 4), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/php8.2", phpf, 5), 4);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/php8.2", phpr, 3), -1);
@@ -93,7 +93,8 @@ START_TEST(test_script_arg_clusters)
 	char *noder[] = { "node", "--require=x", "app.js", NULL };
 	char *rubyr[] = { "ruby", "-rjson", "app.rb", NULL };
 	char *phpf[] = { "php", "-fw.php", "/usr/bin/x", NULL };
-	/* options that take the rest of their argument: their values are not options */
+	/* options that take the rest of their argument: their values are not options; perl's
+	 * -M, -m, -F and -I, ruby's -r, python's -X load or make code of a user's: no script */
 	char *perllib[] = { "perl", "-Mlib=x", "evil.pl", "/usr/bin/x", NULL };
 	char *perltm[] = { "perl", "-MTest::More", "t.pl", NULL };
 	char *perlde[] = { "perl", "-dexit", "x", NULL };
@@ -108,20 +109,20 @@ START_TEST(test_script_arg_clusters)
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", pyc, 3), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", pybc, 4), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", pyw, 3), 2);
-	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", pyx, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", pyx, 3), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/python3", pym, 3), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perle, 3), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlwe, 4), -1);
-	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlm, 3), 2);
-	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perli, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlm, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perli, 3), -1);
 	ck_assert_int_eq(key_exec_script_arg("/bin/sh", shec, 4), -1);
 	ck_assert_int_eq(key_exec_script_arg("/bin/bash", sheuo, 4), 3);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", nodee, 3), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", noder, 3), -1);	/* x runs first */
-	ck_assert_int_eq(key_exec_script_arg("/usr/bin/ruby", rubyr, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/ruby", rubyr, 3), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/php", phpf, 3), -1);
-	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perllib, 4), 2);
-	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perltm, 3), 2);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perllib, 4), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perltm, 3), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlde, 3), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perldm, 3), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlle, 4), -1);
@@ -177,6 +178,12 @@ START_TEST(test_script_arg_unknown)
 	char *nodeblob[] = { "node", "--snapshot-blob=/tmp/e.blob", "/usr/bin/x", NULL };
 	char *nodeenv[] = { "node", "--env-file", "/tmp/e.env", "/usr/bin/x", NULL };
 	char *nodeins[] = { "node", "--inspect=9229", "/usr/bin/x", NULL };
+	char *perlmcode[] = { "perl", "-MData::Dumper;print 1", "/usr/bin/x", NULL };
+	char *perlinc[] = { "perl", "-I/home/u", "/usr/bin/x", NULL };
+	char *rubyinc[] = { "ruby", "-I", "/home/u", "/usr/bin/x", NULL };
+	char *bashdbg[] = { "bash", "--debugger", "/usr/bin/x", NULL };
+	char *bashext[] = { "bash", "-O", "extdebug", "/usr/bin/x", NULL };
+	char *nodechk[] = { "node", "--check", "/usr/bin/x", NULL };
 
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlx, 4), 2);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlwx, 4), 2);
@@ -212,6 +219,12 @@ START_TEST(test_script_arg_unknown)
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", nodeblob, 3), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", nodeenv, 4), -1);
 	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", nodeins, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlmcode, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/perl", perlinc, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/ruby", rubyinc, 4), -1);
+	ck_assert_int_eq(key_exec_script_arg("/bin/bash", bashdbg, 3), -1);
+	ck_assert_int_eq(key_exec_script_arg("/bin/bash", bashext, 4), -1);
+	ck_assert_int_eq(key_exec_script_arg("/usr/bin/node", nodechk, 3), -1);
 }
 END_TEST
 
@@ -267,6 +280,11 @@ START_TEST(test_script_check)
 		ck_assert_int_eq(lchown(path, 65534, 65534), 0);
 		ck_assert_int_eq(key_exec_script_check(path, "/usr/bin/python3", NULL), -EPERM);
 	}
+	/* nor through a link of the kernel's (/proc/self/cwd is root's to a root process) */
+	ck_assert_int_eq(chdir(dir), 0);
+	ck_assert_int_eq(key_exec_script_check("/proc/self/cwd/plain", "/usr/bin/python3", NULL),
+			 -EPERM);
+	ck_assert_int_eq(chdir("/"), 0);
 	/* not a regular file; not there */
 	ck_assert_int_eq(key_exec_script_check(dir, "/usr/bin/python3", NULL), -EPERM);
 	snprintf(path, sizeof(path), "%s/none", dir);
@@ -356,6 +374,9 @@ START_TEST(test_script_key)
 					     sizeof(buf)), 11);
 	ck_assert_int_eq(key_exec_script_key(getpid(), &own, "/x/z.sh", false, NULL, buf, 4),
 			 -ENAMETOOLONG);
+	/* a process's links name what it chose (/proc/PID/cwd of an undumpable one is root's) */
+	ck_assert_int_eq(key_exec_script_key(getpid(), &own, "/proc/self/cwd/x.py", false, NULL,
+					     buf, sizeof(buf)), -EPERM);
 	ck_assert_int_eq(chdir(old), 0);
 	unit_rmtree(dir);
 	free(dir);
