@@ -373,7 +373,8 @@ static int follow_first_link(char *path, size_t size, const struct mount_table *
 	if (fd < 0)
 		return -EPERM;
 	n = -1;
-	if (!on_kernel_fs(fd) && statx(fd, name + 1, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_UID,
+	if (!on_kernel_fs(fd) &&
+	    statx(fd, name + 1, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_UID,
 		  &stx) == 0 && S_ISLNK(stx.stx_mode) && stx.stx_uid == 0)
 		n = readlinkat(fd, name + 1, target, sizeof(target) - 1);
 	close(fd);

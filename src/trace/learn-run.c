@@ -1629,7 +1629,8 @@ static void log_counts(struct learner *l)
 		 l->execs, l->windows, l->traced_at_exec, ws.merged,
 		 l->lost_runs + ws.dropped, l->late, l->floods, l->skipped_busy, l->skipped_rate,
 		 l->skipped_private, l->skipped_user_new, l->gone, l->follow.dropped, ws.writes,
-		 ws.evicted, ws.settled, ws.too_large, ws.not_script, l->page_records, l->extra_records, ps.writes,
+		 ws.evicted, ws.settled, ws.too_large, ws.not_script, l->page_records, l->extra_records,
+		 ps.writes,
 		 (double)ps.max_write_ns / 1e6, qs.added, qs.writes,
 		 qs.last_error ? ", the last failed: " : "", qs.last_error ? strerror(-qs.last_error) : "",
 		 cs.added, cs.writes, l->partial_named);
