@@ -1048,11 +1048,11 @@ static void close_due(struct learner *l, uint64_t now)
 		}
 		windows_take(&l->ws, w, &done);
 		log_debug("window of '%s' (pid %d) closed: exec read after %.3f ms, traced %.3f ms "
-			  "after the exec, %s", done.exe, done.pid,
+			  "after the exec, %" PRIu64 " page events, %s", done.exe, done.pid,
 			  (double)(done.seen_ns - done.start_ns) / 1e6,
 			  done.traced_ns == WINDOW_TRACED_PENDING ? -1.0 :
 			  (double)(done.traced_ns - done.start_ns) / 1e6,
-			  done.lost ? lost_reason(done.lost) : "merged");
+			  done.events, done.lost ? lost_reason(done.lost) : "merged");
 		if (done.lost) {
 			if (done.lost & WINDOW_LOST_FLOOD) {
 				l->floods++;

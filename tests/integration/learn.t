@@ -438,13 +438,34 @@ f = [f for f in json.load(sys.stdin)[\"files\"] if \"/tiny/\" in f[\"path\"]]
 n = [sum(r[\"length\"] for r in x[\"ranges\"]) for x in f]
 print(len(f), \"files\", set(n), file=sys.stderr)
 sys.exit(not (len(f) == 3000 and set(n) == {4096}))"' - "$URA_DUMP" "$(pack_of bigread)"
-setpriv --reuid=65534 --regid=65534 --clear-groups "$M/bin/flood" &
-fpid=$!
-sleep 1
+# the flood, and another program started a second into it. A flood whose window ended before it
+# made the daemon's bound of events (a slow machine: 100,000 a second are needed) or that was
+# dropped for another cause tested nothing: started again, twice at most, with its lines shown.
+flood_ends() {
+	grep -cE "(not learning this run of|learned) '$M/bin/flood'" "$T/daemon.log"
+}
+flood_dropped() {
+	grep -cE "run of '$M/bin/flood' .*more events than a start" "$T/daemon.log"
+}
+for _ in 1 2 3; do
+	ends=$(flood_ends)
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$M/bin/flood" &
+	fpid=$!
+	sleep 1
+	learn_start during "$M/bin/during" 2>"$T/during.err"
+	during=$?
+	wait $fpid
+	for _ in $(seq 50); do
+		[ "$(flood_ends)" -gt "$ends" ] && break
+		sleep 0.1
+	done
+	[ "$(flood_dropped)" -gt 0 ] && break
+	echo "# the flood was no flood, started again:" >&2
+	grep -F "'$M/bin/flood'" "$T/daemon.log" | tail -n 2 | sed 's/^/# /' >&2
+done
 ok "a user's flood of reads in a window: another program started meanwhile is learned" \
-	learn_start during "$M/bin/during"
-wait $fpid
-ok "the flood's run is dropped as no start" grep -E "run of '$M/bin/flood' .*more events than a start" "$T/daemon.log"
+	sh -c 'cat "$1" >&2; exit "$2"' - "$T/during.err" "$during"
+ok "the flood's run is dropped as no start" test "$(flood_dropped)" -gt 0
 hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$PID/status")
 ok "and the daemon's peak memory stays under 256 MiB (${hwm} KiB)" test "${hwm:-999999}" -lt 262144
 
