@@ -154,7 +154,8 @@ static void *writer(void *arg)
 		/*
 		 * Emptying the list (O_TRUNC) waits for the synchronisation; the pids are
 		 * taken after it, so that what was asked for meanwhile goes in at once.
-		 * (With no list, every task is traced: nothing asked for is missed then.)
+		 * (Emptying the list loses the listed tasks' events for a while: the
+		 * caller drops the runs that lived through it, learn-run.c rewrite().)
 		 * A task forked meanwhile, which the caller has not read of yet, is traced
 		 * on: every pid allocated during the emptying is armed (a program exec'd
 		 * then, and the child it forked at once, missed their first reads
