@@ -135,7 +135,7 @@ static void *writer(void *arg)
 	for (;;) {
 		struct done_write d = { 0 };
 		bool rewrite;
-		uint64_t t0, t1, t_write;
+		uint64_t t0, t_write;
 		char *text;
 		int fd, r = 0, first, last, pid_max;
 
@@ -155,7 +155,8 @@ static void *writer(void *arg)
 		 * Emptying the list (O_TRUNC) waits for the synchronisation; the pids are
 		 * taken after it, so that what was asked for meanwhile goes in at once.
 		 * (Emptying the list loses the listed tasks' events for a while: the
-		 * caller drops the runs that lived through it, learn-run.c rewrite().)
+		 * caller drops the runs that lived through it, learn-run.c rewrite(),
+		 * and a task asked for is traced from the write, not the emptying.)
 		 * A task forked meanwhile, which the caller has not read of yet, is traced
 		 * on: every pid allocated during the emptying is armed (a program exec'd
 		 * then, and the child it forked at once, missed their first reads
@@ -194,7 +195,7 @@ static void *writer(void *arg)
 		pthread_mutex_unlock(&pf->lock);
 
 		text = write_text(pf, pids, npids, banned, first, last);
-		t1 = rewrite ? t0 : now_monotonic_ns();
+		/* its pids are traced from this write on (for a rewrite, not from the emptying) */
 		t_write = now_monotonic_ns();
 		if (r == 0 && !text)
 			r = -ENOMEM;
@@ -205,7 +206,7 @@ static void *writer(void *arg)
 		if (pf->serial)
 			pthread_mutex_unlock(pf->serial);
 		free(text);
-		d.since_ns = t1;
+		d.since_ns = t_write;
 		d.error = r;
 		d.rewrite = rewrite;
 

@@ -139,7 +139,7 @@
  * the parents followed, at most once a REWRITE_GAP_NS (since the last such
  * write: a machine where windows open every few hundred ms, each adding its
  * pid, never went a second without a write), and once no exec was read for
- * REWRITE_QUIET_NS (REWRITE_WAIT_NS at most): the emptying loses the events
+ * REWRITE_QUIET_NS (REWRITE_WAIT_NS at most once due): the emptying loses the events
  * of the tasks traced (rewrite()), and a program whose exec came just before
  * the rewrite was decided, not read yet, loses its run. After a burst of
  * execs (a shell's commands), the next program is mostly started at once.
@@ -151,8 +151,8 @@
 #define REWRITE_WAIT_NS		(10000 * MS)
 /*
  * This many records in a row of one task in no window: a flood, banned and
- * dropped at once, by a rewrite with windows open (a child a window's task
- * forks while the list is emptied may lose its first events: only for floods)
+ * dropped at once, by a rewrite with windows open (their runs are not merged:
+ * the emptying loses their events)
  */
 #define EXTRA_FLOOD		WINDOW_MAX_EVENTS
 #define REWRITE_GAP_NS		(1000 * MS)
@@ -233,6 +233,7 @@ struct learner {
 	uint64_t rewrite_ns, rewrite_done_ns;
 	uint64_t gap_from_ns;		/* the last rewrite, or the first write: the next waits */
 	uint64_t last_exec_ns;		/* the newest exec read (its time) */
+	uint64_t rewrite_due_ns;	/* a rewrite due since (waiting for no exec), or 0 */
 	uint64_t lost, lost_checked_ns;
 	uint64_t dropped;		/* records dropped for the backlog, not yet told */
 	bool drop_pending;		/* the next record kept says events were lost before it */
@@ -1321,6 +1322,8 @@ static void settle(struct learner *l, uint64_t now)
 
 static void after_round(struct learner *l, uint64_t now)
 {
+	bool due;
+
 	settle_pending(l);
 	check_rewritten(l);
 	close_due(l, now);
@@ -1337,14 +1340,19 @@ static void after_round(struct learner *l, uint64_t now)
 
 		if (pidfilter_done(l->pf, l->rewrite_seq, &since, &err)) {
 			l->rewrite_seq = 0;
-			l->rewrite_done_ns = now_monotonic_ns() + PUBLISH_NS;
+			/* the new list in force: since its write (the emptying's end) */
+			l->rewrite_done_ns = (since ? since : now_monotonic_ns()) + PUBLISH_NS;
 		}
 	}
+	due = l->ws.n == 0 && now - l->gap_from_ns >= REWRITE_GAP_NS &&
+	      (l->extra_events >= EXTRA_EVENTS_MAX || l->unfollowed);
+	if (!due)
+		l->rewrite_due_ns = 0;
+	else if (!l->rewrite_due_ns)
+		l->rewrite_due_ns = now;
 	/* a flood's tasks are dropped at once, with the open windows' tasks kept */
-	if ((l->flooded || (l->ws.n == 0 && now - l->gap_from_ns >= REWRITE_GAP_NS &&
-			     (l->last_exec_ns + REWRITE_QUIET_NS <= now ||
-			      now - l->gap_from_ns >= REWRITE_WAIT_NS) &&
-			     (l->extra_events >= EXTRA_EVENTS_MAX || l->unfollowed))) &&
+	if ((l->flooded || (due && (l->last_exec_ns + REWRITE_QUIET_NS <= now ||
+				     now - l->rewrite_due_ns >= REWRITE_WAIT_NS))) &&
 	    !l->rewrite_seq && pidfilter_idle(l->pf))
 		rewrite(l, now);
 	/*
@@ -1654,7 +1662,7 @@ static void log_counts(struct learner *l)
 		 " runs not merged (the pack over its share), %" PRIu64
 		 " (not the script argv named); %" PRIu64
 		 " page records read (%" PRIu64 " of tasks in no window); %" PRIu64
-		 " pid filter writes, "
+		 " pid filter writes (%" PRIu64 " afresh), "
 		 "longest %.1f ms; %" PRIu64 " programs left out of the exec events, %"
 		 PRIu64 " exec filter writes%s%s; %" PRIu64 " names left out of the page events, %"
 		 PRIu64 " filter writes, %" PRIu64 " runs missing a program left out by name",
@@ -1662,7 +1670,7 @@ static void log_counts(struct learner *l)
 		 l->lost_runs + ws.dropped, l->late, l->floods, l->skipped_busy, l->skipped_rate,
 		 l->skipped_private, l->skipped_user_new, l->gone, l->follow.dropped, ws.writes,
 		 ws.evicted, ws.settled, ws.too_large, ws.not_script, l->page_records, l->extra_records,
-		 ps.writes,
+		 ps.writes, ps.rewrites,
 		 (double)ps.max_write_ns / 1e6, qs.added, qs.writes,
 		 qs.last_error ? ", the last failed: " : "", qs.last_error ? strerror(-qs.last_error) : "",
 		 cs.added, cs.writes, l->partial_named);

@@ -254,15 +254,20 @@ ok "12 copies started at once: every run learned" wait_learned burst 12
 n=$(learned_runs burst)
 ok "each run read the whole data file ($n runs)" all_runs_have "$(pack_of burst)" "$M/data/burst" "$n"
 
-# NAME: its first run learned; one the daemon refused (its exec came just before a rewrite of the
-# pid filter, which loses the events of the tasks it lists: ura-trace(8)) is started again alone
+# NAME: its first run learned; one the daemon refused as it lived through a rewrite of the pid
+# filter (its exec came just before it: the emptying loses the listed tasks' events, ura-trace(8))
+# is started again alone; any other refusal fails
 learned_or_again() {
+	local why
 	for _ in $(seq 100); do
 		[ "$(learned_runs "$1")" -ge 1 ] && return 0
 		if [ "$(refused_runs "$1")" -gt 0 ]; then
-			echo "# refused, started again: $(grep -F "not learning this run of '$M/bin/$1'" \
-				"$T/daemon.log" | tail -n 1)" >&2
-			learn_start "$1" "$M/bin/$1"
+			why=$(grep -F "not learning this run of '$M/bin/$1'" "$T/daemon.log" | tail -n 1)
+			echo "# refused: $why" >&2
+			case $why in
+			*"a task of it was not traced") learn_start "$1" "$M/bin/$1" ;;
+			*) return 1 ;;
+			esac
 			return
 		fi
 		sleep 0.1
