@@ -24,7 +24,6 @@ struct done_write {
 	unsigned lo, hi;	/* the requests it served */
 	uint64_t since_ns;
 	int error;
-	bool rewrite;
 };
 
 struct pid_filter {
@@ -44,9 +43,6 @@ struct pid_filter {
 	int pid_max;
 	int banned[PIDS_BANNED];	/* never armed (the newest PIDS_BANNED, 0 for none) */
 	size_t ban_next;
-	int rw_first, rw_last;		/* the last rewrite armed around [first, last] */
-	int rw_pid_max;			/* with this pid_max */
-	uint64_t rw_end_ns;		/* and its list was in force by then */
 	struct pidfilter_stats st;
 };
 
@@ -208,7 +204,6 @@ static void *writer(void *arg)
 		free(text);
 		d.since_ns = t_write;
 		d.error = r;
-		d.rewrite = rewrite;
 
 		pthread_mutex_lock(&pf->lock);
 		pf->busy = false;
@@ -217,13 +212,6 @@ static void *writer(void *arg)
 		if (pf->nhist < HISTORY)
 			pf->nhist++;
 		pf->served = d.hi;
-		if (rewrite && r == 0) {
-			pf->rw_first = first;
-			pf->rw_last = last;
-			pf->rw_pid_max = pid_max;
-			/* the new list is in force a fraction of a ms after the write began */
-			pf->rw_end_ns = t_write + PIDFILTER_PUBLISH_NS;
-		}
 		pf->st.writes++;
 		pf->st.rewrites += rewrite;
 		pf->st.pids += npids;
@@ -369,36 +357,6 @@ bool pidfilter_done(struct pid_filter *pf, unsigned seq, uint64_t *ret_since_ns,
 	}
 	pthread_mutex_unlock(&pf->lock);
 	return done;
-}
-
-bool pidfilter_kept_by_rewrite(struct pid_filter *pf, unsigned seq, int pid, uint64_t ts)
-{
-	bool kept = false;
-
-	pthread_mutex_lock(&pf->lock);
-	if (pf->rw_end_ns && ts > pf->rw_end_ns)
-		kept = true;	/* traced then, after the list was written: in it */
-	for (size_t i = 0; !kept && i < pf->nhist; i++) {
-		const struct done_write *d = &pf->hist[i];
-
-		if ((int)(seq - d->lo) >= 0 && (int)(d->hi - seq) >= 0) {
-			kept = d->rewrite && d->error == 0;
-			break;
-		}
-	}
-	if (!kept && pf->rw_last > 0 && pid > 0) {
-		int pm = pf->rw_pid_max, span = pids_between(pf->rw_first, pf->rw_last, pm);
-		long k = ((long)pid - pf->rw_last) % pm;
-
-		if (k < 0)
-			k += pm;
-		if (k > PIDS_AHEAD)
-			k -= pm;
-		kept = k >= -(long)(PIDS_RECENT - 1) - span && k <= PIDS_AHEAD &&
-		       pid >= PIDS_RESERVED && !is_banned(pf->banned, PIDS_BANNED, pid);
-	}
-	pthread_mutex_unlock(&pf->lock);
-	return kept;
 }
 
 bool pidfilter_idle(struct pid_filter *pf)

@@ -93,15 +93,6 @@ unsigned pidfilter_rewrite(struct pid_filter *pf, const int *keep, size_t nkeep)
  */
 bool pidfilter_done(struct pid_filter *pf, unsigned seq, uint64_t *ret_since_ns, int *ret_err);
 
-/**
- * pidfilter_kept_by_rewrite() - whether task @pid, traced at @ts (CLOCK_MONOTONIC) while a
- * rewrite emptied the list and asked for by request @seq, was traced on by it: @seq went
- * with the rewrite's write, the rewrite armed @pid, or @ts is after the rewrite's list was
- * in force; false also when @seq is not written yet (else the task was not traced from the
- * rewrite's write to the write of @seq)
- */
-bool pidfilter_kept_by_rewrite(struct pid_filter *pf, unsigned seq, int pid, uint64_t ts);
-
 /** pidfilter_idle() - no request waiting and no write under way */
 bool pidfilter_idle(struct pid_filter *pf);
 

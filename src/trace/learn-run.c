@@ -143,8 +143,6 @@
  * of the tasks traced (rewrite()), and a program whose exec came just before
  * the rewrite was decided, not read yet, loses its run. After a burst of
  * execs (a shell's commands), the next program is mostly started at once.
- * A task that opens a window or forks into one while the list is emptied
- * is added again: it may not be in the new list.
  */
 #define EXTRA_EVENTS_MAX	2000
 #define REWRITE_QUIET_NS	(200 * MS)
@@ -228,7 +226,7 @@ struct learner {
 	uint64_t extra_records;		/* of them, of tasks in no window when read */
 	struct follow follow;		/* parents whose next children are traced from their fork */
 	/* a rewrite: asked for at @rewrite_ns, request @rewrite_seq (0 when done), done by
-	 * @rewrite_done_ns; a task forked meanwhile was not added with its parent */
+	 * @rewrite_done_ns (its new list in force) */
 	unsigned rewrite_seq;
 	uint64_t rewrite_ns, rewrite_done_ns;
 	uint64_t gap_from_ns;		/* the last rewrite, or the first write: the next waits */
@@ -544,11 +542,6 @@ static bool rewrite_after(const struct learner *l, uint64_t ts)
 	return l->rewrite_ns && (l->rewrite_seq || ts <= l->rewrite_done_ns);
 }
 
-/* Was the list being emptied at @ts (a task traced then may not be in the new list)? */
-static bool rewriting(const struct learner *l, uint64_t ts)
-{
-	return ts >= l->rewrite_ns && rewrite_after(l, ts);
-}
 
 /* A task of a window exec'd a program of name @comm at @now. */
 static void comm_in_window(struct learner *l, const char *comm, uint64_t now)
@@ -707,55 +700,6 @@ static void note_named(struct learner *l, struct learn_window *w, const char *fi
 }
 
 /*
- * Task @pid of @w was traced (it exec'd or was forked) while a rewrite emptied
- * the pid filter: asked for again, in case the rewrite's list lacks it, and
- * checked once written (check_rewritten()).
- */
-static void trace_on(struct learner *l, struct learn_window *w, int pid, uint64_t ts)
-{
-	unsigned seq = pidfilter_add(l->pf, pid);
-
-	if (!w || w->nrw == WINDOW_RW_MAX)
-		return;		/* more: the rewrite armed them, or no check is kept */
-	w->rw_pid[w->nrw] = pid;
-	w->rw_ts[w->nrw] = ts;
-	w->rw_seq[w->nrw++] = seq;
-}
-
-/*
- * The tasks trace_on() asked for, once written: one the rewrite's list did not
- * keep was not traced from that write to its own (tens of ms, its first reads
- * maybe): its window's run is not merged.
- */
-static void check_rewritten(struct learner *l)
-{
-	for (size_t i = 0; i < l->ws.n; i++) {
-		struct learn_window *w = &l->ws.w[i];
-		unsigned k = 0;
-
-		for (unsigned j = 0; j < w->nrw; j++) {
-			uint64_t since;
-			int err;
-
-			if (!pidfilter_done(l->pf, w->rw_seq[j], &since, &err)) {
-				w->rw_pid[k] = w->rw_pid[j];
-				w->rw_ts[k] = w->rw_ts[j];
-				w->rw_seq[k++] = w->rw_seq[j];
-			} else if (!pidfilter_kept_by_rewrite(l->pf, w->rw_seq[j], w->rw_pid[j],
-							      w->rw_ts[j])) {
-				log_debug("window of '%s' (pid %d): task %d not traced for a while "
-					  "(forked while the pid filter was written afresh)", w->exe,
-					  w->pid, w->rw_pid[j]);
-				/* and the windows it is inside, which its events feed too */
-				for (struct learn_window *o = w; o; o = windows_outer(&l->ws, o))
-					o->lost |= WINDOW_LOST_TASK;
-			}
-		}
-		w->nrw = k;
-	}
-}
-
-/*
  * Open a window for the exec, if its program is to be learned and may be now
  * (learn-admit.h) and a window is free (all open is a want of room, as in
  * refused()): true when one opened.
@@ -805,12 +749,12 @@ static bool open_window(struct learner *l, const struct exec_seen *x, bool trace
 	note_named(l, w, x->filename);
 	if (l->quiet_comm && quiet_comm_of(x->filename, comm, sizeof(comm)))
 		comm_in_window(l, comm, now);
-	if (traced && rewriting(l, x->ts))
-		trace_on(l, w, x->pid, x->ts);	/* traced now, maybe not in the new list */
 	/*
 	 * Traced before the list was emptied, or while: the rewrite lost its events
 	 * of then (rewrite()); it lives now, so it lived through the rewrite. An exec
-	 * read after the rewrite was decided (a window open then was known).
+	 * read after the rewrite was decided (a window open then was known, and
+	 * dropped by it). So no run merged had a task traced while the list was
+	 * emptied: a task left out of the new list all the same could not matter.
 	 */
 	if (traced && rewrite_after(l, x->ts)) {
 		log_debug("window of '%s' (pid %d): its exec came before the pid filter was "
@@ -937,10 +881,6 @@ static int handle(struct learner *l, const struct rec *r)
 			for (struct learn_window *w = windows_task_window(&l->ws, tev.child); w;
 			     w = windows_outer(&l->ws, w))
 				fork_seen(w, tev.child, r->ts);
-			/* forked while a rewrite emptied the list: not added with its parent */
-			if (err == 0 && rewriting(l, r->ts) && windows_has_task(&l->ws, tev.child))
-				trace_on(l, windows_task_window(&l->ws, tev.child), tev.child,
-					 r->ts);
 			return err;
 		}
 		windows_exit(&l->ws, tev.pid, tev.ts);
@@ -1059,11 +999,6 @@ static void close_due(struct learner *l, uint64_t now)
 
 		if (w->lost & WINDOW_LOST_FLOOD)
 			ban_tasks(l, w);
-		if (w->nrw) {
-			log_debug("window of '%s' (pid %d): a task asked for during a rewrite of "
-				  "the pid filter is not written yet", w->exe, w->pid);
-			w->lost |= WINDOW_LOST_TASK;
-		}
 		/* a task its program started before its trace, never seen forked: not traced */
 		if (w->nunseen || (w->reaped && !w->forks_then)) {
 			log_debug("window of '%s' (pid %d): of the tasks it had started %.3f ms "
@@ -1325,7 +1260,6 @@ static void after_round(struct learner *l, uint64_t now)
 	bool due;
 
 	settle_pending(l);
-	check_rewritten(l);
 	close_due(l, now);
 	settle(l, now);
 	if (l->quiet)

@@ -30,8 +30,6 @@ struct trace_event;
 #define WINDOW_EVENTS_PER_CHUNK	1024
 
 #define WINDOW_UNSEEN_MAX	8
-/* its tasks asked for during a rewrite of the pid filter, checked (learn-run.c) */
-#define WINDOW_RW_MAX		32
 
 /* traced_ns while the pid filter write that adds the window's task is under way */
 #define WINDOW_TRACED_PENDING	UINT64_MAX
@@ -71,17 +69,6 @@ struct learn_window {
 	int unseen[WINDOW_UNSEEN_MAX];
 	unsigned nunseen;
 	bool reaped;			/* it had waited for a child by @checked_ns */
-	/*
-	 * Its tasks asked to be traced (@rw_pid, request @rw_seq) because a
-	 * rewrite of the pid filter was emptying the list when they exec'd or
-	 * were forked: each must turn out kept by the rewrite, or it was not
-	 * traced for a while (learn-run.c; WINDOW_RW_MAX at most, more are not
-	 * checked: the rewrite arms the pids allocated while it runs)
-	 */
-	int rw_pid[WINDOW_RW_MAX];
-	unsigned rw_seq[WINDOW_RW_MAX];
-	uint64_t rw_ts[WINDOW_RW_MAX];	/* when each exec'd or was forked */
-	unsigned nrw;
 	unsigned forks_then;		/* forks into it by @checked_ns of none of @unseen */
 	struct trace_demand demand;	/* what the window's tasks added and used */
 };
